@@ -1,0 +1,50 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "swift-msal",
+    products: [
+        .library(name: "MSAL", targets: ["MSAL"]),
+        .library(name: "MSALJOSE", targets: ["MSALJOSE"]),
+        .executable(name: "msal", targets: ["MSALCommandLine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "MSALJOSE",
+            dependencies: ["COpenSSL"]
+        ),
+        .target(
+            name: "MSAL",
+            dependencies: ["MSALJOSE"]
+        ),
+        .executableTarget(
+            name: "MSALCommandLine",
+            dependencies: [
+                "MSAL",
+                "MSALJOSE",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "MSALJOSETests",
+            dependencies: ["MSALJOSE"]
+        ),
+        .testTarget(
+            name: "MSALTests",
+            dependencies: ["MSAL", "MSALJOSE"]
+        ),
+        .testTarget(
+            name: "MSALCommandLineTests",
+            dependencies: ["MSALCommandLine"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

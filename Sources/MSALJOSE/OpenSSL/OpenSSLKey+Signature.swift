@@ -1,0 +1,88 @@
+import COpenSSL
+
+extension OpenSSLKey {
+    /// Verifies a JWS signature over `message`.
+    ///
+    /// Returns `false` for any signature that does not verify, including one of
+    /// the wrong length, R or S out of range, or an RSA signature ≥ n. Throws only
+    /// when OpenSSL cannot run the operation at all.
+    func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
+        switch algorithm.keyType {
+        case .rsa:
+            guard signature.count == maximumSignatureSize else { return false }
+            return try digestVerify(signature: signature, message: message, algorithm: algorithm)
+        case .ellipticCurve:
+            let coordinateSize = algorithm.curve!.coordinateSize
+            guard signature.count == coordinateSize * 2 else { return false }
+            let der = try OpenSSLECDSASignature(jwsSignature: signature, coordinateSize: coordinateSize).derBytes()
+            return try der.withRawBytes { (derBuffer) throws(JOSEError) -> Bool in
+                try digestVerify(signature: derBuffer, message: message, algorithm: algorithm)
+            }
+        }
+    }
+
+    private func digestVerify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
+        let context = try OpenSSLDigestContext()
+        let result = try context.withContextPointer { (ctx) throws(JOSEError) -> Int32 in
+            try self.initialize(ctx, algorithm: algorithm, forSigning: false)
+            return EVP_DigestVerify(
+                ctx,
+                signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+                message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count)
+        }
+        if result != 1 {
+            // A failed verification queues "bad signature" errors; they are the verdict, not a fault.
+            OpenSSLErrorQueue.clear()
+        }
+        return result == 1
+    }
+
+    /// Produces a JWS signature (R‖S for ECDSA) over `message`. The key must hold a private key.
+    func sign(message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(JOSEError) -> [UInt8] {
+        let context = try OpenSSLDigestContext()
+        let der = try context.withContextPointer { (ctx) throws(JOSEError) -> [UInt8] in
+            try self.initialize(ctx, algorithm: algorithm, forSigning: true)
+            let input = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var length = 0
+            guard EVP_DigestSign(ctx, nil, &length, input, message.count) == 1 else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_DigestSign (size) failed")
+            }
+            var output = [UInt8](repeating: 0, count: length)
+            guard EVP_DigestSign(ctx, &output, &length, input, message.count) == 1 else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_DigestSign failed")
+            }
+            return Array(output.prefix(length))
+        }
+        switch algorithm.keyType {
+        case .rsa:
+            return der
+        case .ellipticCurve:
+            return try OpenSSLECDSASignature(der: der).jwsBytes(coordinateSize: algorithm.curve!.coordinateSize)
+        }
+    }
+
+    private func initialize(_ ctx: OpaquePointer, algorithm: JWSAlgorithm, forSigning: Bool) throws(JOSEError) {
+        var keyContext: OpaquePointer?
+        let initialized = algorithm.digest.withDigestPointer { md in
+            withKeyPointer { key in
+                forSigning
+                    ? EVP_DigestSignInit(ctx, &keyContext, md, nil, key)
+                    : EVP_DigestVerifyInit(ctx, &keyContext, md, nil, key)
+            }
+        }
+        guard initialized == 1, let keyContext else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot initialize \(algorithm.rawValue) \(forSigning ? "signing" : "verification")")
+        }
+        if algorithm.usesPSS {
+            // RFC 7518 §3.5: MGF1 with the same hash, salt as long as the hash output.
+            let configured = algorithm.digest.withDigestPointer { md in
+                EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1
+                    && EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
+                    && EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1
+            }
+            guard configured else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot configure RSASSA-PSS")
+            }
+        }
+    }
+}
