@@ -1,1 +1,4 @@
-import MSALJOSE
+@_exported import MSALJOSE
+
+/// Version of swift-msal, sent as `x-client-Ver`.
+public let MSALVersion = "0.1.0"

@@ -11,6 +11,12 @@ public struct IDTokenValidationOptions: Sendable {
     /// Clock skew tolerated for `exp`, `nbf` and `iat`, in seconds. Default 300.
     public var clockSkew: Double
 
+    /// Whether `iss` is checked. Always true for the SDK; the `msal jwt verify`
+    /// command turns it off when no `--issuer` is given.
+    package var checksIssuer = true
+    /// Whether `aud`/`azp` are checked. Always true for the SDK; see ``checksIssuer``.
+    package var checksAudience = true
+
     /// Creates options.
     public init(issuer: String, clientID: String, nonce: String? = nil, clockSkew: Double = 300) {
         self.issuer = issuer

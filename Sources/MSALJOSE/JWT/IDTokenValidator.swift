@@ -39,8 +39,19 @@ public struct IDTokenValidator: Sendable {
         let claims = jwt.claims.root
         let skew = max(0, options.clockSkew)
 
-        // iss
+        try validateIssuer(claims, options: options)
+        try validateAudience(claims, options: options)
+        try validateTimes(claims, skew: skew, now: now)
+        try validateNonce(claims, options: options)
+
+        // sub
+        let subject = try requiredString(claims, "sub")
+        guard !subject.isEmpty else { throw JOSEError(.invalidClaim, "claim sub is empty") }
+    }
+
+    private static func validateIssuer(_ claims: JSONValue, options: IDTokenValidationOptions) throws(JOSEError) {
         let issuer = try requiredString(claims, "iss")
+        guard options.checksIssuer else { return }
         var expectedIssuer = options.issuer
         if expectedIssuer.contains("{tenantid}") {
             guard let tidValue = claims["tid"] else {
@@ -55,7 +66,10 @@ public struct IDTokenValidator: Sendable {
             throw JOSEError(.issuerMismatch, "claim iss \"\(issuer.prefix(200))\" is not the expected issuer \"\(expectedIssuer)\"")
         }
 
-        // aud, azp
+    }
+
+    private static func validateAudience(_ claims: JSONValue, options: IDTokenValidationOptions) throws(JOSEError) {
+        guard options.checksAudience else { return }
         guard let audValue = claims["aud"] else {
             throw JOSEError(.missingClaim, "claim aud is missing")
         }
@@ -87,7 +101,9 @@ public struct IDTokenValidator: Sendable {
             throw JOSEError(.authorizedPartyMismatch, "claim aud has \(audienceCount) audiences but azp is missing")
         }
 
-        // exp, nbf, iat
+    }
+
+    private static func validateTimes(_ claims: JSONValue, skew: Double, now: Double) throws(JOSEError) {
         let expiry = try requiredNumericDate(claims, "exp")
         guard now < expiry + skew else {
             throw JOSEError(.tokenExpired, "token expired at \(formatted(expiry)) (now \(formatted(now)), skew \(Int(skew)) s)")
@@ -103,7 +119,9 @@ public struct IDTokenValidator: Sendable {
             throw JOSEError(.tokenIssuedInFuture, "token was issued in the future at \(formatted(issuedAt)) (now \(formatted(now)), skew \(Int(skew)) s)")
         }
 
-        // nonce
+    }
+
+    private static func validateNonce(_ claims: JSONValue, options: IDTokenValidationOptions) throws(JOSEError) {
         if let expectedNonce = options.nonce {
             guard let nonce = claims["nonce"] else {
                 throw JOSEError(.nonceMismatch, "claim nonce is missing but a nonce was sent")
@@ -113,10 +131,6 @@ public struct IDTokenValidator: Sendable {
                 throw JOSEError(.nonceMismatch, "claim nonce differs from the nonce that was sent")
             }
         }
-
-        // sub
-        let subject = try requiredString(claims, "sub")
-        guard !subject.isEmpty else { throw JOSEError(.invalidClaim, "claim sub is empty") }
     }
 
     private static func isTenantCharacter(_ byte: UInt8) -> Bool {

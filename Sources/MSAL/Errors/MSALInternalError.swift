@@ -1,0 +1,100 @@
+/// The precise cause behind an ``MSALError``, carried in `userInfo[MSALInternalErrorCodeKey]`.
+///
+/// Values from −42000 to −42999 are MSAL for iOS/macOS's own. Values from
+/// −46000 are swift-msal's additions for ID-token and JOSE failures, which
+/// MSAL for iOS does not verify. Meant for diagnostics; handle ``MSALError/Code``.
+public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
+    /// A required parameter was missing or invalid.
+    case invalidParameter = -42000
+    /// The redirect scheme is not registered.
+    case redirectSchemeNotRegistered = -42001
+    /// Protocol error, such as a missing required parameter.
+    case invalidRequest = -42002
+    /// Client authentication failed.
+    case invalidClient = -42003
+    /// The grant (code or refresh token) is invalid or expired.
+    case invalidGrant = -42004
+    /// The scope parameter is invalid.
+    case invalidScope = -42005
+    /// The client is not permitted to request this.
+    case unauthorizedClient = -42006
+    /// The server returned an unexpected HTTP response.
+    case unhandledResponse = -42007
+    /// An unexpected error inside swift-msal.
+    case unexpected = -42008
+    /// The authority did not pass validation.
+    case failedAuthorityValidation = -42010
+    /// The redirect URI is invalid.
+    case invalidRedirectURI = -42011
+    /// The signed-in user is not the expected one.
+    case mismatchedUser = -42101
+    /// Several accounts match where one was expected.
+    case ambiguousAccount = -42102
+    /// The user or application failed to authenticate interactively.
+    case authorizationFailed = -42104
+    /// A silent request needs an account.
+    case accountRequired = -42106
+    /// The request was canceled programmatically.
+    case sessionCanceled = -42401
+    /// An interactive session is already running.
+    case interactiveSessionAlreadyRunning = -42402
+    /// The `state` returned does not match the one sent.
+    case invalidState = -42501
+    /// The response body was invalid.
+    case invalidResponse = -42600
+    /// The server tried to redirect to a non-https URL.
+    case nonHttpsRedirect = -42602
+
+    /// A JWT's compact serialization is malformed (segments, JSON serialization, JWE).
+    case jwtMalformed = -46001
+    /// A token, document or key set exceeds a size, depth or count cap.
+    case limitExceeded = -46002
+    /// A JWT segment is not valid base64url.
+    case jwtInvalidBase64URL = -46003
+    /// JSON is invalid (syntax, UTF-8, trailing bytes).
+    case invalidJSON = -46004
+    /// A JSON object names a member twice.
+    case duplicateJSONMember = -46005
+    /// The JWS header is invalid.
+    case jwtInvalidHeader = -46006
+    /// The JWS `alg` is `none`, HMAC, or not allowed.
+    case jwtUnsupportedAlgorithm = -46007
+    /// The JWS header has an unknown `crit` extension.
+    case jwtUnsupportedCriticalHeader = -46008
+    /// The JWS `alg` does not fit the key.
+    case jwtAlgorithmKeyMismatch = -46009
+    /// No key has the token's `kid`.
+    case jwtSigningKeyNotFound = -46010
+    /// The token has no `kid` and several keys fit.
+    case jwtAmbiguousSigningKey = -46011
+    /// The signing key is unusable (weak, malformed, not on the curve).
+    case jwtInvalidSigningKey = -46012
+    /// The JWK set is unusable.
+    case jwtInvalidKeySet = -46013
+    /// The signature does not verify.
+    case jwtInvalidSignature = -46014
+    /// The JWT payload is not a JSON object.
+    case jwtInvalidPayload = -46015
+    /// A required ID-token claim is missing.
+    case idTokenMissingClaim = -46020
+    /// An ID-token claim has the wrong type or an impossible value.
+    case idTokenInvalidClaim = -46021
+    /// The ID token has expired.
+    case idTokenExpired = -46022
+    /// The ID token is not valid yet (`nbf`).
+    case idTokenNotYetValid = -46023
+    /// The ID token was issued in the future (`iat`).
+    case idTokenIssuedInFuture = -46024
+    /// The ID token's `iss` is not the expected issuer.
+    case idTokenIssuerMismatch = -46025
+    /// The ID token's `aud` does not contain the client id.
+    case idTokenAudienceMismatch = -46026
+    /// The ID token's `azp` is missing or names another client.
+    case idTokenAuthorizedPartyMismatch = -46027
+    /// The ID token's `nonce` does not match.
+    case idTokenNonceMismatch = -46028
+    /// `client_info` cannot be decoded.
+    case invalidClientInfo = -46030
+    /// The cryptographic library failed.
+    case cryptoFailure = -46040
+}
