@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import MSAL
+import MSALJOSE
+
+/// Writes results and errors in the chosen format.
+enum CommandOutput {
+    static func write(_ text: String, toStandardError: Bool = false) {
+        let data = Data((text.hasSuffix("\n") ? text : text + "\n").utf8)
+        (toStandardError ? FileHandle.standardError : FileHandle.standardOutput).write(data)
+    }
+
+    static func writeJSON(_ value: JSON) {
+        write(JSONWriter.string(value, style: .indented))
+    }
+
+    /// The `error` object of JSON output.
+    static func errorJSON(_ error: MSALError) -> JSON {
+        var members: [JSONMember] = [
+            JSONMember(name: "domain", value: .string(MSALErrorDomain)),
+            JSONMember(name: "code", value: .integer(error.code.rawValue)),
+            JSONMember(name: "code_name", value: .string(String(describing: error.code))),
+        ]
+        if let internalCode = error.internalCode {
+            members.append(JSONMember(name: "internal_code", value: .integer(internalCode.rawValue)))
+            members.append(JSONMember(name: "internal_name", value: .string(String(describing: internalCode))))
+        } else {
+            members.append(JSONMember(name: "internal_code", value: .null))
+        }
+        if let jose = error.underlyingError as? JOSEError {
+            members.append(JSONMember(name: "jose_code", value: .string(jose.code.rawValue)))
+            members.append(JSONMember(name: "message", value: .string(jose.message)))
+        } else {
+            members.append(JSONMember(name: "message", value: .string(error.message)))
+        }
+        return .object(members)
+    }
+
+    /// Reports a failure and returns the exit code to use (1).
+    static func fail(_ error: Error, format: OutputFormat, extra: [JSONMember] = []) -> ExitCode {
+        let msalError: MSALError
+        switch error {
+        case let error as MSALError: msalError = error
+        case let error as JOSEError: msalError = MSALError(error)
+        default: msalError = MSALError(.internal, internalCode: .unexpected, message: String(describing: error))
+        }
+        switch format {
+        case .json:
+            writeJSON(.object(extra + [JSONMember(name: "error", value: errorJSON(msalError))]))
+        case .text:
+            let detail = (msalError.underlyingError as? JOSEError)?.message ?? msalError.message
+            let name = msalError.internalCode.map { "\($0) (\($0.rawValue))" } ?? "\(msalError.code)"
+            write("error: \(detail) [\(name)]", toStandardError: true)
+        }
+        return ExitCode(1)
+    }
+
+    static func epochDescription(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite, abs(seconds) < 1e12 else { return "-" }
+        let formatter = ISO8601DateFormatter()
+        return "\(Int64(seconds)) (\(formatter.string(from: Date(timeIntervalSince1970: seconds))))"
+    }
+}

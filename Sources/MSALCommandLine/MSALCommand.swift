@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// `msal`: the swift-msal command-line tool.
+@main
+struct MSALCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "msal",
+        abstract: "swift-msal: Microsoft identity platform authentication for Linux.",
+        subcommands: [JWTCommand.self]
+    )
+}
+
+/// `msal jwt …`
+struct JWTCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jwt",
+        abstract: "Decode and verify JSON Web Tokens.",
+        subcommands: [JWTDecodeCommand.self, JWTVerifyCommand.self]
+    )
+}
+
+/// Output formats shared by the verbs.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text
+    case json
+}

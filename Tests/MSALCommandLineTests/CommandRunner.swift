@@ -1,0 +1,67 @@
+import Foundation
+
+/// Runs the built `msal` executable, as a user would.
+struct CommandRunner {
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+
+        /// Standard output parsed as a JSON object.
+        func json() throws -> [String: Any] {
+            let object = try JSONSerialization.jsonObject(with: Data(standardOutput.utf8))
+            guard let dictionary = object as? [String: Any] else {
+                throw CocoaError(.coderReadCorrupt)
+            }
+            return dictionary
+        }
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let fixtures = packageRoot.appendingPathComponent("Fixtures")
+
+    /// The `msal` binary next to the test bundle (SwiftPM builds it because the test target depends on it).
+    static let executable: URL = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("msal"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("msal"),
+            Bundle.main.bundleURL.appendingPathComponent("msal"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    /// Runs `msal arguments…` with optional standard input; kills it after `timeout` seconds.
+    static func run(_ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        if let standardInput {
+            stdin.fileHandleForWriting.write(standardInput)
+        }
+        try stdin.fileHandleForWriting.close()
+        let deadline = DispatchTime.now() + timeout
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: output, as: UTF8.self),
+            standardError: String(decoding: errors, as: UTF8.self))
+    }
+
+    static func fixtureText(_ path: String) throws -> String {
+        try String(contentsOf: fixtures.appendingPathComponent(path), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
