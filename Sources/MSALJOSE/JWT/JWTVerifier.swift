@@ -34,6 +34,28 @@ public struct JWTVerifier: Sendable {
     }
 
     func verify(utf8: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> JWT {
+        let jws = try verifiedCompactJWS(utf8: utf8)
+        let claims = try JWT.decodeClaims(utf8, (jws.firstDot + 1)..<jws.secondDot)
+        return JWT(header: jws.header, claims: claims, isSignatureVerified: true)
+    }
+
+    /// Verifies the signature of a compact JWS and returns its header and raw
+    /// payload, without requiring the payload to be a JSON object.
+    ///
+    /// Runs exactly the checks of ``verify(_:)`` up to and including the
+    /// signature; only the final step differs (the payload is base64url-decoded
+    /// but not parsed). For conformance tests whose payloads are not JWT claims.
+    package func verifySignature(_ token: String) throws(JOSEError) -> (header: JSONDocument, payload: [UInt8]) {
+        var token = token
+        return try token.withUTF8Bytes { (utf8) throws(JOSEError) -> (header: JSONDocument, payload: [UInt8]) in
+            let jws = try verifiedCompactJWS(utf8: utf8)
+            let payload = try CompactJWS.decodeSegment(utf8, (jws.firstDot + 1)..<jws.secondDot, name: "payload")
+            return (jws.header, payload)
+        }
+    }
+
+    /// Structure, header, key selection and signature: every check before the payload is looked at.
+    private func verifiedCompactJWS(utf8: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> CompactJWS {
         let jws = try CompactJWS(utf8: utf8, maximumSize: maximumTokenSize)
         guard allowedAlgorithms.contains(jws.algorithm) else {
             throw JOSEError(.unsupportedAlgorithm, "alg \(jws.algorithm.rawValue) is not allowed by this verifier")
@@ -46,7 +68,6 @@ public struct JWTVerifier: Sendable {
         guard valid else {
             throw JOSEError(.invalidSignature, "\(jws.algorithm.rawValue) signature does not verify with key \"\((key.keyID ?? "").prefix(64))\"")
         }
-        let claims = try JWT.decodeClaims(utf8, (jws.firstDot + 1)..<jws.secondDot)
-        return JWT(header: jws.header, claims: claims, isSignatureVerified: true)
+        return jws
     }
 }
