@@ -424,6 +424,8 @@ struct BadInputStructureTests {
         let parts = F.segments(of: F.token())
         let json = #"{"payload":"\#(parts[1])","protected":"\#(parts[0])","signature":"\#(parts[2])"}"#
         expectJOSEError(.malformedToken, mentioning: ["JSON serialization"]) { () throws(JOSEError) in try F.validate(json) }
+        // With leading whitespace it is no longer recognised by its brace, but it still has no dots.
+        expectJOSEError(.malformedToken, mentioning: ["1 segment"]) { () throws(JOSEError) in try F.validate("\n " + json) }
     }
 
     @Test("JWS JSON serialization (general, \"signatures\" array) where a compact JWS is expected → malformed_token")
