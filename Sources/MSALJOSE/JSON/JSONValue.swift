@@ -31,12 +31,17 @@ package struct JSONValue: Sendable {
         }
     }
 
-    /// Whether this is a string equal to `other`, compared without allocating when the string has no escapes.
+    /// Whether this is a string whose UTF-8 is exactly `other`'s, compared without allocating when the string has no escapes.
+    ///
+    /// The comparison is byte-exact, not `String.==`, which treats canonically
+    /// equivalent strings as equal ("K" and U+212A KELVIN SIGN, "é" and "e" + U+0301).
     package func isString(_ other: String) -> Bool {
         let entry = self.entry
         guard entry.kind == .string else { return false }
         if entry.flag {
-            return string == other
+            return document.bytes.withUnsafeBufferPointer { buffer in
+                JSONStringDecoding.unescape(UnsafeBufferPointer(rebasing: buffer[Int(entry.start)..<Int(entry.end)])).elementsEqual(other.utf8)
+            }
         }
         var other = other
         return other.withUTF8 { utf8 in

@@ -62,7 +62,8 @@ public struct IDTokenValidator: Sendable {
             }
             expectedIssuer = expectedIssuer.replacing("{tenantid}", with: tid)
         }
-        guard issuer == expectedIssuer else {
+        // Byte-exact: String's == would accept a canonically equivalent issuer.
+        guard issuer.utf8.elementsEqual(expectedIssuer.utf8) else {
             throw JOSEError(.issuerMismatch, "claim iss \"\(issuer.prefix(200))\" is not the expected issuer \"\(expectedIssuer)\"")
         }
 
