@@ -15,8 +15,11 @@ public struct JOSEError: Error, Sendable, Hashable, CustomStringConvertible {
         case limitExceeded = "limit_exceeded"
         /// A segment is not valid base64url.
         case invalidBase64URL = "invalid_base64url"
-        /// A header, payload, key or key set is not valid JSON (including
-        /// non-UTF-8 bytes and trailing bytes after the value).
+        /// A JSON document is not valid JSON (including non-UTF-8 bytes and
+        /// trailing bytes after the value) where no more specific code applies:
+        /// a token header or payload that is not valid JSON is reported as
+        /// ``invalidHeader`` or ``invalidPayload``, a key set as ``invalidKeySet``,
+        /// with the JSON problem in the message.
         case invalidJSON = "invalid_json"
         /// A JSON object has the same member twice.
         case duplicateMember = "duplicate_member"

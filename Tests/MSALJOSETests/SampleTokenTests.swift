@@ -52,6 +52,19 @@ struct SampleTokenTests {
         #expect(jwt.numberClaim("n") == 1)
     }
 
+    @Test("Claims of a token decoded without verification cannot be validated")
+    func unverifiedClaimsRefused() throws {
+        let token = try FixtureLoader.text("Samples/id-token-rs256.jwt")
+        let unverified = try JWT.decodeUnverified(token)
+        #expect(!unverified.isSignatureVerified)
+        do {
+            try IDTokenValidator.validateClaims(of: unverified, options: Self.options, now: 1_700_001_000)
+            Issue.record("claims of an unverified token were accepted")
+        } catch {
+            #expect(error.code == .invalidSignature)
+        }
+    }
+
     @Test("RFC 7636 Appendix B PKCE vector")
     func pkceVector() throws {
         let pkce = try PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")

@@ -34,8 +34,14 @@ public struct IDTokenValidator: Sendable {
         return IDToken(jwt: jwt)
     }
 
-    /// Validates the claims of an already-verified token.
+    /// Validates the claims of a token whose signature ``JWTVerifier`` has verified.
+    ///
+    /// - Throws: ``JOSEError/Code/invalidSignature`` for a token from
+    ///   ``JWT/decodeUnverified(_:maximumSize:)``: claims of an unverified token prove nothing.
     public static func validateClaims(of jwt: JWT, options: IDTokenValidationOptions, now: Double) throws(JOSEError) {
+        guard jwt.isSignatureVerified else {
+            throw JOSEError(.invalidSignature, "the token was decoded without verifying its signature; its claims cannot be validated")
+        }
         let claims = jwt.claims.root
         let skew = max(0, options.clockSkew)
 
