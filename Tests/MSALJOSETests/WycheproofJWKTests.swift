@@ -19,10 +19,8 @@ import Testing
 /// * tcIds 19, 20: a key declaring `alg` ES521 or ES224 on P-256; tcId 22: a point not on the curve;
 ///   tcId 23: `crv` P-384 with 32-byte coordinates; tcId 24: `kty` RSA with EC members. All refused by
 ///   the set (`.invalidKey`), the token failing with that reason.
-/// * tcId 7: an RSA key with the ROCA weakness (CVE-2017-15361), which Wycheproof expects to be
-///   rejected. MSALJOSE has no ROCA fingerprint check: the 2049-bit key is accepted and the token
-///   verifies. POLICY DECISION NEEDED (reject ROCA moduli, or accept keys as the issuer publishes
-///   them); this table pins what happens today.
+/// * tcId 7: an RSA key with the ROCA weakness (CVE-2017-15361). The set refuses it with the ROCA
+///   fingerprint check (`.invalidKey`), and the token fails with that reason.
 ///
 /// Not applicable (symmetric keys, which a public client never holds or accepts): tcIds 1-4 (mixed
 /// and duplicate-`kid` sets of HS256 keys), 10-18 (HS256/384/512 keys that are too short, long or
@@ -65,8 +63,8 @@ struct WycheproofJWKTests {
         4: Expectation(applicable: false, usableKeys: 0, refusedKeys: 2, outcome: .rejected(.unsupportedAlgorithm)),
         5: Expectation(applicable: true, usableKeys: 1, refusedKeys: 0, outcome: .accepted),
         6: Expectation(applicable: true, usableKeys: 0, refusedKeys: 1, outcome: .rejected(.invalidKey)),
-        // ROCA: Wycheproof says invalid; accepted today. Policy decision needed (see the suite comment).
-        7: Expectation(applicable: true, usableKeys: 1, refusedKeys: 0, outcome: .accepted),
+        // ROCA modulus: refused by the fingerprint check.
+        7: Expectation(applicable: true, usableKeys: 0, refusedKeys: 1, outcome: .rejected(.invalidKey)),
         8: Expectation(applicable: true, usableKeys: 0, refusedKeys: 1, outcome: .rejected(.malformedToken)),
         9: Expectation(applicable: true, usableKeys: 0, refusedKeys: 1, outcome: .rejected(.malformedToken)),
         10: Expectation(applicable: false, usableKeys: 0, refusedKeys: 1, outcome: .rejected(.unsupportedAlgorithm)),
@@ -91,7 +89,6 @@ struct WycheproofJWKTests {
     /// Vectors whose outcome differs from Wycheproof's `result`, with the reason (each is explained above).
     static let deviations: [Int: String] = [
         2: "valid HS256 token: HMAC is never accepted by a public client",
-        7: "invalid (ROCA key) but accepted: no ROCA check, policy decision needed",
         13: "valid HS256 token: HMAC is never accepted by a public client",
         14: "valid HS384 token: HMAC is never accepted by a public client",
         15: "valid HS512 token: HMAC is never accepted by a public client",
@@ -159,14 +156,31 @@ struct WycheproofJWKTests {
         #expect(Set(Self.deviations.keys).isSubset(of: Set(ids)))
     }
 
-    /// tcId 7's key, looked at directly: it passes every JWK policy check (2049-bit modulus, e = 65537),
-    /// which is why only a dedicated ROCA fingerprint test could refuse it.
-    @Test("The ROCA key (tcId 7) is accepted by the JWK policy today (policy decision needed)")
-    func rocaKeyIsAcceptedToday() throws {
+    /// tcId 7's key, looked at directly: it passes every size and exponent rule (2049-bit modulus,
+    /// e = 65537); only the ROCA fingerprint refuses it.
+    @Test("The ROCA key (tcId 7) is refused by the fingerprint check, naming ROCA")
+    func rocaKeyIsRefused() throws {
         let vector = try #require(try Wycheproof.load(Self.fileName).vectors.first { $0.tcId == 7 })
         let keys = try #require((vector.group["public"] as? [String: Any])?["keys"] as? [[String: Any]])
-        let key = try JSONWebKey(json: Wycheproof.jsonBytes(keys[0]))
-        #expect(key.bits == 2049)
-        #expect(key.keyType == .rsa)
+        let json = try Wycheproof.jsonBytes(keys[0])
+        do throws(JOSEError) {
+            _ = try JSONWebKey(json: json)
+            Issue.record("the ROCA key was accepted")
+        } catch {
+            #expect(error.code == .invalidKey)
+            #expect(error.message.contains("ROCA"))
+        }
+    }
+
+    /// No false positives: every RSA key of the Wycheproof signature files, the samples and freshly
+    /// generated OpenSSL keys pass the fingerprint check.
+    @Test("The ROCA check does not refuse ordinary keys")
+    func rocaNoFalsePositives() throws {
+        for _ in 0..<3 {
+            let signer = try JWSSigningKey.generateRSA(keyID: "fresh")
+            _ = try signer.publicKey()
+        }
+        let samples = try JSONWebKeySet(json: FixtureLoader.bytes("Samples/jwks.json"))
+        #expect(samples.keys.contains { $0.keyType == .rsa })
     }
 }

@@ -53,6 +53,9 @@ extension JSONWebKey {
             guard modulus.last! & 1 == 1 else {
                 throw JOSEError(.invalidKey, "\(label) has an even RSA modulus")
             }
+            guard !ROCAFingerprint.matches(modulus: modulus) else {
+                throw JOSEError(.invalidKey, "\(label) has an RSA modulus from a generator with the ROCA weakness (CVE-2017-15361)")
+            }
             guard !exponent.isEmpty, exponent.count <= 8, exponent.last! & 1 == 1, exponent != [1] else {
                 throw JOSEError(.invalidKey, "\(label) has an invalid RSA exponent (must be odd, at least 3, at most 64 bits)")
             }
