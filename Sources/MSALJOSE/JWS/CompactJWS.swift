@@ -63,17 +63,24 @@ struct CompactJWS {
         }
     }
 
+    /// Parses a decoded segment as a JSON object; JSON failures are reported with `code`
+    /// (``JOSEError/Code/invalidHeader`` or ``JOSEError/Code/invalidPayload``), caps as `limitExceeded`.
+    static func parseObject(_ bytes: [UInt8], segment: String, code: JOSEError.Code) throws(JOSEError) -> JSONDocument {
+        let document: JSONDocument
+        do throws(JOSEError) {
+            document = try JSONDocument(parsing: bytes, limits: .token)
+        } catch {
+            throw JOSEError(error.code == .invalidJSON ? code : error.code, "token \(segment): \(error.message)")
+        }
+        guard document.root.kind == .object else {
+            throw JOSEError(code, "token \(segment) is not a JSON object")
+        }
+        return document
+    }
+
     /// Parses the header bytes and checks `alg` and `crit`.
     static func parseHeader(_ bytes: [UInt8]) throws(JOSEError) -> (JSONDocument, JWSAlgorithm) {
-        let header: JSONDocument
-        do throws(JOSEError) {
-            header = try JSONDocument(parsing: bytes, limits: .token)
-        } catch {
-            throw JOSEError(error.code == .invalidJSON ? .invalidHeader : error.code, "token header: \(error.message)")
-        }
-        guard header.root.kind == .object else {
-            throw JOSEError(.invalidHeader, "token header is not a JSON object")
-        }
+        let header = try parseObject(bytes, segment: "header", code: .invalidHeader)
         guard let algValue = header.root["alg"] else {
             throw JOSEError(.invalidHeader, "token header has no alg")
         }

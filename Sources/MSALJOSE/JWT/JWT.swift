@@ -24,15 +24,7 @@ public struct JWT: Sendable {
         return try token.withUTF8Bytes { (utf8) throws(JOSEError) -> JWT in
             let (first, second) = try CompactJWS.locateDots(utf8, maximumSize: maximumSize)
             let headerBytes = try CompactJWS.decodeSegment(utf8, 0..<first, name: "header")
-            let header: JSONDocument
-            do throws(JOSEError) {
-                header = try JSONDocument(parsing: headerBytes, limits: .token)
-            } catch {
-                throw JOSEError(error.code == .invalidJSON ? .invalidHeader : error.code, "token header: \(error.message)")
-            }
-            guard header.root.kind == .object else {
-                throw JOSEError(.invalidHeader, "token header is not a JSON object")
-            }
+            let header = try CompactJWS.parseObject(headerBytes, segment: "header", code: .invalidHeader)
             _ = try CompactJWS.decodeSegment(utf8, (second + 1)..<utf8.count, name: "signature")
             let claims = try decodeClaims(utf8, (first + 1)..<second)
             return JWT(header: header, claims: claims, isSignatureVerified: false)
@@ -41,15 +33,7 @@ public struct JWT: Sendable {
 
     static func decodeClaims(_ utf8: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(JOSEError) -> JSONDocument {
         let payload = try CompactJWS.decodeSegment(utf8, range, name: "payload")
-        let claims: JSONDocument
-        do throws(JOSEError) {
-            claims = try JSONDocument(parsing: payload, limits: .token)
-        } catch {
-            throw JOSEError(error.code == .invalidJSON ? .invalidPayload : error.code, "token payload: \(error.message)")
-        }
-        guard claims.root.kind == .object else {
-            throw JOSEError(.invalidPayload, "token payload is not a JSON object")
-        }
+        let claims = try CompactJWS.parseObject(payload, segment: "payload", code: .invalidPayload)
         return claims
     }
 
