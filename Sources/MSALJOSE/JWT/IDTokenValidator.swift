@@ -39,10 +39,17 @@ public struct IDTokenValidator: Sendable {
         let claims = jwt.claims.root
         let skew = max(0, options.clockSkew)
 
-        // iss
-        let issuer = try requiredString(claims, "iss")
+        // iss. Checked in place, without materializing the claim as a String.
+        guard let issuerValue = claims["iss"] else {
+            throw JOSEError(.missingClaim, "claim iss is missing")
+        }
+        guard issuerValue.kind == .string else {
+            throw JOSEError(.invalidClaim, "claim iss must be a string")
+        }
         var expectedIssuer = options.issuer
-        if expectedIssuer.contains("{tenantid}") {
+        // String.contains(String) runs a Character-level search (tens of thousands of
+        // instructions); a template needs a "{" code unit, so look for that byte first.
+        if expectedIssuer.utf8.contains(UInt8(ascii: "{")), expectedIssuer.contains("{tenantid}") {
             guard let tidValue = claims["tid"] else {
                 throw JOSEError(.missingClaim, "claim tid is required to match the issuer template \(options.issuer)")
             }
@@ -51,7 +58,10 @@ public struct IDTokenValidator: Sendable {
             }
             expectedIssuer = expectedIssuer.replacing("{tenantid}", with: tid)
         }
-        guard issuer == expectedIssuer else {
+        // Equal bytes are equal Strings; only when the bytes differ is String's
+        // (canonical-equivalence) comparison still needed to give the same verdict.
+        guard issuerValue.isString(expectedIssuer) || issuerValue.string == expectedIssuer else {
+            let issuer = issuerValue.string ?? ""
             throw JOSEError(.issuerMismatch, "claim iss \"\(issuer.prefix(200))\" is not the expected issuer \"\(expectedIssuer)\"")
         }
 
@@ -114,9 +124,15 @@ public struct IDTokenValidator: Sendable {
             }
         }
 
-        // sub
-        let subject = try requiredString(claims, "sub")
-        guard !subject.isEmpty else { throw JOSEError(.invalidClaim, "claim sub is empty") }
+        // sub. A JSON string decodes to an empty String exactly when nothing
+        // stands between its quotes, so the raw bytes answer without a String.
+        guard let subject = claims["sub"] else {
+            throw JOSEError(.missingClaim, "claim sub is missing")
+        }
+        guard subject.kind == .string else {
+            throw JOSEError(.invalidClaim, "claim sub must be a string")
+        }
+        guard !subject.rawBytes.isEmpty else { throw JOSEError(.invalidClaim, "claim sub is empty") }
     }
 
     private static func isTenantCharacter(_ byte: UInt8) -> Bool {
@@ -127,16 +143,6 @@ public struct IDTokenValidator: Sendable {
         default:
             return false
         }
-    }
-
-    private static func requiredString(_ claims: JSONValue, _ name: String) throws(JOSEError) -> String {
-        guard let value = claims[name] else {
-            throw JOSEError(.missingClaim, "claim \(name) is missing")
-        }
-        guard let text = value.string else {
-            throw JOSEError(.invalidClaim, "claim \(name) must be a string")
-        }
-        return text
     }
 
     private static func requiredNumericDate(_ claims: JSONValue, _ name: String) throws(JOSEError) -> Double {
