@@ -113,12 +113,38 @@ package struct JSONValue: Sendable {
     }
 
     /// The value of the member named `name`, or `nil` when this is not an object or has no such member.
+    ///
+    /// Walks the tape with both buffers borrowed once, instead of building a
+    /// `JSONValue` pair (two array retains and releases each) per member; a
+    /// token's claims are looked up this way a dozen times per validation.
+    /// Keys with escapes still go through ``isString(_:)``, as before.
     package subscript(name: String) -> JSONValue? {
         guard kind == .object else { return nil }
-        for (key, value) in members where key.isString(name) {
-            return value
+        let document = self.document
+        let object = index
+        let original = name
+        var name = name
+        let valueIndex: Int? = name.withUTF8 { wanted in
+            document.tape.withUnsafeBufferPointer { tape in
+                document.bytes.withUnsafeBufferPointer { bytes in
+                    var cursor = object + 1
+                    let end = Int(tape[object].next)
+                    while cursor < end {
+                        let key = tape[cursor]
+                        if key.flag {
+                            if JSONValue(document: document, index: cursor).isString(original) { return cursor + 1 }
+                        } else if Int(key.end - key.start) == wanted.count,
+                            wanted.isEmpty || memcmp(bytes.baseAddress! + Int(key.start), wanted.baseAddress!, wanted.count) == 0
+                        {
+                            return cursor + 1
+                        }
+                        cursor = Int(tape[cursor + 1].next)
+                    }
+                    return nil
+                }
+            }
         }
-        return nil
+        return valueIndex.map { JSONValue(document: document, index: $0) }
     }
 }
 

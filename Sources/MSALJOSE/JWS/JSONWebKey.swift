@@ -56,6 +56,12 @@ public struct JSONWebKey: Sendable {
     public let bits: Int
 
     let key: OpenSSLKey
+    /// A verification context prepared once for the algorithm this key is
+    /// expected to verify (see ``OpenSSLVerifyTemplate``): the key's own `alg`;
+    /// else ES256/ES384 by curve; else RS256, what Microsoft Entra ID signs with
+    /// (its JWKS entries carry no `alg`). Other algorithms, and any key whose
+    /// template could not be made, take the per-call `EVP_DigestVerifyInit` path.
+    let verifyTemplate: OpenSSLVerifyTemplate?
 
     init(keyID: String?, keyType: KeyType, curve: Curve?, algorithm: JWSAlgorithm?, use: String?, keyOperations: [String]?, key: OpenSSLKey) {
         self.keyID = keyID
@@ -66,6 +72,16 @@ public struct JSONWebKey: Sendable {
         self.keyOperations = keyOperations
         self.key = key
         self.bits = key.bits
+        let expected: JWSAlgorithm
+        switch (algorithm, curve) {
+        case (let declared?, _): expected = declared
+        case (nil, .p256?): expected = .es256
+        case (nil, .p384?): expected = .es384
+        case (nil, nil): expected = .rs256
+        }
+        // Best effort: a failure here (already drained from OpenSSL's queue) only
+        // means verifications run the uncached init, which reports its own errors.
+        self.verifyTemplate = try? OpenSSLVerifyTemplate(key: key, algorithm: expected)
     }
 
     /// Parses one JWK from its JSON text.
@@ -106,7 +122,7 @@ public struct JSONWebKey: Sendable {
         let message = Array(message)
         return try signature.withRawBytes { (signatureBuffer) throws(JOSEError) -> Bool in
             try message.withRawBytes { (messageBuffer) throws(JOSEError) -> Bool in
-                try key.verify(signature: signatureBuffer, message: messageBuffer, algorithm: algorithm)
+                try key.verify(signature: signatureBuffer, message: messageBuffer, algorithm: algorithm, template: verifyTemplate)
             }
         }
     }

@@ -50,16 +50,30 @@ public struct IDTokenValidator: Sendable {
         try validateTimes(claims, skew: skew, now: now)
         try validateNonce(claims, options: options)
 
-        // sub
-        let subject = try requiredString(claims, "sub")
-        guard !subject.isEmpty else { throw JOSEError(.invalidClaim, "claim sub is empty") }
+        // sub. A JSON string decodes to an empty String exactly when nothing
+        // stands between its quotes, so the raw bytes answer without a String.
+        guard let subject = claims["sub"] else {
+            throw JOSEError(.missingClaim, "claim sub is missing")
+        }
+        guard subject.kind == .string else {
+            throw JOSEError(.invalidClaim, "claim sub must be a string")
+        }
+        guard !subject.rawBytes.isEmpty else { throw JOSEError(.invalidClaim, "claim sub is empty") }
     }
 
     private static func validateIssuer(_ claims: JSONValue, options: IDTokenValidationOptions) throws(JOSEError) {
-        let issuer = try requiredString(claims, "iss")
+        // Checked in place, without materializing the claim as a String.
+        guard let issuerValue = claims["iss"] else {
+            throw JOSEError(.missingClaim, "claim iss is missing")
+        }
+        guard issuerValue.kind == .string else {
+            throw JOSEError(.invalidClaim, "claim iss must be a string")
+        }
         guard options.checksIssuer else { return }
         var expectedIssuer = options.issuer
-        if expectedIssuer.contains("{tenantid}") {
+        // String.contains(String) runs a Character-level search (tens of thousands of
+        // instructions); a template needs a "{" code unit, so look for that byte first.
+        if expectedIssuer.utf8.contains(UInt8(ascii: "{")), expectedIssuer.contains("{tenantid}") {
             guard let tidValue = claims["tid"] else {
                 throw JOSEError(.missingClaim, "claim tid is required to match the issuer template \(options.issuer)")
             }
@@ -68,11 +82,12 @@ public struct IDTokenValidator: Sendable {
             }
             expectedIssuer = expectedIssuer.replacing("{tenantid}", with: tid)
         }
-        // Byte-exact: String's == would accept a canonically equivalent issuer.
-        guard issuer.utf8.elementsEqual(expectedIssuer.utf8) else {
+        // Byte-exact (JSONValue.isString compares unescaped UTF-8): String's == would
+        // accept a canonically equivalent issuer.
+        guard issuerValue.isString(expectedIssuer) else {
+            let issuer = issuerValue.string ?? ""
             throw JOSEError(.issuerMismatch, "claim iss \"\(issuer.prefix(200))\" is not the expected issuer \"\(expectedIssuer)\"")
         }
-
     }
 
     private static func validateAudience(_ claims: JSONValue, options: IDTokenValidationOptions) throws(JOSEError) {
@@ -148,16 +163,6 @@ public struct IDTokenValidator: Sendable {
         default:
             return false
         }
-    }
-
-    private static func requiredString(_ claims: JSONValue, _ name: String) throws(JOSEError) -> String {
-        guard let value = claims[name] else {
-            throw JOSEError(.missingClaim, "claim \(name) is missing")
-        }
-        guard let text = value.string else {
-            throw JOSEError(.invalidClaim, "claim \(name) must be a string")
-        }
-        return text
     }
 
     private static func requiredNumericDate(_ claims: JSONValue, _ name: String) throws(JOSEError) -> Double {

@@ -63,7 +63,7 @@ public struct JWTVerifier: Sendable {
         let key = try keySet.selectKey(keyID: jws.header.root["kid"], algorithm: jws.algorithm)
         let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[0..<jws.secondDot])
         let valid = try jws.signature.withRawBytes { (signature) throws(JOSEError) -> Bool in
-            try key.key.verify(signature: signature, message: signingInput, algorithm: jws.algorithm)
+            try key.key.verify(signature: signature, message: signingInput, algorithm: jws.algorithm, template: key.verifyTemplate)
         }
         guard valid else {
             throw JOSEError(.invalidSignature, "\(jws.algorithm.rawValue) signature does not verify with key \"\((key.keyID ?? "").prefix(64))\"")

@@ -6,25 +6,36 @@ extension OpenSSLKey {
     /// Returns `false` for any signature that does not verify, including one of
     /// the wrong length, R or S out of range, or an RSA signature ≥ n. Throws only
     /// when OpenSSL cannot run the operation at all.
-    func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
+    ///
+    /// `template`, when it was made from this key for `algorithm`, replaces the
+    /// per-call `EVP_DigestVerifyInit` with a copy of its context (same verdict, less work).
+    func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate? = nil) throws(JOSEError) -> Bool {
+        let template = template?.algorithm == algorithm ? template : nil
         switch algorithm.keyType {
         case .rsa:
             guard signature.count == maximumSignatureSize else { return false }
-            return try digestVerify(signature: signature, message: message, algorithm: algorithm)
+            return try digestVerify(signature: signature, message: message, algorithm: algorithm, template: template)
         case .ellipticCurve:
             let coordinateSize = algorithm.curve!.coordinateSize
             guard signature.count == coordinateSize * 2 else { return false }
             let der = try OpenSSLECDSASignature(jwsSignature: signature, coordinateSize: coordinateSize).derBytes()
             return try der.withRawBytes { (derBuffer) throws(JOSEError) -> Bool in
-                try digestVerify(signature: derBuffer, message: message, algorithm: algorithm)
+                try digestVerify(signature: derBuffer, message: message, algorithm: algorithm, template: template)
             }
         }
     }
 
-    private func digestVerify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
-        let context = try OpenSSLDigestContext()
+    private func digestVerify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate?) throws(JOSEError) -> Bool {
+        let context: OpenSSLDigestContext
+        if let template {
+            context = try template.makeVerifyContext()
+        } else {
+            context = try OpenSSLDigestContext()
+        }
         let result = try context.withContextPointer { (ctx) throws(JOSEError) -> Int32 in
-            try self.initialize(ctx, algorithm: algorithm, forSigning: false)
+            if template == nil {
+                try self.initialize(ctx, algorithm: algorithm, forSigning: false)
+            }
             return EVP_DigestVerify(
                 ctx,
                 signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
@@ -61,7 +72,8 @@ extension OpenSSLKey {
         }
     }
 
-    private func initialize(_ ctx: OpaquePointer, algorithm: JWSAlgorithm, forSigning: Bool) throws(JOSEError) {
+    /// Runs `EVP_DigestSignInit`/`EVP_DigestVerifyInit` on `ctx` for this key, plus the PSS settings for PS*.
+    func initialize(_ ctx: OpaquePointer, algorithm: JWSAlgorithm, forSigning: Bool) throws(JOSEError) {
         var keyContext: OpaquePointer?
         let initialized = algorithm.digest.withDigestPointer { md in
             withKeyPointer { key in

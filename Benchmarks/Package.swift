@@ -1,0 +1,64 @@
+// swift-tools-version: 6.1
+// Benchmarks for swift-msal, kept in their own package so that the benchmark
+// harness and the comparison library (jwt-kit) never become dependencies of
+// the SDK itself. Run from this folder:
+//
+//     swift package --disable-sandbox benchmark
+//
+// See README.md here and docs/performance.md at the repository root.
+import PackageDescription
+
+let package = Package(
+    name: "swift-msal-benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        // The SDK under test.
+        .package(name: "swift-msal", path: ".."),
+        // The harness. Its malloc interposer provides the allocation metrics.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Comparison only: a widely used Swift JWT library (swift-crypto/BoringSSL underneath).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+    ],
+    targets: [
+        // The system OpenSSL 3, for the bare EVP_DigestVerify baseline only. The
+        // SDK has its own (internal) COpenSSL module; this one is deliberately
+        // separate so the baseline does not reach into the SDK.
+        .systemLibrary(
+            name: "CBaselineOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Fixtures, the OpenSSL baseline and the jwt-kit payload, shared by the
+        // benchmark and by the profiling loop.
+        .target(
+            name: "JOSEBenchmarkSupport",
+            dependencies: [
+                .product(name: "MSALJOSE", package: "swift-msal"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                "CBaselineOpenSSL",
+            ]
+        ),
+        .executableTarget(
+            name: "JOSEVerification",
+            dependencies: [
+                "JOSEBenchmarkSupport",
+                .product(name: "MSALJOSE", package: "swift-msal"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Benchmarks/JOSEVerification",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
+        // A bare loop over one case, to run under valgrind --tool=callgrind or perf.
+        .executableTarget(
+            name: "JOSEProfile",
+            dependencies: [
+                "JOSEBenchmarkSupport",
+                .product(name: "MSALJOSE", package: "swift-msal"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,146 @@
+import CBaselineOpenSSL
+import MSALJOSE
+
+// The lower bound for ID-token verification through OpenSSL 3: only the
+// EVP_DigestVerify call sequence that any EVP-based verifier must make per token,
+// with everything else (key loading, base64url, R‖S→DER) done once beforehand.
+// Same ownership style as the SDK: each OpenSSL object is owned by a final
+// class that frees it in deinit and lends its pointer only inside a closure.
+
+/// Owns one public `EVP_PKEY`, loaded from a SubjectPublicKeyInfo PEM.
+public final class BaselinePublicKey {
+    private let pointer: OpaquePointer
+
+    public init(pem: String) {
+        let bytes = Array(pem.utf8)
+        let key: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        }
+        guard let key else {
+            fatalError("OpenSSL cannot read the public key PEM: \(BaselineErrors.drain())")
+        }
+        pointer = key
+    }
+
+    deinit {
+        EVP_PKEY_free(pointer)
+    }
+
+    public func withKeyPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try body(pointer)
+    }
+}
+
+/// Owns one fetched `EVP_MD`.
+public final class BaselineDigest {
+    private let pointer: OpaquePointer
+
+    public init(name: String) {
+        guard let md = EVP_MD_fetch(nil, name, nil) else {
+            fatalError("OpenSSL cannot fetch \(name): \(BaselineErrors.drain())")
+        }
+        pointer = md
+    }
+
+    deinit {
+        EVP_MD_free(pointer)
+    }
+
+    public func withDigestPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try body(pointer)
+    }
+}
+
+public enum BaselineErrors {
+    public static func drain() -> [String] {
+        var messages: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages
+    }
+}
+
+/// The verification inputs, prepared once.
+public struct BaselineInputs {
+    public let key: BaselinePublicKey
+    public let digest: BaselineDigest
+    /// `header.payload` as ASCII.
+    public let message: [UInt8]
+    /// The signature as OpenSSL verifies it: PKCS#1 v1.5 bytes for RSA, DER for ECDSA.
+    public let signature: [UInt8]
+
+    public init(_ sample: SampleCase) {
+        key = BaselinePublicKey(pem: sample.publicKeyPEM)
+        digest = BaselineDigest(name: "SHA256")
+        message = sample.signingInput
+        guard let raw = try? Base64URL.decode(bytes: sample.segments.signature) else {
+            fatalError("sample signature is not base64url")
+        }
+        switch sample.algorithm {
+        case "RS256":
+            signature = raw
+        case "ES256":
+            signature = Self.derFromJWS(raw, coordinateSize: 32)
+        default:
+            fatalError("no baseline for \(sample.algorithm)")
+        }
+    }
+
+    /// JWS R‖S → DER `ECDSA-Sig-Value`, done once outside the measured loop.
+    private static func derFromJWS(_ rs: [UInt8], coordinateSize: Int) -> [UInt8] {
+        precondition(rs.count == coordinateSize * 2)
+        guard let sig = ECDSA_SIG_new() else { fatalError("ECDSA_SIG_new failed") }
+        defer { ECDSA_SIG_free(sig) }
+        let r = BN_bin2bn(rs, Int32(coordinateSize), nil)
+        let s = rs.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + coordinateSize, Int32(coordinateSize), nil) }
+        guard let r, let s, ECDSA_SIG_set0(sig, r, s) == 1 else { fatalError("ECDSA_SIG_set0 failed") }
+        let length = i2d_ECDSA_SIG(sig, nil)
+        var der = [UInt8](repeating: 0, count: Int(length))
+        der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            _ = i2d_ECDSA_SIG(sig, &cursor)
+        }
+        return der
+    }
+
+    /// One verification exactly as the baseline measures it: new context,
+    /// DigestVerifyInit with the pre-fetched SHA-256, DigestVerify, free.
+    @inline(__always)
+    public static func verify(key: OpaquePointer, md: OpaquePointer,
+                       message: UnsafeBufferPointer<UInt8>, signature: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let ctx = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(ctx) }
+        guard EVP_DigestVerifyInit(ctx, nil, md, nil, key) == 1 else {
+            ERR_clear_error()
+            return false
+        }
+        let result = EVP_DigestVerify(ctx, signature.baseAddress, signature.count, message.baseAddress, message.count)
+        if result != 1 { ERR_clear_error() }
+        return result == 1
+    }
+
+    /// Runs `iterations` verifications with all pointers taken once; returns how many verified.
+    @discardableResult
+    public func run(iterations: Range<Int>) -> Int {
+        key.withKeyPointer { key in
+            digest.withDigestPointer { md in
+                message.withUnsafeBufferPointer { message in
+                    signature.withUnsafeBufferPointer { signature in
+                        var verified = 0
+                        for _ in iterations {
+                            // The count keeps every result observable (no blackHole needed:
+                            // the OpenSSL calls are opaque to the optimizer anyway).
+                            verified &+= Self.verify(key: key, md: md, message: message, signature: signature) ? 1 : 0
+                        }
+                        return verified
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+// A plain loop over one benchmark case, for profilers that need a simple
+// process (valgrind --tool=callgrind, perf). Not a benchmark: it prints no timing.
+//
+//   .build/release/JOSEProfile <case> [count]
+//
+// Cases: rs256-msal, rs256-openssl, es256-msal, es256-openssl, claims-msal.
+
+import Foundation
+import JOSEBenchmarkSupport
+import MSALJOSE
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    print("usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal> [count]")
+    exit(2)
+}
+let count = arguments.count >= 3 ? Int(arguments[2]) ?? 1_000 : 1_000
+
+func sample(_ name: String) -> SampleCase {
+    name.hasPrefix("es256") ? .es256 : .rs256
+}
+
+func runMSAL(_ sample: SampleCase) throws -> Int {
+    let keySet = try JSONWebKeySet(json: SampleFixtures.bytes("jwks.json"))
+    let validator = IDTokenValidator(
+        keySet: keySet,
+        options: IDTokenValidationOptions(
+            issuer: SampleFixtures.issuer, clientID: SampleFixtures.clientID, nonce: SampleFixtures.nonce))
+    var checksum = 0
+    for _ in 0..<count {
+        checksum &+= try validator.validate(sample.token, now: SampleFixtures.now).jwt.isSignatureVerified ? 1 : 0
+    }
+    return checksum
+}
+
+let name = arguments[1]
+let checksum: Int
+switch name {
+case "rs256-msal", "es256-msal":
+    checksum = try runMSAL(sample(name))
+case "rs256-openssl", "es256-openssl":
+    checksum = BaselineInputs(sample(name)).run(iterations: 0..<count)
+case "claims-msal":
+    var total = 0
+    let token = SampleCase.rs256.token
+    for _ in 0..<count {
+        total &+= try JWT.decodeUnverified(token).claimNames.count
+    }
+    checksum = total
+default:
+    print("unknown case \(name)")
+    exit(2)
+}
+print("\(name): \(count) iterations, checksum \(checksum)")
