@@ -7,6 +7,7 @@
 //                                             EVP_DigestVerify, EVP_MD_CTX_free (the floor)
 //   (c) jwt-kit 5.x full verification         JWTKeyCollection.verify(token, as:) with claim checks
 //   (d) Claims JSON decoding                  JWT.decodeUnverified vs Foundation's coders
+//   (c') jwt-kit signature check only         JWTAlgorithm.verify(signature, signs:), for context
 //
 // Every measured closure is synchronous except jwt-kit's, whose only API is an
 // actor's async method; none of them touches the main actor. Each iteration
@@ -21,6 +22,8 @@ import MSALJOSE
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.throughput, .wallClock, .mallocCountTotal],
+        // Nanoseconds per operation, so ratios can be read off directly (scripts/ratios.py).
+        timeUnits: .nanoseconds,
         warmupIterations: 3,
         scalingFactor: .kilo,
         maxDuration: .seconds(5),
@@ -77,6 +80,30 @@ let benchmarks: @Sendable () -> Void = {
                 try await JWTKitSetup.addKey(for: sample, to: keys)
                 let payload = try await keys.verify(token, as: SampleIDTokenPayload.self)
                 precondition(payload.nonce == SampleFixtures.nonce)
+            }
+        )
+
+        // (c') jwt-kit's signature check alone (swift-crypto, BoringSSL underneath), for
+        // telling its crypto apart from the rest of (c). Not one of the targets.
+        let signingInput = sample.signingInput
+        guard let signature = try? Base64URL.decode(bytes: sample.segments.signature) else {
+            fatalError("sample signature is not base64url")
+        }
+        let jwtKitKeys = JWTKeyCollection()
+        Benchmark(
+            "\(alg) (c') jwt-kit signature check only",
+            closure: { benchmark in
+                let algorithm = try await jwtKitKeys.getKey(for: JWKIdentifier(string: sample.keyID), alg: alg)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    blackHole(try algorithm.verify(signature, signs: signingInput))
+                }
+            },
+            setup: {
+                try await JWTKitSetup.addKey(for: sample, to: jwtKitKeys)
+                let algorithm = try await jwtKitKeys.getKey(for: JWKIdentifier(string: sample.keyID), alg: alg)
+                let valid = try algorithm.verify(signature, signs: signingInput)
+                precondition(valid)
             }
         )
     }

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Summarize one or more text outputs of `swift package benchmark` for JOSEVerification.
+
+    swift package --disable-sandbox benchmark --no-progress | tee run1.txt
+    python3 scripts/ratios.py run1.txt [run2.txt ...]
+
+For each run it reads the p50 wall-clock time per operation of every benchmark,
+prints operations per second, and the ratios the performance targets are set on:
+(a)/(b) per algorithm (MSALJOSE vs bare OpenSSL) and (a)/(c) (MSALJOSE vs jwt-kit),
+as throughput ratios (higher is better for MSALJOSE). With several runs it also
+prints the median of each figure across runs.
+"""
+import re
+import statistics
+import sys
+
+TARGETS = {
+    ("RS256", "a/b"): 0.85,
+    ("ES256", "a/b"): 0.90,
+    ("RS256", "a/c"): 1.25,
+    ("ES256", "a/c"): 1.25,
+}
+
+
+def parse(path):
+    """Benchmark name -> p50 wall-clock nanoseconds per operation."""
+    results, current = {}, None
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\n")
+            if re.match(r"^(RS256|ES256|Claims JSON) ", line):
+                current = line.strip()
+            elif current and line.startswith("│ Time (wall clock)"):
+                cells = [c.strip() for c in line.strip("│").split("│")]
+                unit = re.search(r"\((ns|μs|us|ms)\)", cells[0]).group(1)
+                scale = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6}[unit]
+                results[current] = float(cells[3]) * scale  # columns: name, p0, p25, p50, ...
+    return results
+
+
+def find(results, prefix, tag):
+    for name, value in results.items():
+        if name.startswith(prefix) and f" {tag} " in name:
+            return value
+    return None
+
+
+def figures(results):
+    out = {}
+    for alg in ("RS256", "ES256"):
+        a, b, c = (find(results, alg, t) for t in ("(a)", "(b)", "(c)"))
+        if a and b:
+            out[(alg, "a/b")] = b / a  # throughput ratio = inverse time ratio
+        if a and c:
+            out[(alg, "a/c")] = c / a
+    return out
+
+
+def main(paths):
+    runs = [parse(p) for p in paths]
+    for path, results in zip(paths, runs):
+        print(f"== {path}")
+        for name, ns in sorted(results.items()):
+            print(f"  {name:<66} {ns:>10.0f} ns/op {1e9 / ns:>12,.0f} op/s")
+        for key, ratio in figures(results).items():
+            print(f"  {key[0]} {key[1]} = {ratio:.2f}  (target >= {TARGETS[key]:.2f})")
+    if len(runs) > 1:
+        print("== median across runs")
+        names = sorted(set().union(*runs))
+        for name in names:
+            values = [r[name] for r in runs if name in r]
+            ns = statistics.median(values)
+            print(f"  {name:<66} {ns:>10.0f} ns/op {1e9 / ns:>12,.0f} op/s  (runs: {', '.join(f'{v:.0f}' for v in values)})")
+        per_run = [figures(r) for r in runs]
+        for key in TARGETS:
+            values = [f[key] for f in per_run if key in f]
+            if values:
+                print(f"  {key[0]} {key[1]} = {statistics.median(values):.2f} median, "
+                      f"range {min(values):.2f}-{max(values):.2f}  (target >= {TARGETS[key]:.2f})")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
