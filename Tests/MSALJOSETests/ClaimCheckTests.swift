@@ -14,7 +14,7 @@ struct ClaimCheckTests {
     static let now = Date(timeIntervalSince1970: 1_700_001_000)
 
     static func claims(replacing changes: [String: JSON?]) -> JSON {
-        var members: [JSONMember] = [
+        let members: [JSONMember] = [
             JSONMember(name: "iss", value: .string(issuer)),
             JSONMember(name: "sub", value: .string("AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ")),
             JSONMember(name: "aud", value: .string(clientID)),
@@ -24,14 +24,7 @@ struct ClaimCheckTests {
             JSONMember(name: "tid", value: .string(tenant)),
             JSONMember(name: "nonce", value: .string("123523")),
         ]
-        for (name, value) in changes {
-            if let index = members.firstIndex(where: { $0.name == name }) {
-                if let value { members[index].value = value } else { members.remove(at: index) }
-            } else if let value {
-                members.append(JSONMember(name: name, value: value))
-            }
-        }
-        return .object(members)
+        return JSON.object(members).replacingMembers(changes)
     }
 
     /// The error code of validating a token with `changes`, or nil when it is accepted.

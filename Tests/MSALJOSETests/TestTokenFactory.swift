@@ -92,17 +92,11 @@ enum TestTokenFactory {
 
     /// The public JWK of `key` as a JSON object, with members replaced (or, with `nil`, removed).
     static func jwk(of key: JWSSigningKey, _ changes: KeyValuePairs<String, JSON?> = [:]) -> JSON {
-        guard case .object(var members) = unwrap({ () throws(JOSEError) in try key.publicJWK() }) else {
+        let jwk = unwrap({ () throws(JOSEError) in try key.publicJWK() })
+        guard case .object = jwk else {
             fatalError("publicJWK() is not an object")
         }
-        for (name, value) in changes {
-            if let index = members.firstIndex(where: { $0.name == name }) {
-                if let value { members[index].value = value } else { members.remove(at: index) }
-            } else if let value {
-                members.append(JSONMember(name: name, value: value))
-            }
-        }
-        return .object(members)
+        return jwk.replacingMembers(changes)
     }
 
     /// A JWK set document `{"keys":[…]}` as bytes.

@@ -25,6 +25,19 @@ package indirect enum JSON: Sendable, Equatable {
         return members.first { $0.name == name }?.value
     }
 
+    /// For an object: a copy with members replaced, appended when absent, or removed when the new value is `nil`.
+    package func replacingMembers<Changes: Sequence>(_ changes: Changes) -> JSON where Changes.Element == (key: String, value: JSON?) {
+        guard case .object(var members) = self else { return self }
+        for (name, value) in changes {
+            if let index = members.firstIndex(where: { $0.name == name }) {
+                if let value { members[index].value = value } else { members.remove(at: index) }
+            } else if let value {
+                members.append(JSONMember(name: name, value: value))
+            }
+        }
+        return .object(members)
+    }
+
     /// Converts a parsed value into an in-memory one.
     package init(_ value: JSONValue) {
         switch value.kind {
