@@ -2,7 +2,8 @@
 ///
 /// Values from −42000 to −42999 are MSAL for iOS/macOS's own. Values from
 /// −46000 are swift-msal's additions for ID-token and JOSE failures, which
-/// MSAL for iOS does not verify. Meant for diagnostics; handle ``MSALError/Code``.
+/// MSAL for iOS does not verify. Values from −47000 are swift-msal's
+/// additions for the network, throttling and authority metadata. Meant for diagnostics; handle ``MSALError/Code``.
 public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// A required parameter was missing or invalid.
     case invalidParameter = -42000
@@ -97,4 +98,27 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case invalidClientInfo = -46030
     /// The cryptographic library failed.
     case cryptoFailure = -46040
+
+    /// The network failed: connection refused or reset, DNS, an unreadable response.
+    case networkFailure = -47001
+    /// A connect, idle or total timeout expired.
+    case networkTimeout = -47002
+    /// A request or response body exceeds its size cap.
+    case bodyTooLarge = -47003
+    /// TLS failed (certificate, handshake). Never retried.
+    case tlsFailure = -47004
+    /// The server asked the client to wait (429, or 5xx with `Retry-After`); repeats are answered locally.
+    case throttled = -47005
+    /// The server answered with a redirect, which swift-msal never follows.
+    case unexpectedRedirect = -47006
+    /// The authority URL is malformed or not allowed (scheme, host, path, userinfo, query).
+    case invalidAuthority = -47010
+    /// Instance discovery or OpenID metadata is malformed, incomplete or inconsistent.
+    case invalidAuthorityMetadata = -47011
+    /// Discovered metadata names an issuer other than the authority's.
+    case authorityIssuerMismatch = -47012
+    /// A discovered endpoint is on a foreign host or not on https.
+    case insecureEndpoint = -47013
+    /// The tenant does not exist (`invalid_tenant`, AADSTS90002).
+    case invalidTenant = -47014
 }

@@ -1,0 +1,66 @@
+import Foundation
+
+/// An HTTP request swift-msal sends to an identity provider.
+public struct MSALHTTPRequest: Sendable, Hashable {
+    /// The HTTP method.
+    public struct Method: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The method name, such as `GET`.
+        public var rawValue: String
+        /// Creates a method.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// `GET`.
+        public static let get = Method(rawValue: "GET")
+        /// `POST`.
+        public static let post = Method(rawValue: "POST")
+        /// The method name.
+        public var description: String { rawValue }
+    }
+
+    /// The method.
+    public var method: Method
+    /// The absolute URL.
+    public var url: URL
+    /// The header fields.
+    public var headers: MSALHTTPHeaders
+    /// The body, for `POST`.
+    public var body: [UInt8]?
+    /// Whether sending the request twice is harmless. Only idempotent requests are retried;
+    /// `GET` is idempotent, a token request never is (a code can be redeemed once).
+    public var isIdempotent: Bool
+
+    /// Creates a request. `isIdempotent` defaults to `true` for `GET` only.
+    public init(method: Method, url: URL, headers: MSALHTTPHeaders = [:], body: [UInt8]? = nil, isIdempotent: Bool? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.isIdempotent = isIdempotent ?? (method == .get)
+    }
+
+    /// A `POST` of `application/x-www-form-urlencoded` parameters, in the given order.
+    public static func form(url: URL, parameters: [(String, String)], headers: MSALHTTPHeaders = [:]) -> MSALHTTPRequest {
+        var headers = headers
+        headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded;charset=utf-8")
+        let body = MSALFormEncoding.encode(parameters)
+        return MSALHTTPRequest(method: .post, url: url, headers: headers, body: Array(body.utf8), isIdempotent: false)
+    }
+
+    /// The body decoded as form parameters, or an empty list when it is not a form.
+    public var formParameters: [(String, String)] {
+        guard let body, let contentType = headers["Content-Type"],
+            contentType.lowercased().hasPrefix("application/x-www-form-urlencoded")
+        else { return [] }
+        return MSALFormEncoding.decode(String(decoding: body, as: UTF8.self))
+    }
+
+    public static func == (lhs: MSALHTTPRequest, rhs: MSALHTTPRequest) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
+            && lhs.isIdempotent == rhs.isIdempotent
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(body)
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The time source swift-msal reads, replaceable in tests.
+public protocol MSALClock: Sendable {
+    /// The current time.
+    func now() -> Date
+    /// Suspends the calling task for `seconds`; throws `CancellationError` when the task is canceled.
+    func sleep(seconds: Double) async throws
+}
+
+/// The system clock.
+public struct MSALSystemClock: MSALClock {
+    /// Creates the system clock.
+    public init() {}
+
+    /// `Date()`.
+    public func now() -> Date { Date() }
+
+    /// `Task.sleep`.
+    public func sleep(seconds: Double) async throws {
+        guard seconds > 0 else { return }
+        try await Task.sleep(nanoseconds: UInt64(min(seconds, 86_400) * 1_000_000_000))
+    }
+}
