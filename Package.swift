@@ -6,10 +6,12 @@ let package = Package(
     products: [
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALJOSE", targets: ["MSALJOSE"]),
+        .library(name: "MSALTesting", targets: ["MSALTesting"]),
         .executable(name: "msal", targets: ["MSALCommandLine"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],
     targets: [
         .systemLibrary(
@@ -25,11 +27,16 @@ let package = Package(
             name: "MSAL",
             dependencies: ["MSALJOSE"]
         ),
+        .target(
+            name: "MSALTesting",
+            dependencies: ["MSAL"]
+        ),
         .executableTarget(
             name: "MSALCommandLine",
             dependencies: [
                 "MSAL",
                 "MSALJOSE",
+                "MSALTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -39,7 +46,14 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALJOSE"]
+            dependencies: [
+                "MSAL",
+                "MSALJOSE",
+                "MSALTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "MSALCommandLineTests",
