@@ -1,0 +1,54 @@
+import Foundation
+
+/// Cached authority knowledge: instance-discovery answers per host (including `invalid_instance`),
+/// resolved metadata per authority, and JWK sets per `jwks_uri`.
+///
+/// Concurrent first requests for the same key share one network request. An application keeps
+/// one store for its lifetime; ``shared`` is the process-wide one that applications using the
+/// default transport share, as MSAL caches discovery per process.
+package final class AuthorityMetadataStore: Sendable {
+    package struct InstanceKey: Hashable, Sendable {
+        package var discoveryHost: String
+        package var host: String
+    }
+
+    package struct MetadataKey: Hashable, Sendable {
+        package var canonical: String
+        package var kind: MSALAuthorityKind
+        package var mode: AuthorityDiscoveryMode
+        package var knownHosts: String
+    }
+
+    /// Seconds an instance-discovery answer or OpenID configuration is kept (MSAL for Python: 24 h).
+    package static let metadataLifetime: Double = 24 * 3600
+    /// Seconds an `invalid_instance` answer is kept.
+    package static let negativeLifetime: Double = 3600
+    /// Seconds a JWK set is kept.
+    package static let keySetLifetime: Double = 24 * 3600
+    /// Shortest time between two fetches of one JWK set triggered by an unknown `kid`.
+    package static let keySetRefetchInterval: Double = 300
+
+    package let instances: SingleFlightCache<InstanceKey, KnownClouds.Group>
+    package let metadata: SingleFlightCache<MetadataKey, MSALAuthorityMetadata>
+    package let keySets: SingleFlightCache<String, JSONWebKeySet>
+    package let clock: any MSALClock
+
+    /// Creates an empty store timed by `clock`.
+    package init(clock: any MSALClock = MSALSystemClock()) {
+        self.clock = clock
+        self.instances = SingleFlightCache(capacity: 64, clock: clock)
+        self.metadata = SingleFlightCache(capacity: 256, clock: clock)
+        self.keySets = SingleFlightCache(capacity: 64, clock: clock)
+    }
+
+    /// The process-wide store. It holds only what identity providers published (host aliases,
+    /// endpoints, public keys), never tokens, and every entry expires.
+    package static let shared = AuthorityMetadataStore()
+
+    /// Forgets everything.
+    package func removeAll() {
+        instances.removeAll()
+        metadata.removeAll()
+        keySets.removeAll()
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import MSALJOSE
+
+/// Turns an authority into validated ``MSALAuthorityMetadata``: instance discovery for Microsoft
+/// Entra hosts, then the OpenID configuration, with the issuer and endpoint checks of
+/// `docs/authorities.md`. Results come from the ``AuthorityMetadataStore`` when warm.
+package struct AuthorityResolver: Sendable {
+    package let pipeline: HTTPPipeline
+    package let store: AuthorityMetadataStore
+    package let policy: AuthorityValidationPolicy
+    private let knownHostsKey: String
+
+    package init(pipeline: HTTPPipeline, store: AuthorityMetadataStore, policy: AuthorityValidationPolicy = AuthorityValidationPolicy()) {
+        self.pipeline = pipeline
+        self.store = store
+        self.policy = policy
+        self.knownHostsKey = policy.knownHosts.sorted().joined(separator: " ")
+    }
+
+    private func key(for authority: MSALAuthority) -> AuthorityMetadataStore.MetadataKey {
+        AuthorityMetadataStore.MetadataKey(
+            canonical: authority.components.canonical, kind: authority.kind,
+            mode: policy.mode(for: authority.components), knownHosts: knownHostsKey)
+    }
+
+    /// The cached metadata, without I/O or parsing; `nil` when it must be resolved.
+    package func cachedMetadata(for authority: MSALAuthority) -> MSALAuthorityMetadata? {
+        guard case .success(let metadata)? = store.metadata.cached(key(for: authority)) else { return nil }
+        return metadata
+    }
+
+    /// The metadata of `authority`, from the store or discovered.
+    ///
+    /// - Throws: ``MSALError``: ``MSALInternalError/failedAuthorityValidation`` (`invalid_instance`),
+    ///   ``MSALInternalError/invalidTenant``, ``MSALInternalError/invalidAuthorityMetadata``,
+    ///   ``MSALInternalError/authorityIssuerMismatch``, ``MSALInternalError/insecureEndpoint``, or a network error.
+    package func resolve(_ authority: MSALAuthority, correlationID: UUID) async throws -> MSALAuthorityMetadata {
+        let key = key(for: authority)
+        if case .success(let metadata)? = store.metadata.cached(key) { return metadata }
+        let resolver = self
+        return try await store.metadata.value(for: key) {
+            do {
+                let metadata = try await resolver.discover(authority, correlationID: correlationID)
+                return .init(.success(metadata), timeToLive: AuthorityMetadataStore.metadataLifetime)
+            } catch let error as MSALError {
+                return .init(.failure(error), timeToLive: nil)
+            } catch {
+                return .init(.failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)), timeToLive: nil)
+            }
+        }
+    }
+
+    private func discover(_ authority: MSALAuthority, correlationID: UUID) async throws -> MSALAuthorityMetadata {
+        let components = authority.components
+        let mode = policy.mode(for: components)
+        let group: KnownClouds.Group
+        switch mode {
+        case .validate:
+            group = try await instanceGroup(for: components, correlationID: correlationID)
+        case .knownAuthority, .validationOff:
+            group = KnownClouds.group(containing: components.hostAndPort) ?? Self.ownGroup(components)
+        case .notApplicable:
+            group = Self.ownGroup(components)
+        }
+        let configurationURL = Self.configurationURL(components, networkHost: group.preferredNetwork)
+        let configuration = try await fetchConfiguration(configurationURL, correlationID: correlationID)
+        return try AuthorityMetadataValidator(
+            authority: authority, group: group, policy: policy, isValidated: mode == .validate
+        ).validate(configuration, correlationID: correlationID)
+    }
+
+    /// A group naming only the authority's own host.
+    private static func ownGroup(_ components: AuthorityComponents) -> KnownClouds.Group {
+        KnownClouds.Group(preferredNetwork: components.hostAndPort, preferredCache: components.hostAndPort, aliases: [components.hostAndPort])
+    }
+
+    /// Where the OpenID configuration of each kind lives.
+    package static func configurationURL(_ components: AuthorityComponents, networkHost: String) -> String {
+        switch components.kind {
+        case .aad:
+            return "\(components.scheme)://\(networkHost)/\(components.tenant)/v2.0/.well-known/openid-configuration"
+        case .b2c, .ciam:
+            return components.canonical + "/v2.0/.well-known/openid-configuration"
+        case .adfs:
+            return components.canonical + "/.well-known/openid-configuration"
+        case .oidc:
+            var issuer = components.canonical
+            if issuer.hasSuffix("/") { issuer.removeLast() }
+            return issuer + "/.well-known/openid-configuration"
+        }
+    }
+
+    /// The instance-discovery URL for a Microsoft Entra authority.
+    package static func instanceDiscoveryURL(_ components: AuthorityComponents) -> (discoveryHost: String, url: String) {
+        let discoveryHost = KnownClouds.trustedHosts.contains(components.host) ? components.hostAndPort : KnownClouds.defaultDiscoveryHost
+        let authorize = "https://\(components.hostAndPort)/\(components.tenant)/oauth2/v2.0/authorize"
+        return (discoveryHost, "https://\(discoveryHost)/common/discovery/instance?api-version=1.1&authorization_endpoint=\(authorize)")
+    }
+
+    private func instanceGroup(for components: AuthorityComponents, correlationID: UUID) async throws -> KnownClouds.Group {
+        let (discoveryHost, url) = Self.instanceDiscoveryURL(components)
+        let key = AuthorityMetadataStore.InstanceKey(discoveryHost: discoveryHost, host: components.hostAndPort)
+        let pipeline = self.pipeline
+        return try await store.instances.value(for: key) {
+            do {
+                let response = try await pipeline.send(MSALHTTPRequest(method: .get, url: URL(string: url)!), correlationID: correlationID)
+                guard response.statusCode == 200 else {
+                    let error = Self.failure(response, correlationID: correlationID, what: "Instance discovery")
+                    let negative = error.oauthError == "invalid_instance"
+                    return .init(.failure(error), timeToLive: negative ? AuthorityMetadataStore.negativeLifetime : nil)
+                }
+                let discovery = try InstanceDiscoveryResponse.parse(response.body, correlationID: correlationID)
+                let group = discovery.group(containing: components.host) ?? Self.ownGroup(components)
+                return .init(.success(group), timeToLive: AuthorityMetadataStore.metadataLifetime)
+            } catch let error as MSALError {
+                return .init(.failure(error), timeToLive: nil)
+            } catch {
+                return .init(.failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)), timeToLive: nil)
+            }
+        }
+    }
+
+    private func fetchConfiguration(_ url: String, correlationID: UUID) async throws -> OpenIDConfiguration {
+        guard let requestURL = URL(string: url) else {
+            throw MSALError(.internal, internalCode: .invalidAuthority, message: "Cannot build the OpenID configuration URL.", correlationID: correlationID)
+        }
+        let response = try await pipeline.send(MSALHTTPRequest(method: .get, url: requestURL), correlationID: correlationID)
+        guard response.statusCode == 200 else {
+            throw Self.failure(response, correlationID: correlationID, what: "Tenant discovery")
+        }
+        return try OpenIDConfiguration.parse(response.body, correlationID: correlationID)
+    }
+
+    /// The error for a non-200 discovery answer.
+    private static func failure(_ response: MSALHTTPResponse, correlationID: UUID, what: String) -> MSALError {
+        let body = OAuthErrorBody(response.body)
+        let internalCode: MSALInternalError
+        switch body.error {
+        case "invalid_instance": internalCode = .failedAuthorityValidation
+        case "invalid_tenant": internalCode = .invalidTenant
+        default: internalCode = .invalidAuthorityMetadata
+        }
+        var message = "\(what) failed with HTTP \(response.statusCode)"
+        if let error = body.error { message += " (\(error))" }
+        if let description = body.description { message += ": \(description)" }
+        var error = MSALError(.internal, internalCode: internalCode, message: message, oauthError: body.error, oauthSubError: body.subError, correlationID: correlationID)
+        error.stsErrorCodes = body.codes
+        error.httpStatusCode = response.statusCode
+        error.httpHeaders = response.headers.dictionary
+        return error
+    }
+}
+
+/// The OAuth error members of a discovery error body, read leniently (HTML and garbage give nothing).
+private struct OAuthErrorBody {
+    var error: String?
+    var subError: String?
+    var description: String?
+    var codes: [Int]?
+
+    init(_ body: [UInt8]) {
+        guard let document = try? JSONDocument(parsing: body, limits: .document), document.root.kind == .object else { return }
+        let root = document.root
+        error = root["error"]?.string
+        subError = root["suberror"]?.string
+        if let text = root["error_description"]?.string {
+            let scalars = text.unicodeScalars.prefix(512).map { $0.value < 0x20 || $0.value == 0x7F ? " " : String($0) }
+            description = scalars.joined()
+        }
+        if let array = root["error_codes"], array.kind == .array {
+            codes = array.elements.compactMap { $0.int64.map(Int.init) }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import MSALJOSE
+
+/// An instance-discovery answer (`/common/discovery/instance?api-version=1.1`).
+package struct InstanceDiscoveryResponse: Sendable, Hashable {
+    /// `tenant_discovery_endpoint`, when present.
+    package var tenantDiscoveryEndpoint: String?
+    /// The `metadata` alias groups, hosts lower-cased.
+    package var groups: [KnownClouds.Group]
+
+    /// Parses a 200 body; anything malformed is ``MSALInternalError/invalidAuthorityMetadata``.
+    package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALError) -> InstanceDiscoveryResponse {
+        func fail(_ reason: String, _ underlying: JOSEError? = nil) -> MSALError {
+            MSALError(
+                .internal, internalCode: .invalidAuthorityMetadata,
+                message: "The instance discovery response is invalid: \(reason).", correlationID: correlationID,
+                underlyingError: underlying)
+        }
+        let document: JSONDocument
+        do throws(JOSEError) {
+            document = try JSONDocument(parsing: body, limits: .document)
+        } catch {
+            throw fail("not JSON (\(error.message))", error)
+        }
+        let root = document.root
+        guard root.kind == .object else { throw fail("not a JSON object") }
+        var response = InstanceDiscoveryResponse(tenantDiscoveryEndpoint: nil, groups: [])
+        if let endpoint = root["tenant_discovery_endpoint"] {
+            guard let text = endpoint.string else { throw fail("tenant_discovery_endpoint is not a string") }
+            response.tenantDiscoveryEndpoint = text
+        }
+        guard let metadata = root["metadata"] else { throw fail("metadata is missing") }
+        guard metadata.kind == .array else { throw fail("metadata is not an array") }
+        for entry in metadata.elements {
+            guard entry.kind == .object else { throw fail("a metadata entry is not an object") }
+            guard let network = entry["preferred_network"]?.string, isHost(network) else {
+                throw fail("a metadata entry has no valid preferred_network")
+            }
+            guard let cache = entry["preferred_cache"]?.string, isHost(cache) else {
+                throw fail("a metadata entry has no valid preferred_cache")
+            }
+            guard let aliases = entry["aliases"], aliases.kind == .array else { throw fail("a metadata entry has no aliases array") }
+            var hosts: [String] = []
+            for alias in aliases.elements {
+                guard let text = alias.string, isHost(text) else { throw fail("an alias is not a host name") }
+                let host = text.lowercased()
+                if !hosts.contains(host) { hosts.append(host) }
+            }
+            let group = KnownClouds.Group(preferredNetwork: network.lowercased(), preferredCache: cache.lowercased(), aliases: hosts)
+            response.groups.append(group)
+        }
+        return response
+    }
+
+    /// The group that lists `host`.
+    package func group(containing host: String) -> KnownClouds.Group? {
+        groups.first { $0.aliases.contains(host) }
+    }
+
+    /// A DNS host name (letters, digits, hyphens, dots), at most 253 bytes.
+    private static func isHost(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
+        return text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                true
+            default: false
+            }
+        }
+    }
+}

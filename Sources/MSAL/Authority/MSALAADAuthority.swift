@@ -1,0 +1,58 @@
+import Foundation
+
+/// A Microsoft Entra ID authority: `https://<cloud host>/<tenant>`.
+public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
+    /// Which accounts the authority signs in, from its tenant.
+    public let audienceType: MSALAudienceType
+    /// The tenant id or domain for ``MSALAudienceType/azureADMyOrgOnlyAudience``, as written; otherwise `nil`.
+    public let rawTenant: String?
+
+    package override init(components: AuthorityComponents, options: MSALAuthorityOptions) {
+        switch components.tenant {
+        case "common": (audienceType, rawTenant) = (.azureADAndPersonalMicrosoftAccountAudience, nil)
+        case "organizations": (audienceType, rawTenant) = (.azureADMultipleOrgsAudience, nil)
+        case "consumers": (audienceType, rawTenant) = (.personalMicrosoftAccountAudience, nil)
+        default: (audienceType, rawTenant) = (.azureADMyOrgOnlyAudience, components.rawTenant)
+        }
+        super.init(components: components, options: options)
+    }
+
+    /// Creates a Microsoft Entra authority from `https://<host>/<tenant>`.
+    ///
+    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidAuthority``.
+    public convenience init(url: URL) throws {
+        try self.init(url: url, options: [])
+    }
+
+    /// Creates a Microsoft Entra authority with opt-ins.
+    public convenience init(url: URL, options: MSALAuthorityOptions) throws {
+        self.init(components: try AuthorityComponents.parse(url.absoluteString, kind: .aad, options: options), options: options)
+    }
+
+    /// Creates an authority for `url`'s host with another tenant, as MSAL for iOS's `init(url:rawTenant:)`.
+    public convenience init(url: URL, rawTenant: String?) throws {
+        let base = try AuthorityComponents.parse(url.absoluteString, kind: .aad, options: [])
+        guard let rawTenant else {
+            self.init(components: base, options: [])
+            return
+        }
+        self.init(components: try AuthorityComponents.parse(base.origin + "/" + rawTenant, kind: .aad, options: []), options: [])
+    }
+
+    /// Creates an authority from a cloud and an audience, as MSAL for iOS's
+    /// `init(cloudInstance:audienceType:rawTenant:)`. `rawTenant` is required for
+    /// ``MSALAudienceType/azureADMyOrgOnlyAudience`` and must be `nil` otherwise.
+    public convenience init(cloudInstance: MSALAzureCloudInstance, audienceType: MSALAudienceType, rawTenant: String?) throws {
+        let tenant: String
+        switch (audienceType.tenantAlias, rawTenant) {
+        case (let alias?, nil): tenant = alias
+        case (nil, let raw?) where !raw.isEmpty: tenant = raw
+        case (nil, _):
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "azureADMyOrgOnlyAudience needs a rawTenant (a tenant id or domain).")
+        case (_?, _?):
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "rawTenant is only for azureADMyOrgOnlyAudience.")
+        }
+        let text = "https://" + cloudInstance.host + "/" + tenant
+        self.init(components: try AuthorityComponents.parse(text, kind: .aad, options: []), options: [])
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// An Active Directory Federation Services authority: `https://<host>/adfs`.
+public final class MSALADFSAuthority: MSALAuthority, @unchecked Sendable {
+    package override init(components: AuthorityComponents, options: MSALAuthorityOptions) {
+        super.init(components: components, options: options)
+    }
+
+    /// Creates an ADFS authority.
+    ///
+    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidAuthority``.
+    public convenience init(url: URL) throws {
+        try self.init(url: url, options: [])
+    }
+
+    /// Creates an ADFS authority with opt-ins.
+    public convenience init(url: URL, options: MSALAuthorityOptions) throws {
+        self.init(components: try AuthorityComponents.parse(url.absoluteString, kind: .adfs, options: options), options: options)
+    }
+}

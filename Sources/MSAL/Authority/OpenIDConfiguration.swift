@@ -1,0 +1,47 @@
+import Foundation
+import MSALJOSE
+
+/// The members of an OpenID Provider Metadata document that swift-msal uses.
+package struct OpenIDConfiguration: Sendable, Hashable {
+    package var issuer: String
+    package var authorizationEndpoint: String
+    package var tokenEndpoint: String
+    package var jwksURI: String
+    package var deviceAuthorizationEndpoint: String?
+    package var endSessionEndpoint: String?
+
+    /// Parses a 200 body; a missing required member or a wrong type is ``MSALInternalError/invalidAuthorityMetadata``.
+    package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALError) -> OpenIDConfiguration {
+        func fail(_ reason: String, _ underlying: JOSEError? = nil) -> MSALError {
+            MSALError(
+                .internal, internalCode: .invalidAuthorityMetadata,
+                message: "The OpenID configuration is invalid: \(reason).", correlationID: correlationID,
+                underlyingError: underlying)
+        }
+        let document: JSONDocument
+        do throws(JOSEError) {
+            document = try JSONDocument(parsing: body, limits: .document)
+        } catch {
+            throw fail("not JSON (\(error.message))", error)
+        }
+        let root = document.root
+        guard root.kind == .object else { throw fail("not a JSON object") }
+        func required(_ name: String) throws(MSALError) -> String {
+            guard let value = root[name] else { throw fail("\(name) is missing") }
+            guard let text = value.string, !text.isEmpty else { throw fail("\(name) is not a non-empty string") }
+            return text
+        }
+        func optional(_ name: String) throws(MSALError) -> String? {
+            guard let value = root[name], !value.isNull else { return nil }
+            guard let text = value.string else { throw fail("\(name) is not a string") }
+            return text.isEmpty ? nil : text
+        }
+        return OpenIDConfiguration(
+            issuer: try required("issuer"),
+            authorizationEndpoint: try required("authorization_endpoint"),
+            tokenEndpoint: try required("token_endpoint"),
+            jwksURI: try required("jwks_uri"),
+            deviceAuthorizationEndpoint: try optional("device_authorization_endpoint"),
+            endSessionEndpoint: try optional("end_session_endpoint"))
+    }
+}
