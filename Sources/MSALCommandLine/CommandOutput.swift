@@ -27,6 +27,10 @@ enum CommandOutput {
         } else {
             members.append(JSONMember(name: "internal_code", value: .null))
         }
+        members.append(JSONMember(name: "oauth_error", value: error.oauthError.map { .string($0) } ?? .null))
+        if let subError = error.oauthSubError {
+            members.append(JSONMember(name: "oauth_suberror", value: .string(subError)))
+        }
         if let jose = error.underlyingError as? JOSEError {
             members.append(JSONMember(name: "jose_code", value: .string(jose.code.rawValue)))
             members.append(JSONMember(name: "message", value: .string(jose.message)))

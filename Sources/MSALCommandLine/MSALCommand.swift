@@ -6,7 +6,7 @@ struct MSALCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "msal",
         abstract: "swift-msal: Microsoft identity platform authentication for Linux.",
-        subcommands: [JWTCommand.self]
+        subcommands: [AuthorityCommand.self, JWTCommand.self]
     )
 }
 
