@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "JOSEBenchmarkSupport",
                 .product(name: "MSALJOSE", package: "swift-msal"),
+                .product(name: "MSAL", package: "swift-msal"),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
