@@ -31,9 +31,9 @@ enum InputReader {
     }
 
     /// The JWK set at `source`: an `https://` URL (or `http://` on a loopback host), or a file path.
-    static func keySet(_ source: String) async throws -> [UInt8] {
+    static func keySet(_ source: String, transport: @autoclosure () throws -> any MSALHTTPTransport) async throws -> [UInt8] {
         if source.hasPrefix("https://") || source.hasPrefix("http://") {
-            return try await download(source)
+            return try await download(source, transport: try transport())
         }
         let url = URL(fileURLWithPath: source)
         let handle: FileHandle
@@ -50,7 +50,7 @@ enum InputReader {
         return [UInt8](data)
     }
 
-    private static func download(_ source: String) async throws -> [UInt8] {
+    private static func download(_ source: String, transport: any MSALHTTPTransport) async throws -> [UInt8] {
         guard let url = URL(string: source), let host = url.host else {
             throw MSALError(.internal, internalCode: .invalidParameter, message: "\(source) is not a valid URL")
         }
@@ -58,27 +58,13 @@ enum InputReader {
         guard url.scheme == "https" || (url.scheme == "http" && isLoopback) else {
             throw MSALError(.internal, internalCode: .invalidParameter, message: "JWK sets are fetched over https only (plain http only from a loopback host)")
         }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
-        configuration.timeoutIntervalForResource = 20
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(from: url)
-        } catch {
-            throw MSALError(.internal, internalCode: .unhandledResponse, message: "cannot fetch the JWK set from \(source): \(error.localizedDescription)")
-        }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 else {
-            var failure = MSALError(.internal, internalCode: .unhandledResponse, message: "fetching the JWK set from \(source) returned HTTP \(status)")
-            failure.httpStatusCode = status
+        let limits = MSALHTTPLimits(maximumResponseBodySize: maximumKeySetBytes, connectTimeout: 10, totalTimeout: 20)
+        let response = try await transport.send(MSALHTTPRequest(method: .get, url: url), limits: limits)
+        guard response.statusCode == 200 else {
+            var failure = MSALError(.internal, internalCode: .unhandledResponse, message: "fetching the JWK set from \(source) returned HTTP \(response.statusCode)")
+            failure.httpStatusCode = response.statusCode
             throw failure
         }
-        guard data.count <= maximumKeySetBytes else {
-            throw MSALError(.internal, internalCode: .limitExceeded, message: "JWK set at \(source) is larger than \(maximumKeySetBytes) bytes")
-        }
-        return [UInt8](data)
+        return response.body
     }
 }

@@ -36,6 +36,8 @@ struct JWTVerifyCommand: AsyncParsableCommand {
     @Option(help: "Evaluate times at this instant (seconds since 1970) instead of now.")
     var now: Double?
 
+    @OptionGroup var network: NetworkOptions
+
     @Option(help: "Output format: text or json.")
     var output: OutputFormat = .text
 
@@ -52,7 +54,7 @@ struct JWTVerifyCommand: AsyncParsableCommand {
         let idToken: IDToken
         do {
             let text = try InputReader.token(token)
-            let keySet = try JSONWebKeySet(json: try await InputReader.keySet(jwks))
+            let keySet = try JSONWebKeySet(json: try await InputReader.keySet(jwks, transport: try network.transport()))
             var options = IDTokenValidationOptions(issuer: issuer ?? "", clientID: audience ?? "", nonce: nonce, clockSkew: skew)
             options.checksIssuer = issuer != nil
             options.checksAudience = audience != nil
