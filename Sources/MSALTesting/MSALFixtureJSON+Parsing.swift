@@ -77,7 +77,8 @@ private struct FixtureJSONParser {
         }
         while true {
             skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            guard offset < bytes.count else { throw failure("unexpected end of input in an object") }
+            guard bytes[offset] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
             let nameOffset = offset
             let name = try parseString()
             guard names.insert(name).inserted else {

@@ -31,38 +31,29 @@ struct ReplayPair: Sendable, Hashable, Comparable, CustomStringConvertible {
     var description: String { "\(name)=\(value)" }
 }
 
-/// How far a sent request got in matching one interaction; later stages are closer.
-enum ReplayMismatch: Comparable {
-    case method(String)
-    case origin(String)
-    case path(String)
-    case query(String)
-    case headers(String)
-    case form(String)
-    /// Everything matches, but the interaction was already used and is not repeatable.
-    case alreadyUsed
+/// How far a sent request got in matching one interaction: a later stage is closer, and within a
+/// stage a higher closeness (such as the same host with another port) is closer.
+struct ReplayMismatch: Comparable {
+    enum Stage: Int, Comparable {
+        case method, origin, path, query, headers, form
+        /// Everything matches, but the interaction was already used and is not repeatable.
+        case alreadyUsed
 
-    var stage: Int {
-        switch self {
-        case .method: 0
-        case .origin: 1
-        case .path: 2
-        case .query: 3
-        case .headers: 4
-        case .form: 5
-        case .alreadyUsed: 6
-        }
+        static func < (lhs: Stage, rhs: Stage) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    static func < (lhs: ReplayMismatch, rhs: ReplayMismatch) -> Bool { lhs.stage < rhs.stage }
+    var stage: Stage
+    var closeness = 0
+    var reason: String
 
-    var reason: String {
-        switch self {
-        case .method(let reason), .origin(let reason), .path(let reason), .query(let reason), .headers(let reason),
-            .form(let reason):
-            reason
-        case .alreadyUsed: "it matches, but it was already used and is not repeatable"
-        }
+    static let alreadyUsed = ReplayMismatch(stage: .alreadyUsed, reason: "it matches, but it was already used and is not repeatable")
+
+    static func < (lhs: ReplayMismatch, rhs: ReplayMismatch) -> Bool {
+        (lhs.stage, lhs.closeness) < (rhs.stage, rhs.closeness)
+    }
+
+    static func == (lhs: ReplayMismatch, rhs: ReplayMismatch) -> Bool {
+        lhs.stage == rhs.stage && lhs.closeness == rhs.closeness
     }
 }
 
@@ -88,13 +79,16 @@ struct ReplayCandidate: Sendable {
     func mismatch(for request: MSALHTTPRequest, key sent: ReplayURLKey) -> ReplayMismatch? {
         let recorded = interaction.request
         if request.method.rawValue != recorded.method.rawValue {
-            return .method("method differs (sent \(request.method), recorded \(recorded.method))")
+            return ReplayMismatch(stage: .method, reason: "method differs (sent \(request.method), recorded \(recorded.method))")
         }
         if sent.scheme != key.scheme || sent.host != key.host || sent.port != key.port {
-            return .origin("origin differs (sent \(Self.origin(sent)), recorded \(Self.origin(key)))")
+            let closeness = (sent.host == key.host ? 2 : 0) + (sent.scheme == key.scheme ? 1 : 0)
+            return ReplayMismatch(stage: .origin, closeness: closeness,
+                                  reason: "origin differs (sent \(Self.origin(sent)), recorded \(Self.origin(key)))")
         }
         if sent.path != key.path {
-            return .path("path differs (sent \(sent.path), recorded \(key.path))")
+            let common = zip(sent.path.utf8, key.path.utf8).prefix { $0 == $1 }.count
+            return ReplayMismatch(stage: .path, closeness: common, reason: "path differs (sent \(sent.path), recorded \(key.path))")
         }
         if sent.query != key.query {
             let missing = Self.difference(key.query, sent.query)
@@ -102,26 +96,27 @@ struct ReplayCandidate: Sendable {
             var parts: [String] = []
             if !missing.isEmpty { parts.append("missing \(missing.map(\.description).joined(separator: "&"))") }
             if !extra.isEmpty { parts.append("unexpected \(extra.map(\.description).joined(separator: "&"))") }
-            return .query("query differs (\(parts.joined(separator: "; ")))")
+            return ReplayMismatch(stage: .query, closeness: -(missing.count + extra.count),
+                                  reason: "query differs (\(parts.joined(separator: "; ")))")
         }
         for field in recorded.headers where !request.headers.values(of: field.name).contains(field.value) {
             if request.headers.contains(field.name) {
-                return .headers("header \(field.name) has another value (recorded \"\(field.value)\")")
+                return ReplayMismatch(stage: .headers, reason: "header \(field.name) has another value (recorded \"\(field.value)\")")
             }
-            return .headers("header \(field.name) is missing (recorded \"\(field.value)\")")
+            return ReplayMismatch(stage: .headers, reason: "header \(field.name) is missing (recorded \"\(field.value)\")")
         }
         if let form = recorded.form {
             guard let contentType = request.headers["Content-Type"],
                 contentType.lowercased().hasPrefix("application/x-www-form-urlencoded"), request.body != nil
             else {
-                return .form("the request has no application/x-www-form-urlencoded body")
+                return ReplayMismatch(stage: .form, reason: "the request has no application/x-www-form-urlencoded body")
             }
             let sentParameters = request.formParameters
             for name in form.keys.sorted() {
                 let values = sentParameters.filter { $0.0 == name }.map(\.1)
-                if values.isEmpty { return .form("form parameter \(name) is missing (recorded \"\(form[name]!)\")") }
+                if values.isEmpty { return ReplayMismatch(stage: .form, reason: "form parameter \(name) is missing (recorded \"\(form[name]!)\")") }
                 if !values.contains(form[name]!) {
-                    return .form("form parameter \(name) has another value (recorded \"\(form[name]!)\")")
+                    return ReplayMismatch(stage: .form, reason: "form parameter \(name) has another value (recorded \"\(form[name]!)\")")
                 }
             }
         }

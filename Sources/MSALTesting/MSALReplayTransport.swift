@@ -28,6 +28,12 @@ public final class MSALReplayTransport: MSALHTTPTransport {
         public var request: MSALHTTPRequest
         /// The message of the error thrown for it: the request, the closest interaction and the difference.
         public var message: String
+
+        /// Creates a record.
+        public init(request: MSALHTTPRequest, message: String) {
+            self.request = request
+            self.message = message
+        }
     }
 
     private struct State {
