@@ -29,7 +29,7 @@ let package = Package(
         ),
         .target(
             name: "MSALTesting",
-            dependencies: ["MSAL"]
+            dependencies: ["MSAL", "MSALJOSE"]
         ),
         .executableTarget(
             name: "MSALCommandLine",

@@ -38,25 +38,53 @@ struct MSALFixtureJSONTests {
     @Test(
         "Invalid JSON is rejected with invalidJSON",
         arguments: [
-            ("{", "end of input"),
-            (#"{"a":1} x"#, "after the document"),
-            (#"{"a":1,"a":2}"#, "duplicate member \"a\""),
-            ("[01]", "leading zero"),
-            ("[1.]", "after '.'"),
-            ("[1e]", "exponent"),
-            (#"["\ud800"]"#, "unpaired surrogate"),
-            (#"["\udc00"]"#, "unpaired surrogate"),
-            (#"["\x"]"#, "invalid escape"),
-            ("[\"a\u{01}\"]", "control character"),
-            ("[tru]", "expected true"),
-            ("[1,]", "unexpected character"),
-            (#"{"a" 1}"#, "expected ':'"),
-            ("", "end of input"),
+            ("{", "expected a member name (offset 1)"),
+            (#"{"a":1} x"#, "unexpected bytes after the JSON value (offset 8)"),
+            (#"{"a":1,"a":2}"#, #"the member "a" more than once"#),
+            ("[01]", "expected ',' or ']' (offset 2)"),
+            ("[1.]", "invalid number fraction (offset 3)"),
+            ("[1e]", "invalid number exponent (offset 3)"),
+            (#"["\ud800"]"#, "unpaired surrogate escape (offset 8)"),
+            (#"["\udc00"]"#, "unpaired surrogate escape (offset 8)"),
+            (#"["\x"]"#, "invalid escape (offset 2)"),
+            ("[\"a\u{01}\"]", "control character in string (offset 3)"),
+            ("[tru]", "invalid literal (offset 1)"),
+            ("[1,]", "unexpected character (offset 3)"),
+            (#"{"a" 1}"#, "expected ':' (offset 5)"),
+            ("", "unexpected end of JSON (offset 0)"),
         ])
     func invalid(text: String, reason: String) {
         let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(text.utf8)) }
         #expect(error?.internalCode == .invalidJSON)
         #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("After a byte-order mark, error offsets still count the caller's bytes")
+    func byteOrderMarkOffsets() {
+        let error = #expect(throws: MSALError.self) {
+            try MSALFixtureJSON(parsing: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1} x"#.utf8))
+        }
+        #expect(error?.internalCode == .invalidJSON)
+        #expect(error?.message.contains("(offset 11)") == true, "\(error?.message ?? "")")
+    }
+
+    @Test("A second byte-order mark is not skipped")
+    func secondByteOrderMark() {
+        let error = #expect(throws: MSALError.self) {
+            try MSALFixtureJSON(parsing: [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("{}".utf8))
+        }
+        #expect(error?.internalCode == .invalidJSON)
+    }
+
+    @Test("A document of several MiB is accepted; one over 16 MiB is rejected with invalidJSON")
+    func size() throws {
+        let large = String(repeating: "x", count: 8 * 1024 * 1024)
+        let value = try MSALFixtureJSON(parsing: Array(#"{"body_text":""#.utf8) + Array(large.utf8) + Array(#""}"#.utf8))
+        #expect(value["body_text"]?.stringValue?.utf8.count == large.utf8.count)
+        let tooLarge = [UInt8](repeating: 0x20, count: 16 * 1024 * 1024) + Array("{}".utf8)
+        let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: tooLarge) }
+        #expect(error?.internalCode == .invalidJSON)
+        #expect(error?.message.contains("16777216-byte limit") == true, "\(error?.message ?? "")")
     }
 
     @Test("Invalid UTF-8 inside a string is rejected")
@@ -70,7 +98,19 @@ struct MSALFixtureJSONTests {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(deep.utf8)) }
         #expect(error?.message.contains("nesting") == true)
+        let justOver = String(repeating: "[", count: 257) + String(repeating: "]", count: 257)
+        #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(justOver.utf8)) }
         let fine = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
         _ = try MSALFixtureJSON(parsing: Array(fine.utf8))
+    }
+
+    @Test("More than a million values is rejected with invalidJSON")
+    func valueCount() throws {
+        let many = "[" + Array(repeating: "0", count: 1_000_000).joined(separator: ",") + "]"
+        let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(many.utf8)) }
+        #expect(error?.internalCode == .invalidJSON)
+        #expect(error?.message.contains("more than 1000000 values") == true, "\(error?.message ?? "")")
+        let enough = "[" + Array(repeating: "0", count: 999_999).joined(separator: ",") + "]"
+        #expect(try MSALFixtureJSON(parsing: Array(enough.utf8)).arrayValue?.count == 999_999)
     }
 }

@@ -163,7 +163,7 @@ struct MSALRecordedFixtureTests {
             try MSALRecordedFixture(data: Data(#"{"name":"n","name":"m"}"#.utf8))
         }
         #expect(error?.internalCode == .invalidJSON)
-        #expect(error?.message.contains(#"duplicate member "name""#) == true)
+        #expect(error?.message.contains(#"the member "name" more than once"#) == true)
     }
 
     @Test("A JSON body replays compactly with a JSON Content-Type; a given Content-Type is kept")
