@@ -133,42 +133,12 @@ package struct AuthorityResolver: Sendable {
 
     /// The error for a non-200 discovery answer.
     private static func failure(_ response: MSALHTTPResponse, correlationID: UUID, what: String) -> MSALError {
-        let body = OAuthErrorBody(response.body)
         let internalCode: MSALInternalError
-        switch body.error {
+        switch OAuthErrorResponse(body: response.body).error {
         case "invalid_instance": internalCode = .failedAuthorityValidation
         case "invalid_tenant": internalCode = .invalidTenant
         default: internalCode = .invalidAuthorityMetadata
         }
-        var message = "\(what) failed with HTTP \(response.statusCode)"
-        if let error = body.error { message += " (\(error))" }
-        if let description = body.description { message += ": \(description)" }
-        var error = MSALError(.internal, internalCode: internalCode, message: message, oauthError: body.error, oauthSubError: body.subError, correlationID: correlationID)
-        error.stsErrorCodes = body.codes
-        error.httpStatusCode = response.statusCode
-        error.httpHeaders = response.headers.dictionary
-        return error
-    }
-}
-
-/// The OAuth error members of a discovery error body, read leniently (HTML and garbage give nothing).
-private struct OAuthErrorBody {
-    var error: String?
-    var subError: String?
-    var description: String?
-    var codes: [Int]?
-
-    init(_ body: [UInt8]) {
-        guard let document = try? JSONDocument(parsing: body, limits: .document), document.root.kind == .object else { return }
-        let root = document.root
-        error = root["error"]?.string
-        subError = root["suberror"]?.string
-        if let text = root["error_description"]?.string {
-            let scalars = text.unicodeScalars.prefix(512).map { $0.value < 0x20 || $0.value == 0x7F ? " " : String($0) }
-            description = scalars.joined()
-        }
-        if let array = root["error_codes"], array.kind == .array {
-            codes = array.elements.compactMap { $0.int64.map(Int.init) }
-        }
+        return MSALError(response: response, code: .internal, internalCode: internalCode, context: what, correlationID: correlationID)
     }
 }

@@ -4,14 +4,16 @@ import Foundation
 package struct HTTPPipelineConfiguration: Sendable {
     /// Caps and timeouts passed to the transport.
     package var limits: MSALHTTPLimits = .default
-    /// Retries of an idempotent request after a 5xx or a timeout (0 or 1).
+    /// Retries of an idempotent request after a 5xx, a timeout or a network failure (0 or 1).
     package var retryCount = 1
     /// Seconds to wait before the retry.
     package var retryInterval: Double = 1
-    /// Longest `Retry-After` honoured, in seconds (longer values are clamped).
+    /// A 5xx whose `Retry-After` is longer than this is not retried but throttled.
+    package var maximumRetryWait: Double = 5
+    /// Longest `Retry-After` honoured, in seconds (longer values are clamped; MSAL for Python: 3600).
     package var maximumRetryAfter: Double = 3600
-    /// How long a 5xx without `Retry-After` throttles repeats, in seconds.
-    package var defaultServerErrorThrottle: Double = 60
+    /// How long a 429 or 5xx without a usable `Retry-After` throttles repeats, in seconds (MSAL.NET: 60).
+    package var defaultThrottle: Double = 60
 
     package init() {}
 }
@@ -22,30 +24,118 @@ package struct HTTPPipeline: Sendable {
     package let transport: any MSALHTTPTransport
     package let clock: any MSALClock
     package let configuration: HTTPPipelineConfiguration
+    package let throttling: ThrottlingCache
 
     package init(
         transport: any MSALHTTPTransport,
         clock: any MSALClock = MSALSystemClock(),
-        configuration: HTTPPipelineConfiguration = HTTPPipelineConfiguration()
+        configuration: HTTPPipelineConfiguration = HTTPPipelineConfiguration(),
+        throttling: ThrottlingCache = ThrottlingCache()
     ) {
         self.transport = transport
         self.clock = clock
         self.configuration = configuration
+        self.throttling = throttling
     }
+
+    /// The telemetry headers of protocol.md.
+    package static let telemetryHeaders: [(String, String)] = [
+        ("x-client-SKU", "MSAL.Swift.Linux"),
+        ("x-client-Ver", MSALVersion),
+        ("x-client-OS", operatingSystemRelease()),
+        ("x-ms-lib-capability", "retry-after, h429"),
+        ("return-client-request-id", "true"),
+    ]
 
     /// Sends `request` with the telemetry headers and `correlationID`.
     ///
-    /// Returns every response the caller must interpret (2xx, 3xx, 4xx other than 429).
-    /// Throws an ``MSALError``: network failures, 429 and 5xx (after the retry), and throttled repeats.
+    /// Returns 2xx and 4xx responses other than 429 for the caller to interpret. Throws an
+    /// ``MSALError``: network failures, a 3xx (``MSALInternalError/unexpectedRedirect``; never
+    /// followed), 429 and 5xx (``MSALError/Code/serverError``, after the retry), and repeats of a
+    /// throttled request (the stored error with ``MSALError/isThrottlingCacheHit``), which never reach the transport.
     package func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
         var request = request
-        request.headers.replaceOrAdd(name: "client-request-id", value: correlationID.uuidString.lowercased())
-        do {
-            return try await transport.send(request, limits: configuration.limits)
-        } catch let error as MSALError {
-            throw error
-        } catch {
-            throw MSALError(.internal, internalCode: .networkFailure, message: "The request to \(request.url.host ?? "the server") failed: \(error)", correlationID: correlationID)
+        for (name, value) in Self.telemetryHeaders where !request.headers.contains(name) {
+            request.headers.add(name: name, value: value)
         }
+        request.headers.replaceOrAdd(name: "client-request-id", value: correlationID.uuidString.lowercased())
+        let host = request.url.host ?? "the server"
+
+        if var throttled = throttling.throttledError(for: request, now: clock.now()) {
+            throttled.isThrottlingCacheHit = true
+            throttled.correlationID = correlationID
+            throttled.message = "Throttled: the server asked not to repeat this request yet. " + throttled.message
+            throw throttled
+        }
+        if let body = request.body, body.count > configuration.limits.maximumRequestBodySize {
+            throw MSALError(
+                .internal, internalCode: .bodyTooLarge,
+                message: "The request body (\(body.count) bytes) exceeds the \(configuration.limits.maximumRequestBodySize)-byte cap.",
+                correlationID: correlationID)
+        }
+
+        var attempt = 0
+        while true {
+            let retriesLeft = request.isIdempotent && attempt < min(configuration.retryCount, 1)
+            let response: MSALHTTPResponse
+            do {
+                response = try await transport.send(request, limits: configuration.limits)
+            } catch {
+                var failure = Self.networkError(error, host: host, correlationID: correlationID)
+                let retryable = failure.internalCode == .networkTimeout || failure.internalCode == .networkFailure
+                if !retryable || !retriesLeft || Task.isCancelled || error is CancellationError {
+                    if error is CancellationError { throw error }
+                    failure.correlationID = correlationID
+                    throw failure
+                }
+                attempt += 1
+                try await clock.sleep(seconds: configuration.retryInterval)
+                continue
+            }
+
+            switch response.statusCode {
+            case 300..<400:
+                var error = MSALError(
+                    response: response, code: .internal, internalCode: .unexpectedRedirect,
+                    context: "The request to \(host) was redirected (not followed);", correlationID: correlationID)
+                error.message += response.headers["Location"].map { " Location: \(OAuthErrorResponse.sanitized($0, limit: 200))" } ?? ""
+                throw error
+            case 429, 500..<600:
+                let now = clock.now()
+                let retryAfter = RetryAfter.seconds(response.headers["Retry-After"], now: now, maximum: configuration.maximumRetryAfter)
+                if response.statusCode != 429, retriesLeft, (retryAfter ?? 0) <= configuration.maximumRetryWait {
+                    attempt += 1
+                    try await clock.sleep(seconds: max(configuration.retryInterval, retryAfter ?? 0))
+                    continue
+                }
+                let error = MSALError(
+                    response: response, code: .serverError, internalCode: .unhandledResponse,
+                    context: "The request to \(host)", correlationID: correlationID)
+                let wait = retryAfter ?? configuration.defaultThrottle
+                if wait > 0 {
+                    throttling.record(request, error: error, until: clock.now().addingTimeInterval(wait))
+                }
+                throw error
+            default:
+                return response
+            }
+        }
+    }
+
+    private static func networkError(_ error: any Error, host: String, correlationID: UUID) -> MSALError {
+        if let error = error as? MSALError { return error }
+        return MSALError(
+            .internal, internalCode: .networkFailure, message: "The request to \(host) failed: \(error)",
+            correlationID: correlationID, underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: "\(error)"))
+    }
+
+    /// The kernel release, as `uname -r` prints it.
+    private static func operatingSystemRelease() -> String {
+        var name = utsname()
+        guard uname(&name) == 0 else { return "Linux" }
+        let release = withUnsafeBytes(of: &name.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return release.isEmpty ? "Linux" : "Linux " + release
     }
 }
