@@ -1,0 +1,65 @@
+import Foundation
+import MSAL
+import Synchronization
+
+/// A clock whose time moves only when told to; `sleep` advances it at once and is recorded.
+final class SteppedClock: MSALClock {
+    private let state: Mutex<(now: Date, sleeps: [Double])>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        state = Mutex((start, []))
+    }
+
+    func now() -> Date { state.withLock { $0.now } }
+
+    func sleep(seconds: Double) async throws {
+        state.withLock {
+            $0.sleeps.append(seconds)
+            $0.now = $0.now.addingTimeInterval(seconds)
+        }
+    }
+
+    func advance(_ seconds: Double) {
+        state.withLock { $0.now = $0.now.addingTimeInterval(seconds) }
+    }
+
+    var sleeps: [Double] { state.withLock { $0.sleeps } }
+}
+
+/// Answers requests from a queue of steps and records what it was sent.
+final class QueueTransport: MSALHTTPTransport {
+    enum Step: Sendable {
+        case respond(MSALHTTPResponse)
+        case fail(MSALError)
+        case failWith(any Error & Sendable)
+    }
+
+    private let state: Mutex<(steps: [Step], requests: [MSALHTTPRequest])>
+
+    init(_ steps: [Step]) {
+        state = Mutex((steps, []))
+    }
+
+    func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
+        let step: Step = state.withLock {
+            $0.requests.append(request)
+            return $0.steps.isEmpty ? .fail(MSALError(.internal, internalCode: .unexpected, message: "no step left")) : $0.steps.removeFirst()
+        }
+        switch step {
+        case .respond(let response): return response
+        case .fail(let error): throw error
+        case .failWith(let error): throw error
+        }
+    }
+
+    var requests: [MSALHTTPRequest] { state.withLock { $0.requests } }
+    var callCount: Int { requests.count }
+}
+
+extension MSALHTTPResponse {
+    static func json(_ status: Int, _ body: String, headers: MSALHTTPHeaders = [:]) -> MSALHTTPResponse {
+        var headers = headers
+        headers.add(name: "Content-Type", value: "application/json")
+        return MSALHTTPResponse(statusCode: status, headers: headers, text: body)
+    }
+}
