@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Cached authority knowledge: instance-discovery answers per host (including `invalid_instance`),
 /// resolved metadata per authority, and JWK sets per `jwks_uri`.
@@ -32,6 +33,8 @@ package final class AuthorityMetadataStore: Sendable {
     package let metadata: SingleFlightCache<MetadataKey, MSALAuthorityMetadata>
     package let keySets: SingleFlightCache<String, JSONWebKeySet>
     package let clock: any MSALClock
+    /// When an unknown `kid` last caused each JWK set (by `jwks_uri`) to be fetched again.
+    private let keySetRefetches = Mutex<[String: Date]>([:])
 
     /// Creates an empty store timed by `clock`.
     package init(clock: any MSALClock = MSALSystemClock()) {
@@ -45,10 +48,25 @@ package final class AuthorityMetadataStore: Sendable {
     /// endpoints, public keys), never tokens, and every entry expires.
     package static let shared = AuthorityMetadataStore()
 
+    /// Records a refetch of the JWK set at `uri` triggered by an unknown `kid`, unless one was recorded
+    /// less than ``keySetRefetchInterval`` before `now`. Returns whether the refetch may run.
+    package func claimKeySetRefetch(_ uri: String, now: Date) -> Bool {
+        keySetRefetches.withLock { marks in
+            if let last = marks[uri], abs(now.timeIntervalSince(last)) < Self.keySetRefetchInterval { return false }
+            if marks.count >= 64 {
+                marks = marks.filter { now.timeIntervalSince($0.value) < Self.keySetRefetchInterval }
+                if marks.count >= 64, let oldest = marks.min(by: { $0.value < $1.value })?.key { marks[oldest] = nil }
+            }
+            marks[uri] = now
+            return true
+        }
+    }
+
     /// Forgets everything.
     package func removeAll() {
         instances.removeAll()
         metadata.removeAll()
         keySets.removeAll()
+        keySetRefetches.withLock { $0.removeAll() }
     }
 }

@@ -52,7 +52,8 @@ package struct AuthorityMetadataValidator: Sendable {
             tokenEndpoint: token, deviceCodeEndpoint: deviceCode,
             endSessionEndpoint: try configuration.endSessionEndpoint.map { (text) throws(MSALError) in try endpoint(text, "end_session_endpoint") },
             jwksURI: try endpoint(configuration.jwksURI, "jwks_uri"),
-            issuer: configuration.issuer)
+            // checkIssuer accepts `{tenant}` as the multi-tenant template too; the ID-token validator fills only `{tenantid}`.
+            issuer: configuration.issuer.replacingOccurrences(of: "{tenant}", with: "{tenantid}"))
     }
 
     /// `…/token` → `…/devicecode`, keeping any query.
@@ -85,7 +86,7 @@ package struct AuthorityMetadataValidator: Sendable {
             break
         }
         // Entra kinds: https://<trusted host>/<X>[/v2.0][/], with the placeholder template kept intact.
-        let scheme = components.isLoopback && authority.options.contains(.allowInsecureLoopback) ? ["https://", "http://"] : ["https://"]
+        let scheme = components.scheme == "http" ? ["https://", "http://"] : ["https://"]
         guard let prefix = scheme.first(where: { issuer.hasPrefix($0) }) else { throw mismatch("it is not an https URL") }
         let rest = issuer.dropFirst(prefix.count)
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -143,7 +144,10 @@ package struct AuthorityMetadataValidator: Sendable {
         let text = raw.replacingOccurrences(of: "{tenantid}", with: components.tenant)
             .replacingOccurrences(of: "{tenant}", with: components.tenant)
         guard text.utf8.count <= 2048, !text.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\\") }),
-            let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), let rawHost = parts.host,
+            let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
+            // The host as written: `parts.host` decodes percent escapes and turns xn-- labels into Unicode,
+            // so it is neither what the request goes to nor comparable with the authority's host.
+            let hostRange = parts.rangeOfHost, case let rawHost = String(text[hostRange]),
             !rawHost.isEmpty, parts.fragment == nil, let url = parts.url
         else {
             throw MSALError(
@@ -152,13 +156,15 @@ package struct AuthorityMetadataValidator: Sendable {
                 correlationID: correlationID)
         }
         guard parts.user == nil, parts.password == nil else { throw insecure("carries userinfo") }
+        guard !rawHost.contains("%") else { throw insecure("has a percent-encoded host") }
         let host = rawHost.lowercased()
         let hostAndPort = parts.port.map { "\(host):\($0)" } ?? host
         switch scheme {
         case "https":
             break
         case "http":
-            guard components.isLoopback, authority.options.contains(.allowInsecureLoopback), AuthorityURLParts.loopbackHosts.contains(host) else {
+            // Only an http loopback authority (which needed the opt-in) may use http endpoints.
+            guard components.scheme == "http", components.isLoopback, AuthorityURLParts.loopbackHosts.contains(host) else {
                 throw insecure("is not https")
             }
         default:

@@ -43,8 +43,10 @@ extension AuthorityResolver {
         do throws(JOSEError) {
             return try IDTokenValidator(keySet: keys, options: options).validate(token, now: now)
         } catch where error.code == .keyNotFound {
+            // Rate-limited by the last kid-triggered refetch, not by the regular fetch: a key rotated in
+            // just after the set was fetched must still be found.
             let uri = metadata.jwksURI.absoluteString
-            if let fetched = store.keySets.storedDate(uri), now.timeIntervalSince(fetched) < AuthorityMetadataStore.keySetRefetchInterval {
+            guard store.claimKeySetRefetch(uri, now: now) else {
                 throw MSALError(error, correlationID: correlationID)
             }
             store.keySets.remove(uri)

@@ -65,13 +65,14 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
     /// The canonical URL as text.
     public var description: String { components.canonical }
 
-    /// Same kind and canonical URL.
+    /// Same kind and canonical URL (the tenant as written, which may differ in case, is not compared).
     public static func == (lhs: MSALAuthority, rhs: MSALAuthority) -> Bool {
-        lhs.components == rhs.components
+        lhs.components.kind == rhs.components.kind && lhs.components.canonical == rhs.components.canonical
     }
 
     /// Hashes the kind and canonical URL.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(components)
+        hasher.combine(components.kind)
+        hasher.combine(components.canonical)
     }
 }
