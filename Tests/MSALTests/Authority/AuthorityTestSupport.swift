@@ -129,7 +129,11 @@ struct ResolverHarness {
         self.clock = clock
         self.transport = transport
         self.store = AuthorityMetadataStore(clock: clock)
-        self.resolver = AuthorityResolver(pipeline: HTTPPipeline(transport: transport, clock: clock), store: store, policy: policy)
+        // No retries here: these tests count requests to check the caches; retries are HTTPPipelineTests' subject.
+        var configuration = HTTPPipelineConfiguration()
+        configuration.retryCount = 0
+        self.resolver = AuthorityResolver(
+            pipeline: HTTPPipeline(transport: transport, clock: clock, configuration: configuration), store: store, policy: policy)
     }
 
     func resolve(_ authority: MSALAuthority) async throws -> MSALAuthorityMetadata {
