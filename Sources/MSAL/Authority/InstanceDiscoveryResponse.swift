@@ -10,20 +10,9 @@ package struct InstanceDiscoveryResponse: Sendable, Hashable {
 
     /// Parses a 200 body; anything malformed is ``MSALInternalError/invalidAuthorityMetadata``.
     package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALError) -> InstanceDiscoveryResponse {
-        func fail(_ reason: String, _ underlying: JOSEError? = nil) -> MSALError {
-            MSALError(
-                .internal, internalCode: .invalidAuthorityMetadata,
-                message: "The instance discovery response is invalid: \(reason).", correlationID: correlationID,
-                underlyingError: underlying)
-        }
-        let document: JSONDocument
-        do throws(JOSEError) {
-            document = try JSONDocument(parsing: body, limits: .document)
-        } catch {
-            throw fail("not JSON (\(error.message))", error)
-        }
-        let root = document.root
-        guard root.kind == .object else { throw fail("not a JSON object") }
+        let reader = AuthorityDocument(name: "instance discovery response", correlationID: correlationID)
+        func fail(_ reason: String) -> MSALError { reader.fail(reason) }
+        let root = try reader.root(body)
         var response = InstanceDiscoveryResponse(tenantDiscoveryEndpoint: nil, groups: [])
         if let endpoint = root["tenant_discovery_endpoint"] {
             guard let text = endpoint.string else { throw fail("tenant_discovery_endpoint is not a string") }

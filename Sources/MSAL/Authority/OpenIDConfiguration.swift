@@ -12,20 +12,9 @@ package struct OpenIDConfiguration: Sendable, Hashable {
 
     /// Parses a 200 body; a missing required member or a wrong type is ``MSALInternalError/invalidAuthorityMetadata``.
     package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALError) -> OpenIDConfiguration {
-        func fail(_ reason: String, _ underlying: JOSEError? = nil) -> MSALError {
-            MSALError(
-                .internal, internalCode: .invalidAuthorityMetadata,
-                message: "The OpenID configuration is invalid: \(reason).", correlationID: correlationID,
-                underlyingError: underlying)
-        }
-        let document: JSONDocument
-        do throws(JOSEError) {
-            document = try JSONDocument(parsing: body, limits: .document)
-        } catch {
-            throw fail("not JSON (\(error.message))", error)
-        }
-        let root = document.root
-        guard root.kind == .object else { throw fail("not a JSON object") }
+        let reader = AuthorityDocument(name: "OpenID configuration", correlationID: correlationID)
+        func fail(_ reason: String) -> MSALError { reader.fail(reason) }
+        let root = try reader.root(body)
         func required(_ name: String) throws(MSALError) -> String {
             guard let value = root[name] else { throw fail("\(name) is missing") }
             guard let text = value.string, !text.isEmpty else { throw fail("\(name) is not a non-empty string") }

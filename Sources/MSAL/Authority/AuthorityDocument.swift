@@ -1,0 +1,29 @@
+import Foundation
+import MSALJOSE
+
+/// The shared first step of reading a discovery document: bounded JSON, a root object, and
+/// failures reported as ``MSALInternalError/invalidAuthorityMetadata`` naming the document.
+package struct AuthorityDocument {
+    package let name: String
+    package let correlationID: UUID?
+
+    /// The error for `reason`.
+    package func fail(_ reason: String, _ underlying: JOSEError? = nil) -> MSALError {
+        MSALError(
+            .internal, internalCode: .invalidAuthorityMetadata,
+            message: "The \(name) is invalid: \(reason).", correlationID: correlationID,
+            underlyingError: underlying)
+    }
+
+    /// The root object of `body`.
+    package func root(_ body: [UInt8]) throws(MSALError) -> JSONValue {
+        let document: JSONDocument
+        do throws(JOSEError) {
+            document = try JSONDocument(parsing: body, limits: .document)
+        } catch {
+            throw fail("not JSON (\(error.message))", error)
+        }
+        guard document.root.kind == .object else { throw fail("not a JSON object") }
+        return document.root
+    }
+}
