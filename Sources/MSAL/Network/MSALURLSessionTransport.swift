@@ -1,185 +1,148 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The default ``MSALHTTPTransport``: FoundationNetworking's `URLSession`, configured for an
-/// identity provider: ephemeral (no cookies, no URL cache, no credential storage), redirects never
-/// followed, the response body capped while it streams, and a total deadline that a server
-/// trickling bytes cannot stretch.
+/// The default ``MSALHTTPTransport``: Foundation's `URLSession` (libcurl on Linux).
+///
+/// - The session is ephemeral: no cookies, no URL cache, no credential storage.
+/// - Redirects are never followed; a 3xx response is returned as it is.
+/// - ``MSALHTTPLimits/connectTimeout`` bounds the wait for the connection and for every next byte,
+///   ``MSALHTTPLimits/totalTimeout`` the whole exchange (a server that trickles bytes still times out).
+///   Both are enforced by the transport itself, as libcurl-backed `URLSession` rounds timeouts down to
+///   whole seconds and does not enforce a resource timeout per request.
+/// - The response body is capped at ``MSALHTTPLimits/maximumResponseBodySize`` while it streams in
+///   (and at once when `Content-Length` declares more); the request body at
+///   ``MSALHTTPLimits/maximumRequestBodySize`` before anything is sent.
+/// - Errors are ``MSALError``s with internal code ``MSALInternalError/networkTimeout``,
+///   ``MSALInternalError/tlsFailure``, ``MSALInternalError/bodyTooLarge`` or
+///   ``MSALInternalError/networkFailure`` (the `URLError` kept as ``MSALError/underlyingError``).
+///   Canceling the calling task cancels the transfer and throws `CancellationError`.
+///
+/// One instance serves any number of concurrent requests; share it. The session is invalidated when
+/// the transport is released.
 public final class MSALURLSessionTransport: MSALHTTPTransport {
     private let session: URLSession
-    private let delegate: SessionDelegate
+    private let delegate: URLSessionTransportDelegate
 
-    /// Creates a transport with its own session.
+    /// Creates a transport with its own ephemeral session.
     public init() {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         configuration.urlCache = nil
         configuration.urlCredentialStorage = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let delegate = SessionDelegate()
+        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let queue = OperationQueue()
+        queue.name = "MSALURLSessionTransport"
+        // One queue per session, serial, so each task's callbacks arrive in order.
+        queue.maxConcurrentOperationCount = 1
+        let delegate = URLSessionTransportDelegate()
         self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
         session.invalidateAndCancel()
     }
 
-    /// Sends one request; see ``MSALHTTPTransport/send(_:limits:)``.
+    /// Sends `request` once and returns whatever HTTP response arrives.
     public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
+        try Task.checkCancellation()
+        let host = request.url.host ?? request.url.absoluteString
         if let body = request.body, body.count > limits.maximumRequestBodySize {
             throw MSALError(
                 .internal, internalCode: .bodyTooLarge,
-                message: "The request body (\(body.count) bytes) exceeds the \(limits.maximumRequestBodySize)-byte cap.")
+                message: "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent")
         }
+        let task = session.dataTask(with: Self.urlRequest(for: request, limits: limits))
+        let exchange = URLSessionExchange(limits: limits, host: host)
+        delegate.register(exchange, for: task)
+        defer { delegate.unregister(task) }
+        let watchdog = Task { await Self.watch(exchange, task: task) }
+        defer { watchdog.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if exchange.install(continuation) {
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            if exchange.finish(.failure(CancellationError())) {
+                task.cancel()
+            }
+        }
+    }
+
+    /// Finishes `exchange` with a timeout (and cancels the transfer) when a deadline passes.
+    private static func watch(_ exchange: URLSessionExchange, task: URLSessionTask) async {
+        while !Task.isCancelled {
+            switch exchange.checkDeadlines(now: .now) {
+            case nil:
+                return
+            case .failure(let timeout):
+                if exchange.finish(.failure(timeout)) { task.cancel() }
+                return
+            case .success(let next):
+                try? await Task.sleep(until: next, clock: .continuous)
+            }
+        }
+    }
+
+    private static func urlRequest(for request: MSALHTTPRequest, limits: MSALHTTPLimits) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = limits.connectTimeout
         urlRequest.httpShouldHandleCookies = false
+        urlRequest.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        // URLSession's own timer is only a backstop: on Linux it counts whole seconds (0.5 s would
+        // become 1 ms). The exchange's watchdog enforces the real limits first.
+        urlRequest.timeoutInterval = (max(limits.connectTimeout, limits.totalTimeout) + 1).rounded(.up)
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        if let body = request.body { urlRequest.httpBody = Data(body) }
-        let task = session.dataTask(with: urlRequest)
-        let host = request.url.host ?? "the server"
-        let deadline = Task { [weak task] in
-            try await Task.sleep(nanoseconds: UInt64(max(limits.totalTimeout, 0.001) * 1_000_000_000))
-            self.delegate.fail(taskID: task?.taskIdentifier ?? -1, with: MSALError(
-                .internal, internalCode: .networkTimeout,
-                message: "The request to \(host) did not complete within \(limits.totalTimeout) s."))
-            task?.cancel()
+        if let body = request.body {
+            urlRequest.httpBody = Data(body)
         }
-        defer { deadline.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                delegate.register(taskID: task.taskIdentifier, limit: limits.maximumResponseBodySize, host: host, continuation: continuation)
-                task.resume()
-            }
-        } onCancel: {
-            task.cancel()
-        }
-    }
-}
-
-/// Collects each task's response and resumes its continuation exactly once.
-private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private struct Pending {
-        var continuation: CheckedContinuation<MSALHTTPResponse, any Error>
-        var limit: Int
-        var host: String
-        var response: HTTPURLResponse?
-        var body: [UInt8] = []
-        var failure: MSALError?
+        return urlRequest
     }
 
-    private let pending = Mutex<[Int: Pending]>([:])
-
-    func register(taskID: Int, limit: Int, host: String, continuation: CheckedContinuation<MSALHTTPResponse, any Error>) {
-        pending.withLock { $0[taskID] = Pending(continuation: continuation, limit: limit, host: host) }
-    }
-
-    /// Records the error the task will end with (deadline, size cap); the completion callback reports it.
-    func fail(taskID: Int, with error: MSALError) {
-        pending.withLock { state in
-            if state[taskID]?.failure == nil { state[taskID]?.failure = error }
-        }
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        let http = response as? HTTPURLResponse
-        let allow: Bool = pending.withLock { state in
-            guard var entry = state[dataTask.taskIdentifier] else { return false }
-            entry.response = http
-            if let http, let length = http.value(forHTTPHeaderField: "Content-Length").flatMap(Int.init), length > entry.limit {
-                entry.failure = Self.tooLarge(entry)
-                state[dataTask.taskIdentifier] = entry
-                return false
-            }
-            state[dataTask.taskIdentifier] = entry
-            return true
-        }
-        completionHandler(allow ? .allow : .cancel)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let exceeded: Bool = pending.withLock { state in
-            guard var entry = state[dataTask.taskIdentifier], entry.failure == nil else { return false }
-            if entry.body.count + data.count > entry.limit {
-                entry.failure = Self.tooLarge(entry)
-                entry.body = []
-                state[dataTask.taskIdentifier] = entry
-                return true
-            }
-            entry.body.append(contentsOf: data)
-            state[dataTask.taskIdentifier] = entry
-            return false
-        }
-        if exceeded { dataTask.cancel() }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if let failure = entry.failure {
-            entry.continuation.resume(throwing: failure)
-        } else if let error {
-            entry.continuation.resume(throwing: Self.map(error, host: entry.host))
-        } else if let response = entry.response ?? (task.response as? HTTPURLResponse) {
-            var headers = MSALHTTPHeaders()
-            for (name, value) in response.allHeaderFields {
-                headers.add(name: String(describing: name), value: String(describing: value))
-            }
-            entry.continuation.resume(returning: MSALHTTPResponse(statusCode: response.statusCode, headers: headers, body: entry.body))
-        } else {
-            entry.continuation.resume(throwing: MSALError(.internal, internalCode: .networkFailure, message: "\(entry.host) sent no HTTP response."))
-        }
-    }
-
-    private static func tooLarge(_ entry: Pending) -> MSALError {
-        MSALError(.internal, internalCode: .bodyTooLarge, message: "The response from \(entry.host) exceeds the \(entry.limit)-byte cap.")
-    }
-
-    private static func map(_ error: any Error, host: String) -> MSALError {
+    /// Maps a `URLSession` failure to an ``MSALError`` (or `CancellationError` for a canceled transfer).
+    ///
+    /// On Linux, libcurl failures other than timeouts and refused or lost connections all arrive as
+    /// `URLError.unknown`; a TLS failure is recognised there by libcurl's message (which names SSL,
+    /// TLS or the certificate).
+    static func mapError(_ error: any Error, host: String) -> any Error {
+        if error is CancellationError || error is MSALError { return error }
         let nsError = error as NSError
-        let code = URLError.Code(rawValue: nsError.code)
+        let description = [nsError.localizedDescription, (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription]
+            .compactMap { $0 }.joined(separator: " ")
+        let code = nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) : nil
         let internalCode: MSALInternalError
-        let what: String
         switch code {
-        case .timedOut:
-            (internalCode, what) = (.networkTimeout, "timed out")
-        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
-            .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired:
-            (internalCode, what) = (.tlsFailure, "failed TLS")
-        case .cancelled:
-            (internalCode, what) = (.networkFailure, "was canceled")
+        case .cancelled?:
+            return CancellationError()
+        case .timedOut?:
+            internalCode = .networkTimeout
+        case .secureConnectionFailed?, .serverCertificateHasBadDate?, .serverCertificateUntrusted?,
+            .serverCertificateHasUnknownRoot?, .serverCertificateNotYetValid?, .clientCertificateRejected?,
+            .clientCertificateRequired?:
+            internalCode = .tlsFailure
         default:
-            (internalCode, what) = (.networkFailure, "failed")
+            let lowered = description.lowercased()
+            let mentionsTLS = ["ssl", "tls", "certificate"].contains { lowered.contains($0) }
+            internalCode = mentionsTLS ? .tlsFailure : .networkFailure
         }
-        let sendable = MSALSendableErrorDescription(domain: nsError.domain, code: nsError.code, description: nsError.localizedDescription)
-        return MSALError(.internal, internalCode: internalCode, message: "The request to \(host) \(what): \(nsError.localizedDescription)", underlyingError: sendable)
+        let what: String
+        switch internalCode {
+        case .networkTimeout: what = "timed out"
+        case .tlsFailure: what = "failed to establish a secure connection"
+        default: what = "failed"
+        }
+        return MSALError(
+            .internal, internalCode: internalCode,
+            message: "The request to \(host) \(what): \(OAuthErrorResponse.sanitized(description, limit: 300))",
+            underlyingError: MSALSendableErrorDescription(domain: nsError.domain, code: nsError.code, description: description))
     }
-}
-
-/// A Foundation networking error reduced to Sendable values.
-public struct MSALSendableErrorDescription: Error, Sendable, CustomStringConvertible {
-    /// The error domain, such as `NSURLErrorDomain`.
-    public var domain: String
-    /// The error code.
-    public var code: Int
-    /// The localized description.
-    public var description: String
 }

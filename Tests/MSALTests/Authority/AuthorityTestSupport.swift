@@ -6,27 +6,6 @@ import Testing
 
 // MARK: - Clock
 
-/// A clock that stands still until a test moves it.
-final class ManualClock: MSALClock, Sendable {
-    private let current: Mutex<Date>
-
-    init(_ secondsSince1970: Double = 1_700_001_000) {
-        current = Mutex(Date(timeIntervalSince1970: secondsSince1970))
-    }
-
-    func now() -> Date { current.withLock { $0 } }
-
-    func advance(by seconds: Double) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    /// Moves the clock instead of waiting.
-    func sleep(seconds: Double) async throws {
-        try Task.checkCancellation()
-        advance(by: max(0, seconds))
-    }
-}
-
 // MARK: - Transport
 
 /// A transport failure the scripted transport throws (not an `MSALError`, so the pipeline must wrap it).

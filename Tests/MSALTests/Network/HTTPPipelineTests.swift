@@ -10,7 +10,7 @@ struct HTTPPipelineTests {
     static let serverErrorBody = #"{"error":"server_error","error_description":"AADSTS50000: There was an error.","error_codes":[50000],"correlation_id":"f11508ab-067f-40d4-83cb-ccc67bf57e45"}"#
     static let tooManyBody = #"{"error":"Server overload","error_description":"429: Too many requests error","error_codes":[90010]}"#
 
-    func pipeline(_ transport: QueueTransport, _ clock: SteppedClock) -> HTTPPipeline {
+    func pipeline(_ transport: QueueTransport, _ clock: ManualClock) -> HTTPPipeline {
         HTTPPipeline(transport: transport, clock: clock)
     }
 
@@ -30,7 +30,7 @@ struct HTTPPipelineTests {
     @Test("Every request carries the telemetry and correlation headers")
     func headers() async throws {
         let transport = QueueTransport([.respond(.json(200, "{}"))])
-        _ = try await pipeline(transport, SteppedClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+        _ = try await pipeline(transport, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
         let sent = try #require(transport.requests.first)
         #expect(sent.headers["x-client-SKU"] == "MSAL.Swift.Linux")
         #expect(sent.headers["x-client-Ver"] == MSALVersion)
@@ -43,7 +43,7 @@ struct HTTPPipelineTests {
     @Test("GET 503 is retried once after the retry interval, then succeeds")
     func retryOnce() async throws {
         let transport = QueueTransport([.respond(.json(503, Self.serverErrorBody)), .respond(.json(200, "{}"))])
-        let clock = SteppedClock()
+        let clock = ManualClock()
         let response = try await pipeline(transport, clock).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
         #expect(response.statusCode == 200)
         #expect(transport.callCount == 2)
@@ -54,7 +54,7 @@ struct HTTPPipelineTests {
     func retryExhausted() async throws {
         let transport = QueueTransport([.respond(.json(503, Self.serverErrorBody)), .respond(.json(503, Self.serverErrorBody))])
         let error = try #require(await expectError {
-            try await pipeline(transport, SteppedClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+            try await pipeline(transport, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
         })
         #expect(error.code == .serverError)
         #expect(error.oauthError == "server_error")
@@ -69,12 +69,12 @@ struct HTTPPipelineTests {
     func postNotRetried() async throws {
         let post = MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("grant_type", "authorization_code"), ("code", "c")])
         let first = QueueTransport([.respond(.json(500, Self.serverErrorBody)), .respond(.json(200, "{}"))])
-        let error = try #require(await expectError { try await pipeline(first, SteppedClock()).send(post, correlationID: Self.correlation) })
+        let error = try #require(await expectError { try await pipeline(first, ManualClock()).send(post, correlationID: Self.correlation) })
         #expect(error.httpStatusCode == 500)
         #expect(first.callCount == 1)
 
         let second = QueueTransport([.fail(MSALError(.internal, internalCode: .networkTimeout, message: "timeout")), .respond(.json(200, "{}"))])
-        let timeout = try #require(await expectError { try await pipeline(second, SteppedClock()).send(post, correlationID: Self.correlation) })
+        let timeout = try #require(await expectError { try await pipeline(second, ManualClock()).send(post, correlationID: Self.correlation) })
         #expect(timeout.internalCode == .networkTimeout)
         #expect(second.callCount == 1)
     }
@@ -82,11 +82,11 @@ struct HTTPPipelineTests {
     @Test("GET timeout and network failure are retried once; TLS failures never")
     func networkRetries() async throws {
         let timeout = QueueTransport([.fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")), .respond(.json(200, "{}"))])
-        #expect(try await pipeline(timeout, SteppedClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation).statusCode == 200)
+        #expect(try await pipeline(timeout, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation).statusCode == 200)
         #expect(timeout.callCount == 2)
 
         let tls = QueueTransport([.fail(MSALError(.internal, internalCode: .tlsFailure, message: "bad cert")), .respond(.json(200, "{}"))])
-        let error = try #require(await expectError { try await pipeline(tls, SteppedClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation) })
+        let error = try #require(await expectError { try await pipeline(tls, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation) })
         #expect(error.internalCode == .tlsFailure)
         #expect(tls.callCount == 1)
     }
@@ -95,7 +95,7 @@ struct HTTPPipelineTests {
     func wrapsForeignErrors() async throws {
         struct Boom: Error, Sendable {}
         let transport = QueueTransport([.failWith(Boom()), .failWith(Boom())])
-        let error = try #require(await expectError { try await pipeline(transport, SteppedClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation) })
+        let error = try #require(await expectError { try await pipeline(transport, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation) })
         #expect(error.internalCode == .networkFailure)
         #expect(error.correlationID == Self.correlation)
     }
@@ -106,7 +106,7 @@ struct HTTPPipelineTests {
             .respond(.json(429, Self.tooManyBody, headers: ["Retry-After": "120"])),
             .respond(.json(200, "{}")),
         ])
-        let clock = SteppedClock()
+        let clock = ManualClock()
         let pipeline = pipeline(transport, clock)
         let request = MSALHTTPRequest(method: .get, url: Self.url)
         let first = try #require(await expectError { try await pipeline.send(request, correlationID: Self.correlation) })
@@ -114,7 +114,7 @@ struct HTTPPipelineTests {
         #expect(first.isThrottlingCacheHit == false)
         #expect(transport.callCount == 1)
 
-        clock.advance(119)
+        clock.advance(by: 119)
         let other = UUID()
         let repeated = try #require(await expectError { try await pipeline.send(request, correlationID: other) })
         #expect(repeated.isThrottlingCacheHit)
@@ -123,7 +123,7 @@ struct HTTPPipelineTests {
         #expect((repeated as NSError).userInfo[MSALThrottlingCacheHitKey] as? Bool == true)
         #expect(transport.callCount == 1)
 
-        clock.advance(2)
+        clock.advance(by: 2)
         #expect(try await pipeline.send(request, correlationID: Self.correlation).statusCode == 200)
         #expect(transport.callCount == 2)
     }
@@ -131,7 +131,7 @@ struct HTTPPipelineTests {
     @Test("A throttled request does not throttle a different one")
     func throttlingIsPerRequest() async throws {
         let transport = QueueTransport([.respond(.json(429, Self.tooManyBody, headers: ["Retry-After": "60"])), .respond(.json(200, "{}"))])
-        let pipeline = pipeline(transport, SteppedClock())
+        let pipeline = pipeline(transport, ManualClock())
         let a = MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("refresh_token", "a")])
         let b = MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("refresh_token", "b")])
         _ = await expectError { try await pipeline.send(a, correlationID: Self.correlation) }
@@ -144,16 +144,16 @@ struct HTTPPipelineTests {
     func retryAfterForms(header: String, expectedWait: Double) async throws {
         // 1700000000 is Tue, 14 Nov 2023 22:13:20 GMT.
         let transport = QueueTransport([.respond(.json(429, Self.tooManyBody, headers: ["Retry-After": header])), .respond(.json(200, "{}"))])
-        let clock = SteppedClock()
+        let clock = ManualClock(1_700_000_000)
         let pipeline = pipeline(transport, clock)
         let request = MSALHTTPRequest(method: .get, url: Self.url)
         _ = await expectError { try await pipeline.send(request, correlationID: Self.correlation) }
         if expectedWait > 0 {
-            clock.advance(expectedWait - 0.5)
+            clock.advance(by: expectedWait - 0.5)
             let repeated = await expectError { try await pipeline.send(request, correlationID: Self.correlation) }
             #expect(repeated?.isThrottlingCacheHit == true)
         }
-        clock.advance(1)
+        clock.advance(by: 1)
         #expect(try await pipeline.send(request, correlationID: Self.correlation).statusCode == 200)
         #expect(transport.callCount == 2)
     }
@@ -161,7 +161,7 @@ struct HTTPPipelineTests {
     @Test("A 5xx with a long Retry-After is not retried but throttled")
     func longRetryAfterOn5xx() async throws {
         let transport = QueueTransport([.respond(.json(503, Self.serverErrorBody, headers: ["Retry-After": "30"])), .respond(.json(200, "{}"))])
-        let clock = SteppedClock()
+        let clock = ManualClock()
         let pipeline = pipeline(transport, clock)
         let request = MSALHTTPRequest(method: .get, url: Self.url)
         _ = await expectError { try await pipeline.send(request, correlationID: Self.correlation) }
@@ -174,7 +174,7 @@ struct HTTPPipelineTests {
     @Test("A 3xx is never followed: unexpectedRedirect")
     func redirect() async throws {
         let transport = QueueTransport([.respond(MSALHTTPResponse(statusCode: 302, headers: ["Location": "https://evil.example/x"]))])
-        let error = try #require(await expectError { try await pipeline(transport, SteppedClock()).send(MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("code", "c")]), correlationID: Self.correlation) })
+        let error = try #require(await expectError { try await pipeline(transport, ManualClock()).send(MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("code", "c")]), correlationID: Self.correlation) })
         #expect(error.internalCode == .unexpectedRedirect)
         #expect(error.httpStatusCode == 302)
         #expect(transport.callCount == 1)
@@ -183,7 +183,7 @@ struct HTTPPipelineTests {
     @Test("4xx other than 429 is returned to the caller untouched")
     func clientErrorsReturned() async throws {
         let transport = QueueTransport([.respond(.json(400, #"{"error":"invalid_grant"}"#))])
-        let response = try await pipeline(transport, SteppedClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+        let response = try await pipeline(transport, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
         #expect(response.statusCode == 400)
     }
 
@@ -191,7 +191,7 @@ struct HTTPPipelineTests {
     func requestBodyCap() async throws {
         let transport = QueueTransport([.respond(.json(200, "{}"))])
         let big = MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("claims", String(repeating: "x", count: 300_000))])
-        let error = try #require(await expectError { try await pipeline(transport, SteppedClock()).send(big, correlationID: Self.correlation) })
+        let error = try #require(await expectError { try await pipeline(transport, ManualClock()).send(big, correlationID: Self.correlation) })
         #expect(error.internalCode == .bodyTooLarge)
         #expect(transport.callCount == 0)
     }

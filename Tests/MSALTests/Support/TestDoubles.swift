@@ -2,27 +2,30 @@ import Foundation
 import MSAL
 import Synchronization
 
-/// A clock whose time moves only when told to; `sleep` advances it at once and is recorded.
-final class SteppedClock: MSALClock {
+/// A clock that stands still until a test moves it; `sleep` advances it at once and is recorded.
+final class ManualClock: MSALClock {
     private let state: Mutex<(now: Date, sleeps: [Double])>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        state = Mutex((start, []))
+    init(_ secondsSince1970: Double = 1_700_001_000) {
+        state = Mutex((Date(timeIntervalSince1970: secondsSince1970), []))
     }
 
     func now() -> Date { state.withLock { $0.now } }
 
+    /// Moves the clock instead of waiting, and records the wait.
     func sleep(seconds: Double) async throws {
+        try Task.checkCancellation()
         state.withLock {
             $0.sleeps.append(seconds)
-            $0.now = $0.now.addingTimeInterval(seconds)
+            $0.now = $0.now.addingTimeInterval(max(0, seconds))
         }
     }
 
-    func advance(_ seconds: Double) {
+    func advance(by seconds: Double) {
         state.withLock { $0.now = $0.now.addingTimeInterval(seconds) }
     }
 
+    /// Every wait asked of the clock, in order.
     var sleeps: [Double] { state.withLock { $0.sleeps } }
 }
 

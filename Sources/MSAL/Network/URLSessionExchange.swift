@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The state of one request sent by ``MSALURLSessionTransport``: the response collected so far, the
+/// activity time the timeouts are measured from, and the continuation the caller waits on.
+///
+/// Whatever happens first — the transfer completing, the body cap, a timeout, the caller's task being
+/// canceled — finishes the exchange exactly once; later events are ignored.
+final class URLSessionExchange: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<MSALHTTPResponse, any Error>?
+        var outcome: Result<MSALHTTPResponse, any Error>?
+        var statusCode: Int?
+        var headers = MSALHTTPHeaders()
+        var body: [UInt8] = []
+        var lastActivity: ContinuousClock.Instant
+    }
+
+    let limits: MSALHTTPLimits
+    let host: String
+    private let start: ContinuousClock.Instant
+    private let state: Mutex<State>
+
+    init(limits: MSALHTTPLimits, host: String) {
+        self.limits = limits
+        self.host = host
+        let now = ContinuousClock.now
+        self.start = now
+        self.state = Mutex(State(lastActivity: now))
+    }
+
+    /// Whether the exchange has finished.
+    var isFinished: Bool {
+        state.withLock { $0.outcome != nil }
+    }
+
+    /// Registers the caller's continuation. Returns `false` (and resumes it at once) when the exchange
+    /// already finished, for example because the caller was canceled before the transfer started.
+    func install(_ continuation: CheckedContinuation<MSALHTTPResponse, any Error>) -> Bool {
+        let finished: Result<MSALHTTPResponse, any Error>? = state.withLock { state in
+            if let outcome = state.outcome { return outcome }
+            state.continuation = continuation
+            return nil
+        }
+        if let finished {
+            continuation.resume(with: finished)
+            return false
+        }
+        return true
+    }
+
+    /// Ends the exchange with `outcome` unless it already ended. Returns whether this call ended it.
+    @discardableResult
+    func finish(_ outcome: Result<MSALHTTPResponse, any Error>) -> Bool {
+        let (ended, continuation): (Bool, CheckedContinuation<MSALHTTPResponse, any Error>?) = state.withLock { state in
+            guard state.outcome == nil else { return (false, nil) }
+            state.outcome = outcome
+            defer { state.continuation = nil }
+            return (true, state.continuation)
+        }
+        continuation?.resume(with: outcome)
+        return ended
+    }
+
+    /// Records the response head. Returns an error when the declared `Content-Length` is over the cap.
+    func receive(statusCode: Int, headers: MSALHTTPHeaders, declaredLength: Int64) -> MSALError? {
+        state.withLock { state in
+            state.lastActivity = .now
+            state.statusCode = statusCode
+            state.headers = headers
+        }
+        if declaredLength > Int64(limits.maximumResponseBodySize) {
+            return tooLarge("declares a \(declaredLength)-byte body")
+        }
+        return nil
+    }
+
+    /// Appends body bytes. Returns an error as soon as the body is over the cap.
+    func append(_ data: Data) -> MSALError? {
+        let size: Int? = state.withLock { state in
+            state.lastActivity = .now
+            let size = state.body.count + data.count
+            guard size <= limits.maximumResponseBodySize else { return size }
+            state.body.append(contentsOf: data)
+            return nil
+        }
+        return size.map { tooLarge("sent a body of at least \($0) bytes") }
+    }
+
+    /// The response collected so far; `fallbackStatus` is used when no head was recorded.
+    func response(fallbackStatus: Int?, fallbackHeaders: MSALHTTPHeaders) -> MSALHTTPResponse? {
+        state.withLock { state in
+            guard let status = state.statusCode ?? fallbackStatus else { return nil }
+            let headers = state.statusCode == nil ? fallbackHeaders : state.headers
+            return MSALHTTPResponse(statusCode: status, headers: headers, body: state.body)
+        }
+    }
+
+    /// The timeout error when a deadline has passed at `now`, or the next instant to check again;
+    /// `nil` once finished.
+    func checkDeadlines(now: ContinuousClock.Instant) -> Result<ContinuousClock.Instant, MSALError>? {
+        let lastActivity: ContinuousClock.Instant? = state.withLock { $0.outcome == nil ? $0.lastActivity : nil }
+        guard let lastActivity else { return nil }
+        let total = start.advanced(by: .seconds(limits.totalTimeout))
+        let idle = lastActivity.advanced(by: .seconds(limits.connectTimeout))
+        if now >= total {
+            return .failure(MSALError(
+                .internal, internalCode: .networkTimeout,
+                message: "The request to \(host) did not complete within the total timeout of \(limits.totalTimeout) s"))
+        }
+        if now >= idle {
+            return .failure(MSALError(
+                .internal, internalCode: .networkTimeout,
+                message: "The request to \(host) received nothing for \(limits.connectTimeout) s (connect/idle timeout)"))
+        }
+        return .success(min(total, idle))
+    }
+
+    private func tooLarge(_ detail: String) -> MSALError {
+        MSALError(
+            .internal, internalCode: .bodyTooLarge,
+            message: "The response from \(host) \(detail), over the \(limits.maximumResponseBodySize)-byte limit")
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The session delegate of ``MSALURLSessionTransport``: routes each task's events to its
+/// ``URLSessionExchange`` (looked up by task identifier under a lock), refuses every redirect and
+/// enforces the response body cap while the body streams in.
+///
+/// Sendable without `@unchecked`: its only stored property is a `Mutex`, and `NSObject` is the one
+/// superclass a `Sendable` class may have.
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let exchanges = Mutex<[Int: URLSessionExchange]>([:])
+
+    func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+    }
+
+    func unregister(_ task: URLSessionTask) {
+        _ = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    }
+
+    private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // Never follow: the 3xx response itself becomes the result.
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let exchange = exchange(for: dataTask), let http = response as? HTTPURLResponse {
+            let declared = max(http.expectedContentLength, Int64(http.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1)
+            if let error = exchange.receive(statusCode: http.statusCode, headers: Self.headers(of: http), declaredLength: declared) {
+                if exchange.finish(.failure(error)) { dataTask.cancel() }
+            }
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let exchange = exchange(for: dataTask) else { return }
+        if let error = exchange.append(data), exchange.finish(.failure(error)) {
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // Server trust (Darwin only; spelled out because corelibs marks the constant unavailable).
+        guard challenge.protectionSpace.authenticationMethod != "NSURLAuthenticationMethodServerTrust" else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        // An HTTP 401 with `WWW-Authenticate`: swift-msal sends no credentials, so the 401 (whose
+        // body has already been delivered) is the answer. Default handling would stall the task.
+        if let exchange = exchange(for: task) {
+            finishWithResponse(exchange, task: task)
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = exchange(for: task) else { return }
+        if let error {
+            exchange.finish(.failure(MSALURLSessionTransport.mapError(error, host: exchange.host)))
+        } else {
+            finishWithResponse(exchange, task: task)
+        }
+    }
+
+    private func finishWithResponse(_ exchange: URLSessionExchange, task: URLSessionTask) {
+        let http = task.response as? HTTPURLResponse
+        if let response = exchange.response(
+            fallbackStatus: http?.statusCode, fallbackHeaders: http.map(Self.headers(of:)) ?? [:])
+        {
+            exchange.finish(.success(response))
+        } else {
+            exchange.finish(.failure(MSALError(
+                .internal, internalCode: .networkFailure,
+                message: "The request to \(exchange.host) completed without an HTTP response")))
+        }
+    }
+
+    static func headers(of response: HTTPURLResponse) -> MSALHTTPHeaders {
+        var headers = MSALHTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(name: String(describing: name), value: String(describing: value))
+        }
+        return headers
+    }
+}
