@@ -121,4 +121,19 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case insecureEndpoint = -47013
     /// The tenant does not exist (`invalid_tenant`, AADSTS90002).
     case invalidTenant = -47014
+
+    /// The token cache document is not valid JSON or not the unified cache schema (it was moved aside).
+    case cacheCorrupt = -48001
+    /// The cache file could not be read or written (I/O error, disk full, read-only directory).
+    case cacheIOFailure = -48002
+    /// The cache file or its directory is unsafe: a symlink, another owner, or group/world access.
+    case cacheUnsafeFile = -48003
+    /// Another process held the cache lock for longer than the configured wait.
+    case cacheLockTimeout = -48004
+    /// The cache document is larger than the configured limit.
+    case cacheTooLarge = -48005
+    /// No cache location could be determined (neither `XDG_CACHE_HOME` nor `HOME` is usable).
+    case cacheLocationUnavailable = -48006
+    /// An app's cache serialization hook threw.
+    case cacheHookFailed = -48007
 }
