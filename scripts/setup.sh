@@ -1,17 +1,63 @@
 #!/usr/bin/env bash
-# Installs what swift-msal needs beyond Swift itself on Debian 12: the OpenSSL
-# headers (found through pkg-config). Safe to run again; does nothing when all is present.
+# Installs what swift-msal needs beyond Swift itself on Debian 12:
+#   - the OpenSSL headers (found through pkg-config);
+#   - MSAL for Python in a virtual environment at .build/interop-venv, used by the
+#     interoperability tests (Tests/Interop/msal_python, Tests/MSALTests/Cache/Interop) and
+#     by the Python side of the cache benchmarks (Benchmarks/scripts).
+# Safe to run again; quiet and quick when everything is already in place.
 set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+# MSAL for Python, pinned: the cache documents it writes and the behaviour the interop tests
+# and the cache benchmarks compare against are those of this release. Change it deliberately,
+# then rerun this script: it replaces the installed version.
+msal_python_version="1.39.0"
+venv="$root/.build/interop-venv"
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+apt_updated=0
+apt_install() {
+    echo "Installing: $*"
+    if [ "$apt_updated" -eq 0 ]; then
+        "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+        apt_updated=1
+    fi
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
+}
 
 packages=(libssl-dev pkg-config)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
+# Python 3 with venv + ensurepip (Debian ships ensurepip separately, in python3-venv).
+if ! command -v python3 >/dev/null 2>&1; then
+    missing+=(python3 python3-venv)
+elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    missing+=(python3-venv)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "Installing: ${missing[*]}"
-    sudo_cmd=()
-    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+    apt_install "${missing[@]}"
+fi
+
+# The venv counts as ready only when its interpreter runs and imports the pinned msal.
+installed_msal_version() {
+    "$venv/bin/python" -c 'import msal; print(msal.__version__)' 2>/dev/null || true
+}
+if [ "$(installed_msal_version)" != "$msal_python_version" ]; then
+    echo "Installing MSAL for Python $msal_python_version into .build/interop-venv"
+    if ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+        rm -rf "$venv"
+        mkdir -p "$root/.build"
+        python3 -m venv "$venv"
+    fi
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        "msal==$msal_python_version"
+    actual="$(installed_msal_version)"
+    if [ "$actual" != "$msal_python_version" ]; then
+        echo "scripts/setup.sh: expected MSAL for Python $msal_python_version in $venv, found '${actual:-none}'" >&2
+        exit 1
+    fi
 fi
