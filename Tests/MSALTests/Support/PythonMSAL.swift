@@ -68,7 +68,7 @@ enum PythonMSAL {
     }
 
     /// Runs `python scriptsDirectory/script arguments…`, standard input empty, and waits for it,
-    /// at most `timeout` (then the process is terminated, killed 5 s later, and a `Failure` thrown).
+    /// at most `timeout` (then the process is killed and a `Failure` thrown).
     static func run(_ script: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> Output {
         let python = try interpreter()
         let scriptURL = scriptsDirectory.appendingPathComponent(script)
@@ -82,8 +82,9 @@ enum PythonMSAL {
         // Files, not pipes: a chatty stream can never block the child while we wait for it.
         let stdoutURL = scratch.appendingPathComponent("stdout")
         let stderrURL = scratch.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        for url in [stdoutURL, stderrURL] where !FileManager.default.createFile(atPath: url.path, contents: nil) {
+            throw Failure("could not create \(url.path)")
+        }
         let stdout = try FileHandle(forWritingTo: stdoutURL)
         let stderr = try FileHandle(forWritingTo: stderrURL)
         defer {
@@ -108,8 +109,7 @@ enum PythonMSAL {
         let watchdog = Task {
             try await Task.sleep(for: timeout)
             timedOut.withLock { $0 = true }
-            child.terminate()
-            try await Task.sleep(for: .seconds(5))
+            // SIGKILL at once: SIGTERM was seen not to end a child started from the test runner.
             child.kill()
         }
         defer { watchdog.cancel() }
@@ -141,7 +141,7 @@ enum PythonMSAL {
 
 /// A launched `Process`, shared between the awaiting task and the timeout watchdog.
 // @unchecked Sendable: `Process` is not marked Sendable, but the only members used from the
-// watchdog task are `isRunning`, `terminate()` and `processIdentifier`, which Foundation allows from
+// watchdog task are `isRunning` and `processIdentifier`, which Foundation allows from
 // any thread; `run()` and the termination handler are set up once, before the watchdog can act.
 private final class RunningChild: @unchecked Sendable {
     private let process: Process
@@ -159,10 +159,6 @@ private final class RunningChild: @unchecked Sendable {
                 continuation.resume(throwing: PythonMSAL.Failure("could not start \(process.executableURL?.path ?? "python"): \(error)"))
             }
         }
-    }
-
-    func terminate() {
-        if process.isRunning { process.terminate() }
     }
 
     func kill() {
