@@ -127,7 +127,7 @@ struct TokenCacheFileConcurrencyTests {
         #expect(RawFile.text(leftover) == "the new content\n", "the worker died with its temporary file complete")
         #expect(RawFile.mode(leftover) == 0o600)
 
-        // A fresh leftover is kept by the next write (it could belong to a writer on another clock)…
+        // A fresh leftover is kept by the next write (the age is a safety margin)…
         try file.put("next")
         #expect(RawFile.status(leftover) != nil)
         // …one older than the stale age is removed; other names are left alone.
