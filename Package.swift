@@ -40,6 +40,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "MSALStressWorker",
+            dependencies: ["MSAL"]
+        ),
         .testTarget(
             name: "MSALJOSETests",
             dependencies: ["MSALJOSE"]
@@ -50,6 +54,7 @@ let package = Package(
                 "MSAL",
                 "MSALJOSE",
                 "MSALTesting",
+                "MSALStressWorker",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,0 +1,149 @@
+import Glibc
+
+extension TokenCacheFile {
+    /// Opens the cache's directory, creating it and any missing parents with mode 0700, and checks that
+    /// nobody else can swap entries in it.
+    func openDirectory() throws -> Int32 {
+        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+        var directory = Glibc.open(directoryPath, flags)
+        if directory < 0 && errno == ENOENT {
+            try makeDirectory(directoryPath)
+            directory = Glibc.open(directoryPath, flags)
+        }
+        guard directory >= 0 else {
+            throw MSALError.cacheIO(path, "open its directory \(directoryPath)", errno: errno)
+        }
+        let info: stat
+        switch POSIXCalls.status(of: directory) {
+        case .success(let value):
+            info = value
+        case .failure(let failure):
+            _ = Glibc.close(directory)
+            throw MSALError.cacheIO(path, "inspect its directory \(directoryPath)", errno: failure.code)
+        }
+        let euid = geteuid()
+        if info.st_uid != euid && info.st_uid != 0 {
+            _ = Glibc.close(directory)
+            throw MSALError.cacheUnsafe(
+                path, "its directory \(directoryPath) belongs to uid \(info.st_uid), not to this user (uid \(euid)) or root")
+        }
+        if info.st_mode & S_IWOTH != 0 && info.st_mode & S_ISVTX == 0 {
+            _ = Glibc.close(directory)
+            throw MSALError.cacheUnsafe(
+                path, "its directory \(directoryPath) is writable by everyone without the sticky bit (mode \(octal(info.permissions)))")
+        }
+        return directory
+    }
+
+    /// `mkdir -p` with mode 0700 for every directory it creates (the XDG base directory rule).
+    private func makeDirectory(_ directory: String) throws {
+        if mkdir(directory, 0o700) == 0 || errno == EEXIST {
+            return
+        }
+        let code = errno
+        guard code == ENOENT, let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")), slash != directory.startIndex else {
+            throw MSALError.cacheIO(path, "create the directory \(directory)", errno: code)
+        }
+        try makeDirectory(String(directory[..<slash]))
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw MSALError.cacheIO(path, "create the directory \(directory)", errno: errno)
+        }
+    }
+
+    /// Takes the `flock` on the lock file, polling with `LOCK_NB` and a short randomized backoff until
+    /// the lock timeout. Returns `nil` only for a shared lock when no lock file exists or can be created.
+    func acquireLock(in directory: Int32, exclusive: Bool) throws -> Int32? {
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        let deadline = POSIXCalls.monotonicSeconds() + options.lockTimeout
+        var backoff = 0.000_5
+        guard var lock = try openLockFile(in: directory, exclusive: exclusive) else {
+            return nil
+        }
+        while true {
+            if flock(lock, operation) == 0 {
+                if lockFileIsCurrent(lock, in: directory) {
+                    return lock
+                }
+                // Someone unlinked or replaced the lock file between our open and our lock (a cleanup tool,
+                // a user): a lock on an unlinked inode excludes nobody, so lock the current file instead.
+                _ = Glibc.close(lock)
+                guard let reopened = try openLockFile(in: directory, exclusive: exclusive) else {
+                    return nil
+                }
+                lock = reopened
+                if POSIXCalls.monotonicSeconds() >= deadline {
+                    _ = Glibc.close(lock)
+                    throw MSALError.cacheLockTimeout(lockPath, exclusive: exclusive, seconds: options.lockTimeout)
+                }
+                continue
+            }
+            let code = errno
+            if code == EINTR {
+                continue
+            }
+            guard code == EWOULDBLOCK else {
+                _ = Glibc.close(lock)
+                throw MSALError.cacheIO(lockPath, "lock", errno: code)
+            }
+            let now = POSIXCalls.monotonicSeconds()
+            if now >= deadline {
+                _ = Glibc.close(lock)
+                throw MSALError.cacheLockTimeout(lockPath, exclusive: exclusive, seconds: options.lockTimeout)
+            }
+            POSIXCalls.sleep(seconds: min(backoff * Double.random(in: 0.5...1.0), deadline - now))
+            backoff = min(backoff * 2, 0.01)
+        }
+    }
+
+    /// Opens (creating it 0600 if needed) the lock file without following a symlink.
+    private func openLockFile(in directory: Int32, exclusive: Bool) throws -> Int32? {
+        let common = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+        var lock = openat(directory, lockFileName, O_RDWR | O_CREAT | common, 0o600)
+        if lock < 0 {
+            let code = errno
+            if code == ELOOP {
+                throw MSALError.cacheUnsafe(lockPath, "it is a symbolic link")
+            }
+            guard code == EACCES || code == EPERM || code == EROFS else {
+                throw MSALError.cacheIO(lockPath, "create or open the lock file", errno: code)
+            }
+            // A read-only directory, or a lock file that is not ours: a read-only descriptor locks too.
+            lock = openat(directory, lockFileName, O_RDONLY | common)
+            if lock < 0 {
+                if errno == ELOOP {
+                    throw MSALError.cacheUnsafe(lockPath, "it is a symbolic link")
+                }
+                if errno == ENOENT && !exclusive {
+                    return nil
+                }
+                throw MSALError.cacheIO(lockPath, "create or open the lock file", errno: code)
+            }
+        }
+        switch POSIXCalls.status(of: lock) {
+        case .success(let info) where info.isRegularFile:
+            return lock
+        case .success:
+            _ = Glibc.close(lock)
+            throw MSALError.cacheUnsafe(lockPath, "it is not a regular file")
+        case .failure(let failure):
+            _ = Glibc.close(lock)
+            throw MSALError.cacheIO(lockPath, "inspect the lock file", errno: failure.code)
+        }
+    }
+
+    /// Whether the locked descriptor is still the file named `lockFileName`.
+    private func lockFileIsCurrent(_ lock: Int32, in directory: Int32) -> Bool {
+        guard case .success(let held) = POSIXCalls.status(of: lock), held.st_nlink > 0,
+            case .success(let named) = POSIXCalls.status(of: lockFileName, in: directory)
+        else {
+            return false
+        }
+        return held.st_dev == named.st_dev && held.st_ino == named.st_ino
+    }
+}
+
+/// `0600`-style octal text of permission bits.
+func octal(_ mode: mode_t) -> String {
+    let digits = String(mode, radix: 8)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}

@@ -1,0 +1,171 @@
+import Glibc
+
+extension TokenCacheFileAccess {
+    /// Replaces the file with `bytes` atomically and returns the new content's stamp. Exclusive lock only.
+    ///
+    /// Writes a new file `<path>.tmp-<pid>-<random>` (`O_CREAT|O_EXCL`, mode 0600) in the same directory,
+    /// syncs it, renames it over the path and syncs the directory. Readers see the old or the new content,
+    /// never a mix, and a crash or kill at any point leaves one of the two. On any failure before the rename
+    /// the temporary file is removed, the old file is left as it was and the error is `cacheIOFailure`
+    /// (`ENOSPC`/`EDQUOT` named as a full disk). Refuses to replace an unsafe file (`cacheUnsafeFile`, as
+    /// ``read()``) and content over the size limit (`cacheTooLarge`). Removes `<path>.tmp-*` files left by
+    /// killed writers once they are older than ``TokenCacheFileOptions/staleTemporaryFileAge``.
+    package func write(_ bytes: [UInt8]) throws -> TokenCacheFileStamp {
+        try checkOpen()
+        guard session.exclusive else {
+            throw MSALError.cacheMisuse(path, "write needs the exclusive lock")
+        }
+        let limit = file.options.maximumFileSize
+        guard bytes.count <= limit else {
+            throw MSALError.cacheTooLarge(path, size: bytes.count, limit: limit, writing: true)
+        }
+        var previous: stat?
+        switch POSIXCalls.status(of: file.fileName, in: session.directory) {
+        case .success(let info):
+            try checkSafe(info)
+            previous = info
+        case .failure(let failure) where failure.code == ENOENT:
+            previous = nil
+        case .failure(let failure):
+            throw MSALError.cacheIO(path, "inspect the file", errno: failure.code)
+        }
+        removeStaleTemporaryFiles()
+
+        let (descriptor, temporaryName) = try createTemporaryFile()
+        var open = true
+        var committed = false
+        defer {
+            if open {
+                _ = Glibc.close(descriptor)
+            }
+            if !committed {
+                _ = unlinkat(session.directory, temporaryName, 0)
+            }
+        }
+        let temporaryPath = file.pathInDirectory(temporaryName)
+        try writeAll(bytes, to: descriptor)
+        // A modification time strictly after the replaced file's keeps stamps distinct even if the inode
+        // number is reused and the size is unchanged.
+        var modified = POSIXCalls.realtime()
+        if let previous, (modified.tv_sec, modified.tv_nsec) <= (previous.st_mtim.tv_sec, previous.st_mtim.tv_nsec) {
+            modified = previous.st_mtim
+            modified.tv_nsec += 1
+            if modified.tv_nsec >= 1_000_000_000 {
+                modified.tv_sec += 1
+                modified.tv_nsec = 0
+            }
+        }
+        let times = [modified, modified]
+        guard futimens(descriptor, times) == 0 else {
+            throw MSALError.cacheIO(path, "set the time of \(temporaryPath)", errno: errno)
+        }
+        guard POSIXCalls.retrying({ fsync(descriptor) }) == 0 else {
+            throw MSALError.cacheIO(path, "sync \(temporaryPath)", errno: errno)
+        }
+        let stamp: TokenCacheFileStamp
+        switch POSIXCalls.status(of: descriptor) {
+        case .success(let info):
+            stamp = TokenCacheFileStamp(info)
+        case .failure(let failure):
+            throw MSALError.cacheIO(path, "inspect \(temporaryPath)", errno: failure.code)
+        }
+        open = false
+        guard Glibc.close(descriptor) == 0 else {
+            throw MSALError.cacheIO(path, "close \(temporaryPath)", errno: errno)
+        }
+        if let hook = file.options.beforeRename {
+            do {
+                try hook(temporaryPath)
+            } catch {
+                throw MSALError.cacheIO(path, "replace the file", underlying: error)
+            }
+        }
+        guard renameat(session.directory, temporaryName, session.directory, file.fileName) == 0 else {
+            throw MSALError.cacheIO(path, "rename \(temporaryPath) over it", errno: errno)
+        }
+        committed = true
+        if POSIXCalls.retrying({ fsync(session.directory) }) != 0 && errno != EINVAL && errno != EROFS {
+            throw MSALError.cacheIO(
+                path, "sync its directory", errno: errno,
+                detail: "the new content is in place but may not survive a crash")
+        }
+        return stamp
+    }
+
+    /// Creates `<name>.tmp-<pid>-<random hex>` exclusively with mode 0600.
+    private func createTemporaryFile() throws -> (Int32, String) {
+        var lastError: Int32 = EEXIST
+        for _ in 0..<16 {
+            let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
+            let name = "\(file.fileName).tmp-\(getpid())-\(suffix)"
+            let descriptor = openat(
+                session.directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0o600)
+            if descriptor >= 0 {
+                // The umask can only remove bits; make the mode exactly 0600 in any case.
+                if fchmod(descriptor, 0o600) != 0 {
+                    let code = errno
+                    _ = Glibc.close(descriptor)
+                    _ = unlinkat(session.directory, name, 0)
+                    throw MSALError.cacheIO(path, "set the mode of \(file.pathInDirectory(name))", errno: code)
+                }
+                return (descriptor, name)
+            }
+            lastError = errno
+            guard lastError == EEXIST || lastError == EINTR else {
+                break
+            }
+        }
+        throw MSALError.cacheIO(path, "create a temporary file in \(file.directoryPath)", errno: lastError)
+    }
+
+    /// `write` until every byte is out.
+    private func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR {
+                        continue
+                    }
+                    throw MSALError.cacheIO(path, "write", errno: errno)
+                }
+                if count == 0 {
+                    throw MSALError.cacheIO(path, "write", errno: EIO)
+                }
+                offset += count
+            }
+        }
+    }
+
+    /// Removes this user's `<name>.tmp-*` regular files older than the configured age: under the exclusive
+    /// lock no live swift-msal writer can own one. Best effort; failures are ignored.
+    private func removeStaleTemporaryFiles() {
+        let duplicate = dup(session.directory)
+        guard duplicate >= 0 else { return }
+        guard let stream = fdopendir(duplicate) else {
+            _ = Glibc.close(duplicate)
+            return
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        let prefix = file.fileName + ".tmp-"
+        let euid = geteuid()
+        let cutoff = POSIXCalls.realtime().tv_sec - Int(file.options.staleTemporaryFileAge.rounded(.up))
+        var stale: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            guard name.hasPrefix(prefix), case .success(let info) = POSIXCalls.status(of: name, in: session.directory),
+                info.isRegularFile, info.st_uid == euid, info.st_mtim.tv_sec < cutoff
+            else {
+                continue
+            }
+            stale.append(name)
+        }
+        for name in stale {
+            _ = unlinkat(session.directory, name, 0)
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Glibc
+
+/// Reads and writes of the cache file while ``TokenCacheFile/withLock(exclusive:_:)`` holds its lock.
+///
+/// Valid only inside the `withLock` body; used afterwards every method throws `unexpected`. Names are
+/// resolved in the directory opened by `withLock`, never through a symlink at the cache path.
+package struct TokenCacheFileAccess {
+    let file: TokenCacheFile
+    let session: TokenCacheFileSession
+
+    /// The cache file's path.
+    package var path: String { file.path }
+
+    /// Whether this access holds the exclusive lock (and may write and quarantine).
+    package var isExclusive: Bool { session.exclusive }
+
+    /// The identity of the file's current contents, or `nil` when there is no file.
+    ///
+    /// Applies the same safety checks as ``read()`` (`cacheUnsafeFile`), but not the size limit.
+    package func stamp() throws -> TokenCacheFileStamp? {
+        try checkOpen()
+        switch POSIXCalls.status(of: file.fileName, in: session.directory) {
+        case .success(let info):
+            try checkSafe(info)
+            return TokenCacheFileStamp(info)
+        case .failure(let failure) where failure.code == ENOENT:
+            return nil
+        case .failure(let failure):
+            throw MSALError.cacheIO(path, "inspect the file", errno: failure.code)
+        }
+    }
+
+    /// The file's bytes, or `nil` when there is no file.
+    ///
+    /// Refuses (`cacheUnsafeFile`, leaving the file as it is) a symlink, anything but a regular file, a
+    /// file owned by another user, a file with group or other permission bits and a file with more than
+    /// one hard link; a file over ``TokenCacheFileOptions/maximumFileSize`` is `cacheTooLarge`.
+    package func read() throws -> [UInt8]? {
+        try readStamped()?.bytes
+    }
+
+    /// The file's bytes with the stamp of the descriptor they were read from, or `nil` when there is no file.
+    package func readStamped() throws -> (bytes: [UInt8], stamp: TokenCacheFileStamp)? {
+        try checkOpen()
+        let descriptor = openat(session.directory, file.fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        if descriptor < 0 {
+            switch errno {
+            case ENOENT:
+                return nil
+            case ELOOP:
+                throw MSALError.cacheUnsafe(path, "it is a symbolic link")
+            case let code:
+                throw MSALError.cacheIO(path, "open for reading", errno: code)
+            }
+        }
+        defer { _ = Glibc.close(descriptor) }
+        let info: stat
+        switch POSIXCalls.status(of: descriptor) {
+        case .success(let value):
+            info = value
+        case .failure(let failure):
+            throw MSALError.cacheIO(path, "inspect the file", errno: failure.code)
+        }
+        try checkSafe(info)
+        let limit = file.options.maximumFileSize
+        guard info.st_size <= limit else {
+            throw MSALError.cacheTooLarge(path, size: Int(info.st_size), limit: limit, writing: false)
+        }
+        let bytes = try readAll(descriptor, expected: Int(info.st_size), limit: limit)
+        return (bytes, TokenCacheFileStamp(info))
+    }
+
+    /// Moves the current file aside to `<path>.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>` (with `-1`, `-2`, …
+    /// when that name is taken) and returns the new path. Exclusive lock only.
+    ///
+    /// `reason` (why the content was rejected) goes into the error when the move fails; logging the
+    /// returned path with the reason is the caller's job. No file is `cacheIOFailure` (`ENOENT`).
+    package func quarantine(reason: String) throws -> String {
+        try checkOpen()
+        guard session.exclusive else {
+            throw MSALError.cacheMisuse(path, "quarantine needs the exclusive lock")
+        }
+        let operation = "move the file aside (\(reason))"
+        if case .failure(let failure) = POSIXCalls.status(of: file.fileName, in: session.directory) {
+            throw MSALError.cacheIO(path, operation, errno: failure.code)
+        }
+        let base = file.fileName + ".corrupt-" + Self.utcTimestamp(file.options.clock.now().timeIntervalSince1970)
+        for attempt in 0..<10_000 {
+            let name = attempt == 0 ? base : "\(base)-\(attempt)"
+            switch POSIXCalls.status(of: name, in: session.directory) {
+            case .success:
+                continue
+            case .failure(let failure) where failure.code == ENOENT:
+                guard renameat(session.directory, file.fileName, session.directory, name) == 0 else {
+                    throw MSALError.cacheIO(path, operation, errno: errno)
+                }
+                _ = POSIXCalls.retrying { fsync(session.directory) }
+                return file.pathInDirectory(name)
+            case .failure(let failure):
+                throw MSALError.cacheIO(path, operation, errno: failure.code)
+            }
+        }
+        throw MSALError.cacheIO(path, operation, errno: EEXIST)
+    }
+
+    /// Throws `unexpected` once the `withLock` body has returned.
+    func checkOpen() throws {
+        guard session.isOpen else {
+            throw MSALError.cacheMisuse(path, "the cache file access was used after its withLock call returned")
+        }
+    }
+
+    /// The `cacheUnsafeFile` checks on the file's metadata.
+    func checkSafe(_ info: stat) throws {
+        if info.isSymbolicLink {
+            throw MSALError.cacheUnsafe(path, "it is a symbolic link")
+        }
+        guard info.isRegularFile else {
+            throw MSALError.cacheUnsafe(path, "it is not a regular file (file type \(octal(info.fileType >> 12)))")
+        }
+        let euid = geteuid()
+        guard info.st_uid == euid else {
+            throw MSALError.cacheUnsafe(path, "it belongs to uid \(info.st_uid), not to this user (uid \(euid))")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw MSALError.cacheUnsafe(
+                path, "it grants group or other access (mode \(octal(info.permissions)), expected 0600)")
+        }
+        guard info.st_nlink <= 1 else {
+            throw MSALError.cacheUnsafe(path, "it has \(info.st_nlink) hard links")
+        }
+    }
+
+    /// Reads to end of file, failing with `cacheTooLarge` past `limit` (the file may grow under a writer
+    /// that ignores the lock).
+    private func readAll(_ descriptor: Int32, expected: Int, limit: Int) throws -> [UInt8] {
+        var bytes = [UInt8]()
+        var chunk = max(expected + 1, 4_096)
+        while true {
+            let start = bytes.count
+            let room = min(chunk, limit + 1 - start)
+            var failure: Int32 = 0
+            bytes.append(contentsOf: repeatElement(0, count: room))
+            let got = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
+                var total = 0
+                while total < room {
+                    let count = Glibc.read(descriptor, buffer.baseAddress! + start + total, room - total)
+                    if count < 0 {
+                        if errno == EINTR {
+                            continue
+                        }
+                        failure = errno
+                        break
+                    }
+                    if count == 0 {
+                        break
+                    }
+                    total += count
+                }
+                return total
+            }
+            bytes.removeLast(room - got)
+            if failure != 0 {
+                throw MSALError.cacheIO(path, "read", errno: failure)
+            }
+            if bytes.count > limit {
+                throw MSALError.cacheTooLarge(path, size: bytes.count, limit: limit, writing: false)
+            }
+            if got < room {
+                return bytes
+            }
+            chunk = 65_536
+        }
+    }
+
+    /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
+    static func utcTimestamp(_ secondsSince1970: Double) -> String {
+        var seconds = time_t(secondsSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+    }
+}

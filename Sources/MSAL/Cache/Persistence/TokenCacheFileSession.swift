@@ -1,0 +1,35 @@
+import Glibc
+
+/// The descriptors held during one ``TokenCacheFile/withLock(exclusive:_:)`` call.
+///
+/// Not `Sendable` on purpose: an access must not leave the thread and the body that own the lock.
+final class TokenCacheFileSession {
+    /// The cache's directory, opened `O_DIRECTORY`; names are resolved relative to it.
+    let directory: Int32
+    /// The locked lock file; `nil` for a shared access in a directory where no lock file could be created.
+    let lock: Int32?
+    /// Whether the lock is `LOCK_EX`.
+    let exclusive: Bool
+    /// False once the body has returned.
+    private(set) var isOpen = true
+
+    init(directory: Int32, lock: Int32?, exclusive: Bool) {
+        self.directory = directory
+        self.lock = lock
+        self.exclusive = exclusive
+    }
+
+    /// Releases the lock (closing its descriptor drops the `flock`) and the directory.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
+        if let lock {
+            _ = Glibc.close(lock)
+        }
+        _ = Glibc.close(directory)
+    }
+
+    deinit {
+        close()
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Glibc
+import MSAL
+import Testing
+
+/// A fresh 0700 directory for one test, removed by `remove()`.
+///
+/// By default under /dev/shm (tmpfs) when it exists: every write syncs the file and the directory,
+/// which on a disk shared with parallel builds can stall for seconds; `onDisk` uses /tmp instead.
+struct ScratchDirectory {
+    let path: String
+
+    init(onDisk: Bool = false) throws {
+        var isDirectory: ObjCBool = false
+        let memory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+            && access("/dev/shm", W_OK) == 0
+        let base = onDisk || !memory ? "/tmp" : "/dev/shm"
+        var template = Array("\(base)/msal-cachefile-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        path = String(cString: made)
+    }
+
+    /// `path/name`.
+    func file(_ name: String = "token_cache.json") -> String { path + "/" + name }
+
+    /// Names in the directory, sorted.
+    func names(_ directory: String? = nil) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory ?? path)) ?? []).sorted()
+    }
+
+    func remove() {
+        _ = try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Raw file helpers that bypass `TokenCacheFile`.
+enum RawFile {
+    /// Creates or truncates `path` with `text` and then sets `mode` exactly.
+    static func write(_ path: String, _ text: String, mode: mode_t = 0o600) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno)!) }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count,
+            fchmod(descriptor, mode) == 0
+        else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno)!)
+        }
+    }
+
+    /// The text of `path`, following symlinks; `nil` when it cannot be read.
+    static func text(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `lstat` of `path`.
+    static func status(_ path: String) -> stat? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info : nil
+    }
+
+    /// Permission bits of `path` (not following a symlink).
+    static func mode(_ path: String) -> mode_t? {
+        status(path).map { $0.st_mode & 0o7777 }
+    }
+
+    /// Whether `path` is a symlink.
+    static func isSymlink(_ path: String) -> Bool {
+        status(path).map { $0.st_mode & S_IFMT == S_IFLNK } ?? false
+    }
+
+    /// Sets both times of `path` to `seconds` since 1970.
+    static func setTimes(_ path: String, seconds: Int) throws {
+        let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        guard utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno)!)
+        }
+    }
+}
+
+extension TokenCacheFile {
+    /// Writes `text` under the exclusive lock.
+    @discardableResult
+    func put(_ text: String) throws -> TokenCacheFileStamp {
+        try withLock(exclusive: true) { try $0.write(Array(text.utf8)) }
+    }
+
+    /// Reads the file as text under a shared lock (`nil` when absent).
+    func get() throws -> String? {
+        try withLock(exclusive: false) { try $0.read() }.map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// Runs the `MSALStressWorker` executable built with the tests.
+enum StressWorker {
+    /// The worker next to the test bundle (SwiftPM builds it because MSALTests depends on it).
+    static let executable: URL = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("MSALStressWorker"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("MSALStressWorker"),
+            Bundle.main.bundleURL.appendingPathComponent("MSALStressWorker"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    struct Outcome {
+        var status: Int32
+        var killedBySignal: Bool
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// A started worker; `kill()` it or `finish()` it.
+    final class Running: @unchecked Sendable {
+        // @unchecked: `Process` is not Sendable; the watchdog closure only calls its thread-safe
+        // `isRunning` and sends a signal to the pid, and the test thread owns everything else.
+        let process: Process
+        let output: Pipe
+        let errors: Pipe
+        private let watchdog: DispatchWorkItem
+
+        init(_ arguments: [String], watchdogSeconds: Double) throws {
+            process = Process()
+            process.executableURL = StressWorker.executable
+            process.arguments = arguments
+            output = Pipe()
+            errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let pid = process.processIdentifier
+            let process = process
+            watchdog = DispatchWorkItem { if process.isRunning { Glibc.kill(pid, SIGKILL) } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + watchdogSeconds, execute: watchdog)
+        }
+
+        /// Reads standard output until a line equal to `line`; false if the worker exited first.
+        func waitForLine(_ line: String) -> Bool {
+            var seen = ""
+            while true {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty {
+                    return false
+                }
+                seen += String(decoding: chunk, as: UTF8.self)
+                if seen.split(separator: "\n", omittingEmptySubsequences: false).contains(Substring(line)) {
+                    return true
+                }
+            }
+        }
+
+        /// Sends SIGKILL and reaps the process (its locks are released once this returns).
+        func kill() -> Outcome {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            return finish()
+        }
+
+        /// Waits for the process to end and collects its output.
+        func finish() -> Outcome {
+            let out = output.fileHandleForReading.readDataToEndOfFile()
+            let err = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            watchdog.cancel()
+            return Outcome(
+                status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
+                standardOutput: String(decoding: out, as: UTF8.self), standardError: String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    /// Starts the worker; it is killed after `watchdogSeconds` if still running, so no test can hang.
+    static func start(_ arguments: [String], watchdogSeconds: Double = 120) throws -> Running {
+        try Running(arguments, watchdogSeconds: watchdogSeconds)
+    }
+
+    /// Runs the worker to completion.
+    static func run(_ arguments: [String], watchdogSeconds: Double = 120) throws -> Outcome {
+        try start(arguments, watchdogSeconds: watchdogSeconds).finish()
+    }
+}
+
+/// Runs `/usr/bin/chattr` (root's way to make a directory read-only; permission bits do not stop root).
+@discardableResult
+func chattr(_ flag: String, _ path: String) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+    process.arguments = [flag, path]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
+/// An error a test hook throws.
+struct HookFailure: Error, Sendable, CustomStringConvertible {
+    var description: String { "hook failure" }
+}
+
+/// Whether the tests run as root (permission bits do not apply; chown works).
+let runningAsRoot = geteuid() == 0
