@@ -1,0 +1,54 @@
+/// The keys of the unified cache schema: fields joined with `-`, lower-cased (AppMetadata aside).
+package enum CacheKey {
+    /// `<home_account_id>-<environment>-accesstoken-<client_id>-<realm>-<target>`, lower-cased.
+    package static func accessToken(homeAccountID: String, environment: String, clientID: String, realm: String, target: String) -> String {
+        CacheText.lowercased([homeAccountID, environment, "accesstoken", clientID, realm, target].joined(separator: "-"))
+    }
+
+    /// `<home_account_id>-<environment>-refreshtoken-<client_id or family id>--<target>`, lower-cased.
+    package static func refreshToken(homeAccountID: String, environment: String, clientID: String, target: String = "") -> String {
+        CacheText.lowercased([homeAccountID, environment, "refreshtoken", clientID, "", target].joined(separator: "-"))
+    }
+
+    /// `<home_account_id>-<environment>-idtoken-<client_id>-<realm>-`, lower-cased.
+    package static func idToken(homeAccountID: String, environment: String, clientID: String, realm: String) -> String {
+        CacheText.lowercased([homeAccountID, environment, "idtoken", clientID, realm, ""].joined(separator: "-"))
+    }
+
+    /// `<home_account_id>-<environment>-<realm>`, lower-cased.
+    package static func account(homeAccountID: String, environment: String, realm: String) -> String {
+        CacheText.lowercased([homeAccountID, environment, realm].joined(separator: "-"))
+    }
+
+    /// `appmetadata-<environment>-<client_id>`, not lower-cased.
+    package static func appMetadata(environment: String, clientID: String) -> String {
+        "appmetadata-\(environment)-\(clientID)"
+    }
+
+    /// The key an entry of `section` must have, computed from its fields; `nil` when a field the key
+    /// needs is missing.
+    package static func key(for entry: CacheEntry, in section: CacheSection) -> String? {
+        switch section {
+        case .accessToken:
+            guard let home = entry["home_account_id"], let environment = entry["environment"],
+                let clientID = entry["client_id"], let target = entry["target"]
+            else { return nil }
+            return accessToken(homeAccountID: home, environment: environment, clientID: clientID, realm: entry["realm"] ?? "", target: target)
+        case .refreshToken:
+            guard let home = entry["home_account_id"], let environment = entry["environment"] else { return nil }
+            guard let clientID = entry["family_id"].flatMap({ $0.isEmpty ? nil : $0 }) ?? entry["client_id"] else { return nil }
+            return refreshToken(homeAccountID: home, environment: environment, clientID: clientID, target: entry["target"] ?? "")
+        case .idToken:
+            guard let home = entry["home_account_id"], let environment = entry["environment"],
+                let clientID = entry["client_id"]
+            else { return nil }
+            return idToken(homeAccountID: home, environment: environment, clientID: clientID, realm: entry["realm"] ?? "")
+        case .account:
+            guard let home = entry["home_account_id"], let environment = entry["environment"] else { return nil }
+            return account(homeAccountID: home, environment: environment, realm: entry["realm"] ?? "")
+        case .appMetadata:
+            guard let environment = entry["environment"], let clientID = entry["client_id"] else { return nil }
+            return appMetadata(environment: environment, clientID: clientID)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// Where and how an application keeps its token cache.
+public struct MSALCacheConfig: Sendable {
+    /// Where the cache lives between operations.
+    public enum Storage: Sendable {
+        /// In this process only; gone when it exits.
+        case memory
+        /// In a file shared safely between processes (see `docs/cache-persistence.md`); `nil` is the
+        /// default location, `$XDG_CACHE_HOME/msal/token_cache.json` or `~/.cache/msal/token_cache.json`.
+        case file(path: String?)
+        /// In the application's own storage, through serialization hooks.
+        case custom(any MSALTokenCacheSerializer)
+    }
+
+    /// Where the cache lives. Default: the file at the default location.
+    public var storage: Storage
+    /// Seconds to wait for another process holding the cache file's lock. Default 10.
+    public var fileLockTimeout: Double
+
+    /// Creates a configuration.
+    public init(storage: Storage = .file(path: nil), fileLockTimeout: Double = 10) {
+        self.storage = storage
+        self.fileLockTimeout = fileLockTimeout
+    }
+
+    /// A cache in memory only (tests, short-lived tools).
+    public static var memory: MSALCacheConfig { MSALCacheConfig(storage: .memory) }
+}

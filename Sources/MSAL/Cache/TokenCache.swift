@@ -1,0 +1,204 @@
+import Foundation
+import Synchronization
+
+/// The token cache of one application: the indexed contents in memory, kept in step with where the
+/// cache is stored (nowhere, the built-in file, or the application's hooks).
+///
+/// Every operation runs one at a time per process. With the file, reads hold the shared lock and
+/// writes the exclusive one; the file is read again only when it changed on disk (another process
+/// wrote it), and every change is written back before the lock is released, so two processes never
+/// lose each other's updates.
+package final class TokenCache: Sendable {
+    private enum Backing: Sendable {
+        case memory
+        case file(TokenCacheFile)
+        case custom(any MSALTokenCacheSerializer)
+    }
+
+    private struct State {
+        var contents: TokenCacheContents
+        /// The stamp of the file contents `contents` was read from or written as.
+        var stamp: TokenCacheFileStamp?
+        /// Whether the file was read at least once.
+        var loaded = false
+    }
+
+    private let backing: Backing
+    private let state: Mutex<State>
+    /// Serializes whole operations with custom hooks (hooks run outside `state`'s lock).
+    private let hookLock = Mutex(())
+
+    /// A cache in memory, optionally starting from `contents`.
+    package init(contents: TokenCacheContents = TokenCacheContents()) {
+        backing = .memory
+        state = Mutex(State(contents: contents, loaded: true))
+    }
+
+    /// A cache stored as `config` says.
+    ///
+    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheLocationUnavailable`` when the default
+    ///   file location cannot be determined.
+    package init(config: MSALCacheConfig) throws {
+        switch config.storage {
+        case .memory:
+            backing = .memory
+        case .file(let path):
+            let resolved = try path ?? TokenCacheFile.defaultPath()
+            backing = .file(try TokenCacheFile(path: resolved, options: TokenCacheFileOptions(lockTimeout: config.fileLockTimeout)))
+        case .custom(let serializer):
+            backing = .custom(serializer)
+        }
+        state = Mutex(State(contents: TokenCacheContents(), loaded: false))
+    }
+
+    /// The path of the cache file, when the cache is stored in one.
+    package var filePath: String? {
+        if case .file(let file) = backing { return file.path }
+        return nil
+    }
+
+    /// Runs `body` on the current contents without changing them.
+    package func read<T: Sendable>(
+        clientID: String, accountID: String? = nil, _ body: (TokenCacheContents) throws -> T
+    ) throws -> T {
+        switch backing {
+        case .memory:
+            return try state.withLock { try body($0.contents) }
+        case .file(let file):
+            do {
+                return try file.withLock(exclusive: false) { access in
+                    try reloadIfChanged(access)
+                    return try state.withLock { try body($0.contents) }
+                }
+            } catch let corrupt as CorruptFile {
+                _ = corrupt
+                // Moving the file aside needs the exclusive lock; check again under it.
+                return try file.withLock(exclusive: true) { access in
+                    try reloadIfChanged(access, quarantining: true)
+                    return try state.withLock { try body($0.contents) }
+                }
+            }
+        case .custom(let serializer):
+            return try withHooks(serializer, clientID: clientID, accountID: accountID, isWrite: false) { contents in
+                try body(contents)
+            }
+        }
+    }
+
+    /// Runs `body` on the contents and stores them when it changed them.
+    package func write<T: Sendable>(
+        clientID: String, accountID: String? = nil, _ body: (inout TokenCacheContents) throws -> T
+    ) throws -> T {
+        switch backing {
+        case .memory:
+            return try state.withLock { try body(&$0.contents) }
+        case .file(let file):
+            return try file.withLock(exclusive: true) { access in
+                try reloadIfChanged(access, quarantining: true)
+                return try state.withLock { state in
+                    var contents = state.contents
+                    let before = contents.revision
+                    let result = try body(&contents)
+                    if contents.revision != before {
+                        state.stamp = try access.write(contents.document.serialized())
+                        state.contents = contents
+                    }
+                    return result
+                }
+            }
+        case .custom(let serializer):
+            return try withHooks(serializer, clientID: clientID, accountID: accountID, isWrite: true) { contents in
+                try body(&contents)
+            }
+        }
+    }
+
+    /// Thrown inside a shared-lock read when the file does not parse, to retry under the exclusive lock.
+    private struct CorruptFile: Error {}
+
+    /// Reads the file again when its stamp differs from the one the contents came from.
+    ///
+    /// A file that does not parse is moved aside (`.corrupt-<time>`) when `quarantining` (the
+    /// exclusive lock is held), the contents start empty, and the caller gets
+    /// ``MSALInternalError/cacheCorrupt`` naming where the file went.
+    private func reloadIfChanged(_ access: TokenCacheFileAccess, quarantining: Bool = false) throws {
+        let stamp = try access.stamp()
+        let current = state.withLock { $0.loaded ? $0.stamp : nil }
+        if state.withLock({ $0.loaded }), current == stamp { return }
+        guard let (bytes, readStamp) = try access.readStamped() else {
+            state.withLock { state in
+                state.contents.replaceDocument(TokenCacheDocument())
+                state.stamp = nil
+                state.loaded = true
+            }
+            return
+        }
+        let parsed: Result<TokenCacheDocument, MSALError>
+        do throws(MSALError) {
+            parsed = .success(try TokenCacheDocument(parsing: bytes))
+        } catch {
+            parsed = .failure(error)
+        }
+        let document: TokenCacheDocument
+        switch parsed {
+        case .success(let value):
+            document = value
+        case .failure(let error):
+            guard error.internalCode == .cacheCorrupt else { throw error }
+            guard quarantining else { throw CorruptFile() }
+            let movedTo = try access.quarantine(reason: error.message)
+            state.withLock { state in
+                state.contents.replaceDocument(TokenCacheDocument())
+                state.stamp = nil
+                state.loaded = true
+            }
+            var reported = error
+            reported.message = "\(error.message). The file was moved to \(movedTo) and the cache starts empty."
+            throw reported
+        }
+        state.withLock { state in
+            state.contents.replaceDocument(document)
+            state.stamp = readStamp
+            state.loaded = true
+        }
+    }
+
+    private func withHooks<T: Sendable>(
+        _ serializer: any MSALTokenCacheSerializer, clientID: String, accountID: String?, isWrite: Bool,
+        _ body: (inout TokenCacheContents) throws -> T
+    ) throws -> T {
+        try hookLock.withLock { _ in
+            let before = MSALTokenCacheAccess(
+                clientId: clientID, accountIdentifier: accountID, isWrite: isWrite,
+                document: state.withLock { $0.contents.document }, hasStateChanged: false)
+            do {
+                try serializer.beforeAccess(before)
+            } catch {
+                throw Self.hookFailure("beforeAccess", error)
+            }
+            let (result, changed, document): (T, Bool, TokenCacheDocument) = try state.withLock { state in
+                if let loaded = before.takeLoadedDocument() {
+                    state.contents.replaceDocument(loaded)
+                }
+                let revision = state.contents.revision
+                let result = try body(&state.contents)
+                return (result, state.contents.revision != revision, state.contents.document)
+            }
+            let after = MSALTokenCacheAccess(
+                clientId: clientID, accountIdentifier: accountID, isWrite: isWrite, document: document, hasStateChanged: changed)
+            do {
+                try serializer.afterAccess(after)
+            } catch {
+                throw Self.hookFailure("afterAccess", error)
+            }
+            return result
+        }
+    }
+
+    private static func hookFailure(_ hook: String, _ error: any Error) -> MSALError {
+        MSALError(
+            .internal, internalCode: .cacheHookFailed,
+            message: "The token cache serializer's \(hook) failed: \(error)",
+            underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: "\(error)"))
+    }
+}

@@ -1,0 +1,85 @@
+extension TokenCacheContents {
+    /// Scopes Entra adds to many tokens' `target`; sharing only these does not make two tokens overlap
+    /// (otherwise a `User.Read` token would evict a `Mail.Read` one because both carry `email`).
+    package static let overlapNeutralScopes: Set<String> = ["openid", "profile", "offline_access", "email"]
+
+    /// Stores the entries of one token response, as the other MSALs do: the access token replaces
+    /// this account's and client's tokens in the same realm whose scopes overlap it; the refresh
+    /// token replaces the one under the same key (rotation, in one step); the ID token, account and
+    /// app metadata replace theirs, keeping members other writers added. Other accounts' entries are
+    /// never touched.
+    package mutating func save(_ entries: TokenCacheEntries, clientID: String) {
+        let accessToken = entries.accessToken.entry
+        if let environment = accessToken["environment"] {
+            let granted = CacheText.scopeSet(entries.target).subtracting(Self.overlapNeutralScopes)
+            for record in accessTokenKeys(homeAccountID: entries.homeAccountID, environment: environment, clientID: clientID, realm: entries.realm)
+            where record.key != entries.accessToken.key && !record.scopes.subtracting(Self.overlapNeutralScopes).isDisjoint(with: granted) {
+                remove(key: record.key, from: .accessToken)
+            }
+        }
+        upsert(accessToken, key: entries.accessToken.key, in: .accessToken)
+        if let refreshToken = entries.refreshToken {
+            upsert(refreshToken.entry, key: refreshToken.key, in: .refreshToken)
+        }
+        if let idToken = entries.idToken {
+            upsert(idToken.entry, key: idToken.key, in: .idToken)
+        }
+        if let account = entries.account {
+            upsert(account.entry, key: account.key, in: .account)
+        }
+        var appMetadata = entries.appMetadata.entry
+        if appMetadata["family_id"] == nil, let existing = entry(entries.appMetadata.key, in: .appMetadata) {
+            appMetadata["family_id"] = existing["family_id"]
+        }
+        upsert(appMetadata, key: entries.appMetadata.key, in: .appMetadata)
+    }
+
+    /// Removes an account's credentials for one client: its access tokens, ID tokens and refresh
+    /// token in every realm, and the family refresh token of the client's family (otherwise the
+    /// account would stay signed in through it). The Account entries go too when no other client
+    /// holds a credential for the account. Returns the number of entries removed.
+    @discardableResult
+    package mutating func removeAccount(homeAccountID: String, environment: String, clientID: String) -> Int {
+        let home = CacheText.lowercased(homeAccountID)
+        let group = aliases.group(of: environment)
+        let client = CacheText.lowercased(clientID)
+        var removed = 0
+        let atPartitions = index.accessTokens.keys.filter { $0.home == home && $0.environment == group && $0.client == client }
+        for partition in atPartitions {
+            for record in index.accessTokens[partition] ?? [] where remove(key: record.key, from: .accessToken) != nil { removed += 1 }
+        }
+        let idPartitions = index.idTokens.keys.filter { $0.home == home && $0.environment == group && $0.client == client }
+        for partition in idPartitions {
+            for key in index.idTokens[partition] ?? [] where remove(key: key, from: .idToken) != nil { removed += 1 }
+        }
+        let rtPartition = TokenCacheIndex.Partition(home: home, environment: group, client: client, realm: "")
+        for key in index.refreshTokens[rtPartition] ?? [] where remove(key: key, from: .refreshToken) != nil { removed += 1 }
+        if let family = index.familyOfClient[client] {
+            var familyPartition = rtPartition
+            familyPartition.client = family
+            for key in index.familyRefreshTokens[familyPartition] ?? [] where remove(key: key, from: .refreshToken) != nil { removed += 1 }
+        }
+        let account = TokenCacheIndex.AccountKey(home: home, environment: group)
+        let stillUsed = index.clientAccounts.values.contains { $0[account] != nil } || index.familyAccounts.values.contains { $0[account] != nil }
+        if !stillUsed {
+            for key in index.accounts[account] ?? [] where remove(key: key, from: .account) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Removes every entry of an account in one cloud, for every client (`msal cache remove`).
+    @discardableResult
+    package mutating func removeAllEntries(homeAccountID: String, environment: String?) -> Int {
+        let home = CacheText.lowercased(homeAccountID)
+        let group = environment.map { aliases.group(of: $0) }
+        var removed = 0
+        for section in CacheSection.allCases where section != .appMetadata {
+            for (key, entry) in document[section] {
+                guard let entryHome = entry["home_account_id"], CacheText.lowercased(entryHome) == home else { continue }
+                if let group, let entryEnvironment = entry["environment"], aliases.group(of: entryEnvironment) != group { continue }
+                if remove(key: key, from: section) != nil { removed += 1 }
+            }
+        }
+        return removed
+    }
+}

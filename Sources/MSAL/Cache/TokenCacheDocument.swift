@@ -1,0 +1,34 @@
+/// The unified token cache document that MSAL for Python, .NET, Java, Go and JavaScript share
+/// (see `docs/token-cache.md`): five known sections of entries by key, plus whatever else a
+/// newer or foreign writer put in the document, kept as it was.
+package struct TokenCacheDocument: Sendable, Equatable {
+    /// A top-level member swift-msal does not know, kept as its original JSON bytes.
+    package struct RawMember: Sendable, Equatable {
+        package var name: String
+        package var raw: [UInt8]
+    }
+
+    /// The entries of each known section (indexed by ``CacheSection/rawValue``), by key.
+    ///
+    /// Keys are stored lower-cased (AppMetadata keys included, for matching); legacy mixed-case
+    /// keys are normalized on read. ``originalKeys`` remembers keys that were written in
+    /// another case so the writer can keep an AppMetadata key's client id as it was.
+    package var sections: [[String: CacheEntry]]
+    /// Top-level members other than the five sections, in document order.
+    package var unknownMembers: [RawMember]
+
+    /// An empty document.
+    package init() {
+        sections = Array(repeating: [:], count: CacheSection.allCases.count)
+        unknownMembers = []
+    }
+
+    /// The entries of `section`, by key.
+    package subscript(section: CacheSection) -> [String: CacheEntry] {
+        get { sections[section.rawValue] }
+        set { sections[section.rawValue] = newValue }
+    }
+
+    /// The number of entries in the known sections.
+    package var entryCount: Int { sections.reduce(0) { $0 + $1.count } }
+}

@@ -1,0 +1,91 @@
+import MSALJOSE
+
+extension TokenResponse {
+    /// The longest lifetime accepted from `expires_in` and friends (one year); longer values are clamped.
+    package static let maximumLifetime: Int64 = 365 * 24 * 3600
+
+    /// Parses a token endpoint response body.
+    ///
+    /// `expires_in`, `ext_expires_in` and `refresh_in` may be JSON numbers or decimal strings (some
+    /// servers send strings); they must not be negative and are clamped to ``maximumLifetime``.
+    /// A missing `expires_in` is an error rather than a guess.
+    ///
+    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidResponse`` naming what is wrong.
+    package init(parsing body: [UInt8]) throws(MSALError) {
+        let document: JSONDocument
+        do throws(JOSEError) {
+            document = try JSONDocument(parsing: body, limits: .document)
+        } catch {
+            throw Self.invalid("is not valid JSON (\(error.message))")
+        }
+        let root = document.root
+        guard root.kind == .object else { throw Self.invalid("is not a JSON object") }
+        if root["error"] != nil {
+            throw Self.invalid("carries an \"error\" member although it reported success")
+        }
+        guard let accessToken = root["access_token"]?.string, !accessToken.isEmpty else {
+            throw Self.invalid("has no access_token")
+        }
+        guard let tokenType = root["token_type"]?.string, !tokenType.isEmpty else {
+            throw Self.invalid("has no token_type")
+        }
+        guard tokenType.lowercased() == "bearer" else {
+            throw Self.invalid("has the unsupported token_type \(OAuthErrorResponse.sanitized(tokenType, limit: 40))")
+        }
+        guard let expiresIn = try Self.seconds(root["expires_in"], "expires_in") else {
+            throw Self.invalid("has no expires_in")
+        }
+        self.init(
+            accessToken: accessToken, tokenType: "Bearer", expiresIn: expiresIn,
+            extendedExpiresIn: try Self.seconds(root["ext_expires_in"], "ext_expires_in"),
+            refreshIn: try Self.seconds(root["refresh_in"], "refresh_in"),
+            refreshToken: try Self.string(root["refresh_token"], "refresh_token"),
+            idToken: try Self.string(root["id_token"], "id_token"),
+            clientInfo: try Self.string(root["client_info"], "client_info"),
+            scope: try Self.string(root["scope"], "scope"),
+            familyID: try Self.familyID(root["foci"]))
+    }
+
+    private static func invalid(_ problem: String) -> MSALError {
+        MSALError(.internal, internalCode: .invalidResponse, message: "The token response \(problem)")
+    }
+
+    private static func string(_ value: JSONValue?, _ name: String) throws(MSALError) -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let text = value.string else { throw invalid("has a \(name) that is not a string") }
+        return text
+    }
+
+    private static func familyID(_ value: JSONValue?) throws(MSALError) -> String? {
+        guard let value, !value.isNull else { return nil }
+        if let text = value.string { return text }
+        if let number = value.int64 { return String(number) }
+        throw invalid("has a foci that is neither a string nor an integer")
+    }
+
+    private static func seconds(_ value: JSONValue?, _ name: String) throws(MSALError) -> Int64? {
+        guard let value, !value.isNull else { return nil }
+        let number: Int64?
+        if let integer = value.int64 {
+            number = integer
+        } else if let text = value.string {
+            number = CacheEntry.parseSeconds(text.trimmingASCIISpaces)
+        } else if let double = value.double, double.isFinite {
+            number = double < 0 ? -1 : (double > Double(maximumLifetime) ? maximumLifetime : Int64(double.rounded(.down)))
+        } else {
+            number = nil
+        }
+        guard let number else { throw invalid("has a \(name) that is not a number of seconds") }
+        guard number >= 0 else { throw invalid("has a negative \(name) (\(number))") }
+        return min(number, maximumLifetime)
+    }
+}
+
+extension String {
+    fileprivate var trimmingASCIISpaces: String {
+        var utf8 = self.utf8[...]
+        while utf8.first == UInt8(ascii: " ") { utf8 = utf8.dropFirst() }
+        while utf8.last == UInt8(ascii: " ") { utf8 = utf8.dropLast() }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+
+@testable import MSAL
+
+/// The indexed in-memory cache: what a token response writes, what lookups find, what removal takes.
+@Suite("Token cache contents")
+struct TokenCacheContentsTests {
+    static let client = "b6c69a37-df96-4db0-9088-2ab96e1d8215"
+    static let sibling = "11111111-2222-3333-4444-555555555555"
+    static let homeTenant = "f645ad92-e38d-4d1a-b510-d1b09a74a8ca"
+    static let guestTenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+
+    static func response(
+        uid: String = "9f4880d8", utid: String = homeTenant, tid: String? = nil, scope: String = "User.Read openid profile",
+        accessToken: String = "at", refreshToken: String? = "rt", expiresIn: Int64 = 3600, foci: String? = nil,
+        username: String = "user@contoso.com"
+    ) throws -> TokenResponse {
+        var claims: [String: Any] = ["oid": uid, "sub": "sub-" + uid, "tid": tid ?? utid, "preferred_username": username, "name": "User"]
+        claims["iss"] = "https://login.microsoftonline.com/\(tid ?? utid)/v2.0"
+        return TokenResponse(
+            accessToken: accessToken, expiresIn: expiresIn, extendedExpiresIn: expiresIn * 2, refreshToken: refreshToken,
+            idToken: try CacheFixtures.unsignedJWT(claims), clientInfo: CacheFixtures.clientInfo(uid: uid, utid: utid), scope: scope,
+            familyID: foci)
+    }
+
+    static func context(client: String = client, tenant: String = "common", now: Int64 = 1_000_000, scopes: [String] = ["User.Read"]) -> TokenCacheWriteContext {
+        TokenCacheWriteContext(clientID: client, environment: "login.windows.net", authorityTenant: tenant, requestedScopes: scopes, now: now)
+    }
+
+    static func save(_ contents: inout TokenCacheContents, _ response: TokenResponse, _ context: TokenCacheWriteContext = context()) throws {
+        contents.save(try TokenCacheEntries(response: response, context: context), clientID: context.clientID)
+    }
+
+    static func lookup(
+        _ contents: TokenCacheContents, home: String = "9f4880d8.\(homeTenant)", environment: String = "login.microsoftonline.com",
+        client: String = client, realm: String = homeTenant, scopes: [String], now: Int64 = 1_000_100
+    ) -> CachedAccessToken? {
+        contents.accessToken(
+            homeAccountID: home, environment: environment, clientID: client, realms: [realm], scopes: TokenCacheContents.lookupScopes(scopes),
+            now: now, expiryBuffer: 300)
+    }
+
+    @Test("A saved access token is found under any alias of its cloud, for a subset of its scopes, ignoring case and OIDC scopes")
+    func lookupRules() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(scope: "User.Read Mail.Read openid profile offline_access"))
+        for environment in ["login.microsoftonline.com", "login.windows.net", "LOGIN.MICROSOFT.COM", "sts.windows.net"] {
+            #expect(Self.lookup(contents, environment: environment, scopes: ["user.read"])?.secret == "at", "\(environment)")
+        }
+        #expect(Self.lookup(contents, scopes: ["User.Read", "Mail.Read", "openid", "offline_access"]) != nil)
+        #expect(Self.lookup(contents, scopes: ["User.Read", "Calendars.Read"]) == nil)
+        #expect(Self.lookup(contents, environment: "login.microsoftonline.us", scopes: ["User.Read"]) == nil)
+        #expect(Self.lookup(contents, client: Self.sibling, scopes: ["User.Read"]) == nil)
+        #expect(Self.lookup(contents, realm: Self.guestTenant, scopes: ["User.Read"]) == nil)
+        #expect(Self.lookup(contents, home: "other.\(Self.homeTenant)", scopes: ["User.Read"]) == nil)
+        let found = try #require(Self.lookup(contents, scopes: ["User.Read"]))
+        #expect(found.target == "Mail.Read offline_access openid profile User.Read")
+        #expect(found.expiresOn == 1_003_600)
+        #expect(found.extendedExpiresOn == 1_007_200)
+        #expect(found.realm == Self.homeTenant)
+    }
+
+    @Test("An access token within the expiry buffer is not returned, and the read deletes nothing")
+    func expiry() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(expiresIn: 3600))
+        try Self.save(&contents, Self.response(uid: "other", accessToken: "other-at", expiresIn: 10))
+        #expect(Self.lookup(contents, scopes: ["User.Read"], now: 1_003_600 - 301) != nil)
+        #expect(Self.lookup(contents, scopes: ["User.Read"], now: 1_003_600 - 300) == nil)
+        #expect(Self.lookup(contents, scopes: ["User.Read"], now: 2_000_000) == nil)
+        #expect(contents.document[.accessToken].count == 2)
+        let revision = contents.revision
+        _ = Self.lookup(contents, home: "other.\(Self.homeTenant)", scopes: ["User.Read"], now: 2_000_000)
+        #expect(contents.revision == revision)
+    }
+
+    @Test("A new access token replaces the account's tokens whose scopes overlap it, and keeps the others")
+    func replacement() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(scope: "User.Read Mail.Read", accessToken: "first"))
+        try Self.save(&contents, Self.response(scope: "Calendars.Read", accessToken: "calendar"))
+        try Self.save(&contents, Self.response(uid: "someone", scope: "User.Read", accessToken: "theirs"))
+        try Self.save(&contents, Self.response(scope: "User.Read", accessToken: "second"))
+        #expect(Self.lookup(contents, scopes: ["User.Read"])?.secret == "second")
+        #expect(Self.lookup(contents, scopes: ["Mail.Read"]) == nil)
+        #expect(Self.lookup(contents, scopes: ["Calendars.Read"])?.secret == "calendar")
+        #expect(Self.lookup(contents, home: "someone.\(Self.homeTenant)", scopes: ["User.Read"])?.secret == "theirs")
+        #expect(contents.document[.accessToken].count == 3)
+    }
+
+    @Test("Refresh tokens rotate in place; a response without one keeps the old one")
+    func refreshRotation() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(refreshToken: "rt1"))
+        try Self.save(&contents, Self.response(refreshToken: "rt2"))
+        #expect(contents.document[.refreshToken].count == 1)
+        let home = "9f4880d8.\(Self.homeTenant)"
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)?.entry["secret"] == "rt2")
+        try Self.save(&contents, Self.response(refreshToken: nil))
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "rt2")
+        try Self.save(&contents, Self.response(refreshToken: ""))
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "rt2")
+    }
+
+    @Test("A FOCI response stores a family refresh token that a sibling of the family can use")
+    func familyRefreshToken() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(refreshToken: "frt", foci: "1"))
+        let (key, entry) = try #require(contents.document[.refreshToken].first)
+        #expect(key.hasSuffix("-refreshtoken-1--"))
+        #expect(entry["family_id"] == "1")
+        #expect(entry["client_id"] == Self.client)
+        #expect(contents.document[.appMetadata].values.first?["family_id"] == "1")
+        let home = "9f4880d8.\(Self.homeTenant)"
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "frt")
+        // A sibling not yet known to be in the family finds it only when it asks for any family.
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling) == nil)
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling, allowAnyFamily: true)?.entry["secret"] == "frt")
+        // A later non-FOCI response for the first client does not drop the family membership.
+        try Self.save(&contents, Self.response(refreshToken: nil))
+        #expect(contents.document[.appMetadata].values.first?["family_id"] == "1")
+        #expect(contents.accounts(clientID: Self.client, environment: nil, signedInOnly: true).count == 1)
+    }
+
+    @Test("A guest tenant adds a tenant profile to the same account; the home profile comes first")
+    func guestProfiles() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(tid: Self.guestTenant, accessToken: "guest-at"), Self.context(tenant: Self.guestTenant))
+        try Self.save(&contents, Self.response(accessToken: "home-at"))
+        let accounts = contents.accounts(clientID: Self.client, environment: "login.microsoftonline.com", signedInOnly: true)
+        #expect(accounts.count == 1)
+        let account = try #require(accounts.first)
+        #expect(account.identifier == "9f4880d8.\(Self.homeTenant)")
+        #expect(account.homeAccountId?.objectId == "9f4880d8")
+        #expect(account.homeAccountId?.tenantId == Self.homeTenant)
+        #expect(account.username == "user@contoso.com")
+        #expect(account.environment == "login.windows.net")
+        let profiles = try #require(account.tenantProfiles)
+        #expect(profiles.map(\.tenantId) == [Self.homeTenant, Self.guestTenant])
+        #expect(profiles.map(\.isHomeTenantProfile) == [true, false])
+        #expect(profiles[1].claims?["tid"] as? String == Self.guestTenant)
+        #expect(account.accountClaims?["tid"] as? String == Self.homeTenant)
+        #expect(Self.lookup(contents, realm: Self.guestTenant, scopes: ["User.Read"])?.secret == "guest-at")
+        #expect(Self.lookup(contents, scopes: ["User.Read"])?.secret == "home-at")
+    }
+
+    @Test("Removing an account takes this client's tokens; the account stays while another client holds one")
+    func removal() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response())
+        try Self.save(&contents, Self.response(tid: Self.guestTenant), Self.context(tenant: Self.guestTenant))
+        try Self.save(&contents, Self.response(accessToken: "sibling-at", refreshToken: "sibling-rt"), Self.context(client: Self.sibling))
+        try Self.save(&contents, Self.response(uid: "bystander"))
+        let home = "9f4880d8.\(Self.homeTenant)"
+        contents.removeAccount(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)
+        #expect(Self.lookup(contents, scopes: ["User.Read"]) == nil)
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client) == nil)
+        #expect(contents.accounts(clientID: Self.client, environment: nil, signedInOnly: false).map(\.identifier) == ["bystander.\(Self.homeTenant)"])
+        #expect(contents.accounts(clientID: Self.sibling, environment: nil, signedInOnly: true).count == 1)
+        #expect(Self.lookup(contents, client: Self.sibling, scopes: ["User.Read"])?.secret == "sibling-at")
+        #expect(contents.document[.account].count == 3)  // two profiles of the account, one of the bystander
+
+        contents.removeAccount(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling)
+        #expect(contents.document[.account].count == 1)
+        #expect(contents.document[.accessToken].values.allSatisfy { $0["home_account_id"] == "bystander.\(Self.homeTenant)" })
+        #expect(contents.document[.refreshToken].count == 1)
+        #expect(contents.document[.idToken].count == 1)
+    }
+
+    @Test("signedInOnly leaves out accounts known only from an ID token")
+    func signedInOnly() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(refreshToken: nil))
+        #expect(contents.accounts(clientID: Self.client, environment: nil, signedInOnly: true).isEmpty)
+        #expect(contents.accounts(clientID: Self.client, environment: nil, signedInOnly: false).count == 1)
+    }
+
+    @Test("Updating an entry keeps members a newer writer added, and replaces the token's own members")
+    func mergeKeepsUnknownMembers() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(accessToken: "old"))
+        let (key, entry) = try #require(contents.document[.accessToken].first)
+        var extended = entry
+        extended.fields.append(CacheField(name: "future_field", value: .raw(Array(#"{"a":[1,2]}"#.utf8))))
+        contents.upsert(extended, key: key, in: .accessToken)
+        try Self.save(&contents, Self.response(accessToken: "new"))
+        let updated = try #require(contents.document[.accessToken][key])
+        #expect(updated["secret"] == "new")
+        #expect(updated.fields.contains { $0.name == "future_field" && $0.value == .raw(Array(#"{"a":[1,2]}"#.utf8)) })
+        #expect(updated.fields.filter { $0.name == "secret" }.count == 1)
+    }
+
+    @Test("A token response without client_info or a sub claim is rejected, not cached under an empty account")
+    func unidentifiedResponse() throws {
+        let response = TokenResponse(accessToken: "at", expiresIn: 3600)
+        #expect(throws: MSALError.self) { try TokenCacheEntries(response: response, context: Self.context()) }
+        let badClientInfo = TokenResponse(accessToken: "at", expiresIn: 3600, clientInfo: "%%%")
+        let error = try #require(throws: MSALError.self) { try TokenCacheEntries(response: badClientInfo, context: Self.context()) }
+        #expect(error.internalCode == .invalidClientInfo)
+    }
+
+    @Test("The writer's output reads back to the same contents")
+    func writeReadBack() throws {
+        var contents = TokenCacheContents()
+        try Self.save(&contents, Self.response(foci: "1"))
+        try Self.save(&contents, Self.response(uid: "b", tid: Self.guestTenant), Self.context(tenant: Self.guestTenant))
+        let bytes = contents.document.serialized()
+        let reread = try TokenCacheDocument(parsing: bytes)
+        #expect(reread == contents.document)
+        _ = try CacheFixtures.foundationJSON(bytes)
+    }
+}
