@@ -56,3 +56,11 @@ public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
         self.init(components: try AuthorityComponents.parse(text, kind: .aad, options: []), options: [])
     }
 }
+
+extension MSALAADAuthority {
+    /// `https://login.microsoftonline.com/common`, the default authority of an application.
+    package static var defaultCommon: MSALAADAuthority {
+        // A constant, valid Entra authority: parsing it cannot fail (a unit test checks it).
+        try! MSALAADAuthority(url: MSALPublicClientApplicationConfig.defaultAuthorityURL)
+    }
+}

@@ -1,0 +1,48 @@
+/// A signed-in account, as the cache knows it: one home account (`uid.utid`) in one cloud, with a
+/// tenant profile per tenant it signed in to.
+///
+/// Accounts come from ``MSALPublicClientApplication/allAccounts()`` and friends; pass one back in
+/// ``MSALSilentTokenParameters`` or to ``MSALPublicClientApplication/remove(_:)``. Instances are
+/// immutable snapshots.
+public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
+    /// The home account id, `<objectId>.<tenantId>`.
+    public let identifier: String?
+    /// The username (`preferred_username`, else `upn`) in the home tenant.
+    public let username: String?
+    /// The cloud host the account was stored under, such as `login.windows.net`.
+    public let environment: String
+    /// The parts of ``identifier``.
+    public let homeAccountId: MSALAccountId?
+    /// One profile per tenant the account signed in to, the home tenant's first.
+    public let tenantProfiles: [MSALTenantProfile]?
+
+    package init(identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile]) {
+        self.identifier = identifier
+        self.username = username
+        self.environment = environment
+        self.homeAccountId = MSALAccountId(identifier: identifier)
+        self.tenantProfiles = tenantProfiles
+    }
+
+    /// The claims of the home tenant's ID token (of any tenant's, when the home tenant has none
+    /// for this application), decoded on each access.
+    public var accountClaims: [String: any Sendable]? {
+        let profiles = tenantProfiles ?? []
+        let home = profiles.first { $0.isHomeTenantProfile && $0.idToken != nil } ?? profiles.first { $0.idToken != nil }
+        return home?.claims
+    }
+
+    /// Accounts are equal when their identifiers are, ignoring case.
+    public static func == (lhs: MSALAccount, rhs: MSALAccount) -> Bool {
+        lhs.identifier.map(CacheText.lowercased) == rhs.identifier.map(CacheText.lowercased)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier.map(CacheText.lowercased))
+    }
+
+    /// The identifier and environment; the username only as `<redacted>`, since it is personal data.
+    public var description: String {
+        "MSALAccount(identifier: \(identifier ?? "nil"), environment: \(environment), username: \(username == nil ? "nil" : "<redacted>"))"
+    }
+}

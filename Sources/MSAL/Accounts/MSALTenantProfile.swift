@@ -1,0 +1,39 @@
+import MSALJOSE
+
+/// An account's presence in one tenant: its home tenant or a tenant it is a guest in.
+public struct MSALTenantProfile: Sendable, Hashable {
+    /// The account's object id in this tenant (`local_account_id`: the `oid` claim, else `sub`).
+    public let identifier: String
+    /// The cloud host the profile was stored under.
+    public let environment: String
+    /// The tenant id (the cache entry's realm).
+    public let tenantId: String
+    /// Whether this is the account's home tenant.
+    public let isHomeTenantProfile: Bool
+    /// The raw ID token issued in this tenant to this application, when the cache holds one.
+    let idToken: String?
+
+    package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: String?) {
+        self.identifier = identifier
+        self.environment = environment
+        self.tenantId = tenantId
+        self.isHomeTenantProfile = isHomeTenantProfile
+        self.idToken = idToken
+    }
+
+    /// The claims of the ID token issued in this tenant, decoded on each access; `nil` when the
+    /// cache holds no ID token for this tenant and application.
+    public var claims: [String: any Sendable]? {
+        idToken.flatMap { MSALClaims.dictionary(fromIDToken: $0) }
+    }
+
+    public static func == (lhs: MSALTenantProfile, rhs: MSALTenantProfile) -> Bool {
+        lhs.identifier == rhs.identifier && lhs.environment == rhs.environment && lhs.tenantId == rhs.tenantId
+            && lhs.isHomeTenantProfile == rhs.isHomeTenantProfile
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+        hasher.combine(tenantId)
+    }
+}

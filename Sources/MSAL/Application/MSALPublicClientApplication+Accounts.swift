@@ -1,0 +1,56 @@
+extension MSALPublicClientApplication {
+    /// The accounts signed in to this application (those it holds a refresh token for), in the
+    /// authority's cloud unless ``MSALPublicClientApplicationConfig/multipleCloudsSupported``.
+    ///
+    /// - Throws: ``MSALError`` when the cache cannot be read (for example a corrupt cache file,
+    ///   which is moved aside: ``MSALInternalError/cacheCorrupt``).
+    public func allAccounts() throws -> [MSALAccount] {
+        try accounts(for: MSALAccountEnumerationParameters())
+    }
+
+    /// The account with home account id `identifier` (`uid.utid`), or `nil`.
+    public func account(forIdentifier identifier: String) throws -> MSALAccount? {
+        try accounts(for: MSALAccountEnumerationParameters(identifier: identifier)).first
+    }
+
+    /// The account with `username` (compared without regard to case), or `nil`.
+    public func account(forUsername username: String) throws -> MSALAccount? {
+        var parameters = MSALAccountEnumerationParameters()
+        parameters.username = username
+        return try accounts(for: parameters).first
+    }
+
+    /// The accounts matching `parameters`.
+    public func accounts(for parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
+        let all = try cache.accounts(
+            clientID: configuration.clientId, environment: environmentFilterHost,
+            signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
+        guard parameters.identifier != nil || parameters.username != nil || parameters.tenantProfileIdentifier != nil else {
+            return all
+        }
+        let identifier = parameters.identifier.map(CacheText.lowercased)
+        let username = parameters.username?.lowercased()
+        let profile = parameters.tenantProfileIdentifier.map(CacheText.lowercased)
+        return all.filter { account in
+            if let identifier, account.identifier.map(CacheText.lowercased) != identifier { return false }
+            if let username, account.username?.lowercased() != username { return false }
+            if let profile, !(account.tenantProfiles ?? []).contains(where: { CacheText.lowercased($0.identifier) == profile }) {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Signs `account` out of this application: removes its tokens for this application (access,
+    /// refresh and ID tokens in every tenant, and the family refresh token of the application's
+    /// family), and the account itself when no other application holds a token for it.
+    ///
+    /// Removing an account that is not in the cache does nothing.
+    public func remove(_ account: MSALAccount) throws {
+        guard let identifier = account.identifier else { return }
+        let clientID = configuration.clientId
+        _ = try cache.write(clientID: clientID, accountID: identifier) { contents in
+            contents.removeAccount(homeAccountID: identifier, environment: account.environment, clientID: clientID)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+
+/// The configuration of an ``MSALPublicClientApplication``.
+///
+/// A reference type, as in MSAL for iOS, so `let config = …; config.knownAuthorities = […]` ports
+/// unchanged; it is safe to share between tasks. The application copies it when created: later
+/// changes do not affect an existing application.
+public final class MSALPublicClientApplicationConfig: Sendable {
+    /// The default authority: `https://login.microsoftonline.com/common`.
+    public static let defaultAuthorityURL = URL(string: "https://login.microsoftonline.com/common")!
+
+    private struct Values: Sendable {
+        var authority: MSALAuthority
+        var knownAuthorities: [MSALAuthority] = []
+        var clientApplicationCapabilities: [String]? = nil
+        var tokenExpirationBuffer: Double = 300
+        var extendedLifetimeEnabled = false
+        var multipleCloudsSupported = false
+        var cacheConfig = MSALCacheConfig()
+    }
+
+    /// The application (client) id registered with the identity provider.
+    public let clientId: String
+    /// The redirect URI registered for the application; `nil` picks a loopback `http://localhost`.
+    public let redirectUri: String?
+    private let values: Mutex<Values>
+
+    /// Creates a configuration for `clientId` with the default authority and redirect URI.
+    public convenience init(clientId: String) {
+        self.init(clientId: clientId, redirectUri: nil, authority: nil)
+    }
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - authority: `nil` is `https://login.microsoftonline.com/common`.
+    public init(clientId: String, redirectUri: String?, authority: MSALAuthority?) {
+        self.clientId = clientId
+        self.redirectUri = redirectUri
+        let authority = authority ?? MSALAADAuthority.defaultCommon
+        self.values = Mutex(Values(authority: authority))
+    }
+
+    /// The authority tokens are requested from unless the parameters name another.
+    public var authority: MSALAuthority {
+        get { values.withLock { $0.authority } }
+        set { values.withLock { $0.authority = newValue } }
+    }
+
+    /// Authorities trusted without instance discovery (B2C, CIAM, ADFS and custom domains need this
+    /// when validation is on).
+    public var knownAuthorities: [MSALAuthority] {
+        get { values.withLock { $0.knownAuthorities } }
+        set { values.withLock { $0.knownAuthorities = newValue } }
+    }
+
+    /// Capabilities the client declares to the service, such as `["CP1"]` (continuous access evaluation).
+    public var clientApplicationCapabilities: [String]? {
+        get { values.withLock { $0.clientApplicationCapabilities } }
+        set { values.withLock { $0.clientApplicationCapabilities = newValue } }
+    }
+
+    /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
+    public var tokenExpirationBuffer: Double {
+        get { values.withLock { $0.tokenExpirationBuffer } }
+        set { values.withLock { $0.tokenExpirationBuffer = newValue } }
+    }
+
+    /// Whether access tokens past expiry but within their extended lifetime may be returned when
+    /// the service is unavailable. Default `false`.
+    public var extendedLifetimeEnabled: Bool {
+        get { values.withLock { $0.extendedLifetimeEnabled } }
+        set { values.withLock { $0.extendedLifetimeEnabled = newValue } }
+    }
+
+    /// Whether accounts of every cloud are returned, not only the authority's. Default `false`.
+    public var multipleCloudsSupported: Bool {
+        get { values.withLock { $0.multipleCloudsSupported } }
+        set { values.withLock { $0.multipleCloudsSupported = newValue } }
+    }
+
+    /// Where the token cache is kept. Default: the file at `$XDG_CACHE_HOME/msal/token_cache.json`.
+    public var cacheConfig: MSALCacheConfig {
+        get { values.withLock { $0.cacheConfig } }
+        set { values.withLock { $0.cacheConfig = newValue } }
+    }
+}
