@@ -8,7 +8,7 @@ struct WorkerMode: Sendable {
     var run: @Sendable (_ arguments: [String]) throws -> Void
 
     /// Every mode, by name.
-    static let all: [String: WorkerMode] = FileModes.all
+    static let all: [String: WorkerMode] = FileModes.all.merging(CacheModes.all) { first, _ in first }
 
     /// Writes `text` and a newline to standard error (unbuffered).
     static func printError(_ text: String) {
