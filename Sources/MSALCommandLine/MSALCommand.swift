@@ -6,7 +6,7 @@ struct MSALCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "msal",
         abstract: "swift-msal: Microsoft identity platform authentication for Linux.",
-        subcommands: [AuthorityCommand.self, JWTCommand.self]
+        subcommands: [AccountsCommand.self, AuthorityCommand.self, CacheCommand.self, JWTCommand.self]
     )
 }
 

@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import MSAL
+import MSALJOSE
+
+/// `--cache FILE`, shared by the cache verbs.
+struct CacheFileOptions: ParsableArguments {
+    @Option(name: .customLong("cache"), help: ArgumentHelp(
+        "The token cache file (default: $XDG_CACHE_HOME/msal/token_cache.json or ~/.cache/msal/token_cache.json).", valueName: "file"))
+    var path: String?
+
+    /// Opens the cache; a relative path is taken from the current directory.
+    func open() throws -> TokenCache {
+        var resolved = path
+        if let path, !path.hasPrefix("/") {
+            resolved = FileManager.default.currentDirectoryPath + "/" + path
+        }
+        return try TokenCache(config: MSALCacheConfig(storage: .file(path: resolved)))
+    }
+}
+
+/// `msal accounts`
+struct AccountsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts", abstract: "List the accounts in a token cache.")
+
+    @OptionGroup var cache: CacheFileOptions
+
+    @Option(name: .customLong("client-id"), help: "Only the accounts this application is signed in to.")
+    var clientID: String?
+
+    @Option(help: "Output format: text or json.")
+    var output: OutputFormat = .text
+
+    func run() async throws {
+        do {
+            let tokenCache = try cache.open()
+            let client = clientID
+            let accounts = try tokenCache.read(clientID: client ?? "msal-cli") { contents in
+                client.map { contents.accounts(clientID: $0, environment: nil, signedInOnly: true) } ?? contents.allAccounts(environment: nil)
+            }
+            switch output {
+            case .json:
+                CommandOutput.writeJSON(.object([JSONMember(name: "accounts", value: .array(accounts.map(Self.json)))]))
+            case .text:
+                if accounts.isEmpty { CommandOutput.write("No accounts.") }
+                for account in accounts {
+                    CommandOutput.write("\(account.identifier ?? "-")  \(account.username ?? "-")  \(account.environment)")
+                    for profile in account.tenantProfiles ?? [] {
+                        CommandOutput.write("    tenant \(profile.tenantId)\(profile.isHomeTenantProfile ? " (home)" : "")  object \(profile.identifier)")
+                    }
+                }
+            }
+        } catch {
+            throw CommandOutput.fail(error, format: output)
+        }
+    }
+
+    static func json(_ account: MSALAccount) -> JSON {
+        .object([
+            JSONMember(name: "identifier", value: account.identifier.map { .string($0) } ?? .null),
+            JSONMember(name: "username", value: account.username.map { .string($0) } ?? .null),
+            JSONMember(name: "environment", value: .string(account.environment)),
+            JSONMember(
+                name: "tenant_profiles",
+                value: .array((account.tenantProfiles ?? []).map { profile in
+                    .object([
+                        JSONMember(name: "tenant_id", value: .string(profile.tenantId)),
+                        JSONMember(name: "object_id", value: .string(profile.identifier)),
+                        JSONMember(name: "environment", value: .string(profile.environment)),
+                        JSONMember(name: "is_home_tenant", value: .bool(profile.isHomeTenantProfile)),
+                    ])
+                })),
+        ])
+    }
+}
+
+/// `msal cache …`
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache", abstract: "Inspect and edit a token cache file.",
+        subcommands: [CacheShowCommand.self, CacheRemoveCommand.self])
+}
+
+/// `msal cache show`
+struct CacheShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show the entries of a token cache, secrets redacted.")
+
+    @OptionGroup var cache: CacheFileOptions
+
+    @Option(help: "Output format: text or json.")
+    var output: OutputFormat = .text
+
+    func run() async throws {
+        do {
+            let document = try cache.open().read(clientID: "msal-cli") { $0.document }
+            var sections: [JSONMember] = []
+            for section in CacheSection.allCases {
+                let entries = document[section].sorted { $0.key < $1.key }.map { key, entry in
+                    JSONMember(name: key, value: Self.redacted(entry))
+                }
+                sections.append(JSONMember(name: section.name, value: .object(entries)))
+            }
+            let unknown = document.unknownMembers.map(\.name)
+            switch output {
+            case .json:
+                CommandOutput.writeJSON(.object(sections + [
+                    JSONMember(name: "unknown_sections", value: .array(unknown.map { .string($0) }))
+                ]))
+            case .text:
+                for section in CacheSection.allCases {
+                    CommandOutput.write("\(section.name) (\(document[section].count))")
+                    for (key, entry) in document[section].sorted(by: { $0.key < $1.key }) {
+                        CommandOutput.write("  \(key)")
+                        for field in entry.fields {
+                            CommandOutput.write("    \(field.name): \(Self.text(field))")
+                        }
+                    }
+                }
+                if !unknown.isEmpty { CommandOutput.write("Other sections (kept as they are): \(unknown.joined(separator: ", "))") }
+            }
+        } catch {
+            throw CommandOutput.fail(error, format: output)
+        }
+    }
+
+    /// Members whose values are credentials: never printed.
+    static let secretMembers: Set<String> = ["secret", "client_info"]
+
+    static func redactedValue(_ value: String) -> String {
+        "<redacted, \(value.utf8.count) bytes>"
+    }
+
+    static func redacted(_ entry: CacheEntry) -> JSON {
+        .object(entry.fields.map { field in
+            switch field.value {
+            case .string(let value):
+                return JSONMember(name: field.name, value: .string(secretMembers.contains(field.name) ? redactedValue(value) : value))
+            case .raw(let raw):
+                return JSONMember(name: field.name, value: .string("<JSON, \(raw.count) bytes>"))
+            }
+        })
+    }
+
+    static func text(_ field: CacheField) -> String {
+        switch field.value {
+        case .string(let value): secretMembers.contains(field.name) ? redactedValue(value) : value
+        case .raw(let raw): "<JSON, \(raw.count) bytes>"
+        }
+    }
+}
+
+/// `msal cache remove`
+struct CacheRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove an account's entries from a token cache.")
+
+    @OptionGroup var cache: CacheFileOptions
+
+    @Option(help: "The home account id (uid.utid) of the account to remove.")
+    var account: String
+
+    @Option(name: .customLong("client-id"), help: "Remove only this application's tokens (the account stays while other applications hold some).")
+    var clientID: String?
+
+    @Option(help: "Output format: text or json.")
+    var output: OutputFormat = .text
+
+    func run() async throws {
+        do {
+            let tokenCache = try cache.open()
+            let account = self.account
+            let client = clientID
+            let removed = try tokenCache.write(clientID: client ?? "msal-cli", accountID: account) { contents in
+                if let client {
+                    var total = 0
+                    for environment in Set(contents.document[.account].values.compactMap { $0["environment"] }) {
+                        total += contents.removeAccount(homeAccountID: account, environment: environment, clientID: client)
+                    }
+                    return total
+                }
+                return contents.removeAllEntries(homeAccountID: account, environment: nil)
+            }
+            switch output {
+            case .json:
+                CommandOutput.writeJSON(.object([
+                    JSONMember(name: "account", value: .string(account)), JSONMember(name: "removed_entries", value: .integer(removed)),
+                ]))
+            case .text:
+                CommandOutput.write(removed == 0 ? "Nothing to remove for \(account)." : "Removed \(removed) entries of \(account).")
+            }
+        } catch {
+            throw CommandOutput.fail(error, format: output)
+        }
+    }
+}
