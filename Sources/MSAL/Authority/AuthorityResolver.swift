@@ -9,12 +9,25 @@ package struct AuthorityResolver: Sendable {
     package let store: AuthorityMetadataStore
     package let policy: AuthorityValidationPolicy
     private let knownHostsKey: String
+    private let recent = RecentAuthority()
 
     package init(pipeline: HTTPPipeline, store: AuthorityMetadataStore, policy: AuthorityValidationPolicy = AuthorityValidationPolicy()) {
         self.pipeline = pipeline
         self.store = store
         self.policy = policy
         self.knownHostsKey = policy.knownHosts.sorted().joined(separator: " ")
+    }
+
+    /// The warm path: the store's unexpired metadata, remembered for the last authority object asked
+    /// about so repeated requests skip building and hashing the store key.
+    private func warmMetadata(for authority: MSALAuthority) -> MSALAuthorityMetadata? {
+        let now = store.clock.now()
+        if let metadata = recent.metadata(for: authority, now: now) { return metadata }
+        guard let (result, expires) = store.metadata.cachedEntry(key(for: authority)), case .success(let metadata) = result else {
+            return nil
+        }
+        recent.remember(authority, metadata: metadata, expires: expires)
+        return metadata
     }
 
     private func key(for authority: MSALAuthority) -> AuthorityMetadataStore.MetadataKey {
@@ -25,8 +38,7 @@ package struct AuthorityResolver: Sendable {
 
     /// The cached metadata, without I/O or parsing; `nil` when it must be resolved.
     package func cachedMetadata(for authority: MSALAuthority) -> MSALAuthorityMetadata? {
-        guard case .success(let metadata)? = store.metadata.cached(key(for: authority)) else { return nil }
-        return metadata
+        warmMetadata(for: authority)
     }
 
     /// The metadata of `authority`, from the store or discovered.
@@ -35,8 +47,8 @@ package struct AuthorityResolver: Sendable {
     ///   ``MSALInternalError/invalidTenant``, ``MSALInternalError/invalidAuthorityMetadata``,
     ///   ``MSALInternalError/authorityIssuerMismatch``, ``MSALInternalError/insecureEndpoint``, or a network error.
     package func resolve(_ authority: MSALAuthority, correlationID: UUID) async throws -> MSALAuthorityMetadata {
+        if let metadata = warmMetadata(for: authority) { return metadata }
         let key = key(for: authority)
-        if case .success(let metadata)? = store.metadata.cached(key) { return metadata }
         let resolver = self
         return try await store.metadata.value(for: key) {
             do {

@@ -52,6 +52,15 @@ package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable>
         }
     }
 
+    /// The unexpired cached result for `key` and when it expires, without loading.
+    package func cachedEntry(_ key: Key) -> (result: Result<Value, MSALError>, expires: Date)? {
+        let now = clock.now()
+        return state.withLock { state in
+            guard let entry = state.entries[key], entry.expires > now else { return nil }
+            return (entry.result, entry.expires)
+        }
+    }
+
     /// When the entry for `key` was stored, if there is one.
     package func storedDate(_ key: Key) -> Date? {
         state.withLock { $0.entries[key]?.stored }
