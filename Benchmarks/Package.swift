@@ -52,6 +52,18 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        // The token cache on the documents of scripts/make_cache_documents.py.
+        .executableTarget(
+            name: "TokenCache",
+            dependencies: [
+                .product(name: "MSAL", package: "swift-msal"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/TokenCache",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
         // A bare loop over one case, to run under valgrind --tool=callgrind or perf.
         .executableTarget(
             name: "JOSEProfile",
