@@ -46,21 +46,27 @@ package struct CacheEntry: Sendable, Equatable {
     /// Setting `nil` removes the member; setting a string replaces the member in place or appends it.
     package subscript(name: String) -> String? {
         get {
-            for field in fields where field.name == name {
+            // The last member of that name wins (a duplicate member in a document read as is).
+            for field in fields.reversed() where field.name == name {
                 if case .string(let value) = field.value { return value }
                 return nil
             }
             return nil
         }
         set {
-            if let index = fields.firstIndex(where: { $0.name == name }) {
-                if let newValue {
-                    fields[index].value = .string(newValue)
-                } else {
-                    fields.remove(at: index)
-                }
-            } else if let newValue {
-                fields.append(CacheField(name: name, value: .string(newValue)))
+            guard let first = fields.firstIndex(where: { $0.name == name }) else {
+                if let newValue { fields.append(CacheField(name: name, value: .string(newValue))) }
+                return
+            }
+            var index = fields.count - 1
+            while index > first {
+                if fields[index].name == name { fields.remove(at: index) }
+                index -= 1
+            }
+            if let newValue {
+                fields[first].value = .string(newValue)
+            } else {
+                fields.remove(at: first)
             }
         }
     }

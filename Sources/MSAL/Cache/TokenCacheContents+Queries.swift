@@ -98,6 +98,7 @@ extension TokenCacheContents {
 
     /// The accounts a client can use: those it holds a refresh token or an ID token for, and those
     /// holding a family refresh token of its family. `environment` restricts them to one cloud.
+    /// In no particular order.
     package func accountKeys(clientID: String, environment: String?) -> [TokenCacheIndex.AccountKey] {
         let client = CacheText.lowercased(clientID)
         var keys = Set<TokenCacheIndex.AccountKey>()
@@ -105,12 +106,8 @@ extension TokenCacheContents {
         if let family = index.familyOfClient[client], let members = index.familyAccounts[family] {
             keys.formUnion(members.keys)
         }
-        var result = keys.filter { index.accounts[$0] != nil }
-        if let environment {
-            let group = aliases.group(of: environment)
-            result = result.filter { $0.environment == group }
-        }
-        return result.sorted { ($0.home, $0.environment) < ($1.home, $1.environment) }
+        let group = environment.map { aliases.group(of: $0) }
+        return keys.filter { (group == nil || $0.environment == group) && index.accounts[$0] != nil }
     }
 
     /// The Account entries (tenant profiles) of one account.

@@ -104,11 +104,8 @@ extension TokenCacheDocument {
             default:
                 fieldValue = .raw(Array(rawJSON(member)))
             }
-            if let existing = fields.firstIndex(where: { $0.name == name }) {
-                fields[existing].value = fieldValue
-            } else {
-                fields.append(CacheField(name: name, value: fieldValue))
-            }
+            // A duplicate member is kept in order; lookups take the last one, as JSON readers do.
+            fields.append(CacheField(name: name, value: fieldValue))
         }
         return CacheEntry(fields: fields)
     }
@@ -124,11 +121,18 @@ enum CacheFieldNames {
         "client_info", "alternative_account_id", "user_assertion_hash",
     ]
 
+    /// Known names by UTF-8 length, so a key is compared with one to three candidates.
+    private static let byLength: [[String]] = {
+        var table = [[String]](repeating: [], count: 32)
+        for name in known { table[name.utf8.count].append(name) }
+        return table
+    }()
+
     /// The name of a member key: one of the known names when it is one (no allocation), else decoded.
     static func name(_ key: JSONValue) -> String {
         let length = key.rawBytes.count
-        for candidate in known where candidate.utf8.count == length {
-            if key.isString(candidate) { return candidate }
+        if length < byLength.count {
+            for candidate in byLength[length] where key.isString(candidate) { return candidate }
         }
         return key.string ?? ""
     }
