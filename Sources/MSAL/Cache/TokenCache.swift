@@ -70,8 +70,7 @@ package final class TokenCache: Sendable {
                     try reloadIfChanged(access)
                     return try state.withLock { try body($0.contents) }
                 }
-            } catch let corrupt as CorruptFile {
-                _ = corrupt
+            } catch is CorruptFile {
                 // Moving the file aside needs the exclusive lock; check again under it.
                 return try file.withLock(exclusive: true) { access in
                     try reloadIfChanged(access, quarantining: true)
@@ -123,8 +122,7 @@ package final class TokenCache: Sendable {
     /// ``MSALInternalError/cacheCorrupt`` naming where the file went.
     private func reloadIfChanged(_ access: TokenCacheFileAccess, quarantining: Bool = false) throws {
         let stamp = try access.stamp()
-        let current = state.withLock { $0.loaded ? $0.stamp : nil }
-        if state.withLock({ $0.loaded }), current == stamp { return }
+        if state.withLock({ $0.loaded && $0.stamp == stamp }) { return }
         guard let (bytes, readStamp) = try access.readStamped() else {
             state.withLock { state in
                 state.contents.replaceDocument(TokenCacheDocument())
