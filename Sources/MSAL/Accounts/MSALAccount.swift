@@ -28,7 +28,7 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     /// for this application), decoded on each access.
     public var accountClaims: [String: any Sendable]? {
         let profiles = tenantProfiles ?? []
-        let home = profiles.first { $0.isHomeTenantProfile && $0.idToken != nil } ?? profiles.first { $0.idToken != nil }
+        let home = profiles.first { $0.isHomeTenantProfile && $0.hasIDToken } ?? profiles.first { $0.hasIDToken }
         return home?.claims
     }
 

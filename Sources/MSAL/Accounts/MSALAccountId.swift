@@ -10,9 +10,11 @@ public struct MSALAccountId: Sendable, Hashable {
     /// Splits `identifier` at its last `.` (B2C object ids contain `-` and `_`, never `.`).
     public init(identifier: String) {
         self.identifier = identifier
-        if let dot = identifier.lastIndex(of: "."), dot != identifier.startIndex, identifier.index(after: dot) != identifier.endIndex {
+        // On the UTF-8 view: `.` is ASCII, so its index is a valid `String` index (and no grapheme breaking runs).
+        let utf8 = identifier.utf8
+        if let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex, utf8.index(after: dot) != utf8.endIndex {
             objectId = String(identifier[..<dot])
-            tenantId = String(identifier[identifier.index(after: dot)...])
+            tenantId = String(identifier[utf8.index(after: dot)...])
         } else {
             objectId = nil
             tenantId = nil

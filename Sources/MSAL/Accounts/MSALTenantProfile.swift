@@ -10,15 +10,28 @@ public struct MSALTenantProfile: Sendable, Hashable {
     public let tenantId: String
     /// Whether this is the account's home tenant.
     public let isHomeTenantProfile: Bool
+    /// The raw ID token issued in this tenant to this application, when the cache holds one; still
+    /// a slice of the cache document until someone asks for it.
+    private let idTokenValue: CacheString?
+
     /// The raw ID token issued in this tenant to this application, when the cache holds one.
-    let idToken: String?
+    var idToken: String? { idTokenValue?.string }
+
+    /// Whether the cache holds an ID token for this tenant and application.
+    var hasIDToken: Bool { idTokenValue != nil }
 
     package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: String?) {
+        self.init(
+            identifier: identifier, environment: environment, tenantId: tenantId, isHomeTenantProfile: isHomeTenantProfile,
+            idToken: idToken.map(CacheString.init))
+    }
+
+    package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: CacheString?) {
         self.identifier = identifier
         self.environment = environment
         self.tenantId = tenantId
         self.isHomeTenantProfile = isHomeTenantProfile
-        self.idToken = idToken
+        self.idTokenValue = idToken
     }
 
     /// The claims of the ID token issued in this tenant, decoded on each access; `nil` when the

@@ -20,25 +20,125 @@ package struct CacheField: Sendable, Equatable {
     }
 }
 
+/// One member of a cache entry as stored: a string read from a document stays a slice of it.
+package struct CacheMember: Sendable {
+    package enum Value: Sendable {
+        case string(String)
+        case raw([UInt8])
+        /// A string in the entry's ``CacheEntry/source``.
+        case slice(CacheSlice)
+    }
+
+    package let name: String
+    /// The schema field `name` is, if any.
+    package let known: CacheKnownField?
+    package var value: Value
+
+    package init(name: String, value: Value) {
+        self.name = name
+        self.known = CacheKnownField(name: name)
+        self.value = value
+    }
+
+    /// A member of a field the schema defines (the name is `known`'s).
+    package init(known: CacheKnownField, value: Value) {
+        self.name = known.name
+        self.known = known
+        self.value = value
+    }
+}
+
 /// One entry of a unified-cache section (an access token, an account, …) with every member it
 /// was read with, known or not, so a read-modify-write keeps what newer writers added.
 ///
-/// An entry that is not a JSON object at all is kept as ``opaque`` bytes and never used.
+/// String members read from a document are kept as slices of it (``source``) and become `String`s
+/// only when asked for. An entry that is not a JSON object at all is kept as ``opaque`` bytes and
+/// never used.
 package struct CacheEntry: Sendable, Equatable {
     /// The members in order.
-    package var fields: [CacheField]
+    package var members: [CacheMember]
+    /// The document the slices among ``members`` point into.
+    package var source: CacheSource?
     /// The original bytes of an entry that is not a JSON object.
     package var opaque: [UInt8]?
 
     package init(fields: [CacheField] = [], opaque: [UInt8]? = nil) {
-        self.fields = fields
+        self.members = fields.map { CacheMember(field: $0) }
+        self.source = nil
         self.opaque = opaque
+    }
+
+    package init(members: [CacheMember], source: CacheSource?) {
+        self.members = members
+        self.source = source
+        self.opaque = nil
     }
 
     /// Creates an entry from string members, in order; `nil` values are left out.
     package init(_ pairs: KeyValuePairs<String, String?>) {
-        self.fields = pairs.compactMap { pair in pair.value.map { CacheField(name: pair.key, value: .string($0)) } }
+        self.members = pairs.compactMap { pair in pair.value.map { CacheMember(name: pair.key, value: .string($0)) } }
+        self.source = nil
         self.opaque = nil
+    }
+
+    /// The members in order, with their values materialized.
+    package var fields: [CacheField] {
+        get { members.map { CacheField(name: $0.name, value: value(of: $0)) } }
+        set { members = newValue.map { CacheMember(field: $0) } }
+    }
+
+    /// The value of `member` (a member of this entry) as a ``CacheFieldValue``.
+    package func value(of member: CacheMember) -> CacheFieldValue {
+        switch member.value {
+        case .string(let text): .string(text)
+        case .raw(let raw): .raw(raw)
+        case .slice(let slice): .string(slice.string(in: source!))
+        }
+    }
+
+    /// Entries are equal when their members (names and values, in order) and opaque bytes are.
+    package static func == (lhs: CacheEntry, rhs: CacheEntry) -> Bool {
+        lhs.opaque == rhs.opaque && lhs.fields == rhs.fields
+    }
+
+    /// The position of the last member named `name` (a duplicate member in a document read as is:
+    /// the last one wins, as JSON readers do).
+    @inline(__always)
+    package func lastIndex(of name: String) -> Int? {
+        // A member with a schema name always carries it: compare one byte instead of the name.
+        if let field = CacheKnownField(name: name) { return lastIndex(of: field) }
+        var index = members.count - 1
+        while index >= 0 {
+            if members[index].name == name { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The position of the last member that is schema field `field`.
+    @inline(__always)
+    package func lastIndex(of field: CacheKnownField) -> Int? {
+        var index = members.count - 1
+        while index >= 0 {
+            if members[index].known == field { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The string value of schema field `field`; `nil` when absent, `null` or not a string.
+    package subscript(field: CacheKnownField) -> String? {
+        guard let index = lastIndex(of: field) else { return nil }
+        return string(at: index)
+    }
+
+    @inline(__always)
+    private func string(at index: Int) -> String? {
+        switch members[index].value {
+        case .string(let value): return value
+        case .slice(let slice): return slice.string(in: source!)
+        case .raw: return nil
+        }
     }
 
     /// The string value of member `name`; `nil` when absent, `null` or not a string.
@@ -46,28 +146,65 @@ package struct CacheEntry: Sendable, Equatable {
     /// Setting `nil` removes the member; setting a string replaces the member in place or appends it.
     package subscript(name: String) -> String? {
         get {
-            // The last member of that name wins (a duplicate member in a document read as is).
-            for field in fields.reversed() where field.name == name {
-                if case .string(let value) = field.value { return value }
-                return nil
-            }
-            return nil
+            guard let index = lastIndex(of: name) else { return nil }
+            return string(at: index)
         }
         set {
-            guard let first = fields.firstIndex(where: { $0.name == name }) else {
-                if let newValue { fields.append(CacheField(name: name, value: .string(newValue))) }
+            guard let first = members.firstIndex(where: { $0.name == name }) else {
+                if let newValue { members.append(CacheMember(name: name, value: .string(newValue))) }
                 return
             }
-            var index = fields.count - 1
+            var index = members.count - 1
             while index > first {
-                if fields[index].name == name { fields.remove(at: index) }
+                if members[index].name == name { members.remove(at: index) }
                 index -= 1
             }
             if let newValue {
-                fields[first].value = .string(newValue)
+                members[first].value = .string(newValue)
             } else {
-                fields.remove(at: first)
+                members.remove(at: first)
             }
+        }
+    }
+
+    /// Whether schema field `field` is a string.
+    package func hasString(_ field: CacheKnownField) -> Bool {
+        guard let index = lastIndex(of: field) else { return false }
+        if case .raw = members[index].value { return false }
+        return true
+    }
+
+    /// The value of schema field `field` as a ``CacheString`` (not copied out of the document yet).
+    package func lazyString(_ field: CacheKnownField) -> CacheString? {
+        guard let index = lastIndex(of: field) else { return nil }
+        switch members[index].value {
+        case .string(let value): return CacheString(value)
+        case .slice(let slice): return CacheString(slice: slice, source: source!)
+        case .raw: return nil
+        }
+    }
+
+    /// Calls `body` with the UTF-8 of string field `field`, without creating a `String` when the
+    /// member is an unescaped slice of the document; `nil` when absent or not a string.
+    @inline(__always)
+    package func withUTF8<R>(_ field: CacheKnownField, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        guard let index = lastIndex(of: field) else { return nil }
+        return try withUTF8(of: members[index], body)
+    }
+
+    /// Calls `body` with the UTF-8 of `member` (a member of this entry); `nil` when it is not a string.
+    @inline(__always)
+    package func withUTF8<R>(of member: CacheMember, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        switch member.value {
+        case .string(var value):
+            return try value.withUTF8(body)
+        case .slice(let slice):
+            if slice.form == .escaped {
+                return try slice.utf8(in: source!).withUnsafeBufferPointer(body)
+            }
+            return try source!.bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[slice.range])) }
+        case .raw:
+            return nil
         }
     }
 
@@ -77,25 +214,46 @@ package struct CacheEntry: Sendable, Equatable {
         return CacheEntry.parseSeconds(text)
     }
 
+    /// Schema field `field` as whole seconds since 1970; `nil` when absent or not a decimal integer.
+    package func seconds(_ field: CacheKnownField) -> Int64? {
+        withUTF8(field) { CacheEntry.parseSeconds($0) } ?? nil
+    }
+
     /// Parses decimal epoch seconds as written by the MSAL libraries (`"1700000000"`); a leading
     /// `-` is accepted (MSAL.NET writes `-62135596800` for "never"), anything else is not.
     package static func parseSeconds(_ text: String) -> Int64? {
-        var utf8 = text.utf8[...]
-        guard !utf8.isEmpty, utf8.count <= 20 else { return nil }
-        var negative = false
-        if utf8.first == UInt8(ascii: "-") {
-            negative = true
-            utf8 = utf8.dropFirst()
-        }
-        guard !utf8.isEmpty else { return nil }
+        var text = text
+        return text.withUTF8 { parseSeconds($0) }
+    }
+
+    /// ``parseSeconds(_:)-swift.type.method`` on UTF-8.
+    package static func parseSeconds(_ utf8: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var index = 0
+        let count = utf8.count
+        guard count > 0, count <= 20 else { return nil }
+        let negative = utf8[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        guard index < count else { return nil }
         var value: Int64 = 0
-        for byte in utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+        while index < count {
+            let digit = utf8[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
             let (product, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = product.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            let (sum, overflow2) = product.addingReportingOverflow(Int64(digit))
             guard !overflow1, !overflow2 else { return nil }
             value = sum
+            index += 1
         }
         return negative ? -value : value
+    }
+}
+
+extension CacheMember {
+    /// A member holding `field`'s value.
+    package init(field: CacheField) {
+        switch field.value {
+        case .string(let text): self.init(name: field.name, value: .string(text))
+        case .raw(let raw): self.init(name: field.name, value: .raw(raw))
+        }
     }
 }

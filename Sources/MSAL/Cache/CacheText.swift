@@ -6,13 +6,66 @@ package enum CacheText {
     /// never changes length or meaning under a locale.
     @inline(__always)
     package static func lowercased(_ text: String) -> String {
-        var hasUpper = false
-        for byte in text.utf8 where byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
-            hasUpper = true
-            break
-        }
+        var text = text
+        let hasUpper = text.withUTF8 { hasUppercase($0) }
         guard hasUpper else { return text }
-        return String(decoding: text.utf8.map { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return String(decoding: text.utf8.map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// The string whose UTF-8 is `utf8` with ASCII letters lower-cased (see ``lowercased(_:)``).
+    @inline(__always)
+    package static func lowercased(utf8: UnsafeBufferPointer<UInt8>) -> String {
+        guard hasUppercase(utf8) else { return String(decoding: utf8, as: UTF8.self) }
+        return String(decoding: utf8.map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Whether `utf8` holds an ASCII capital letter; eight bytes at a time.
+    ///
+    /// Per byte, on its low seven bits (where adding at most 0x7F cannot carry into the next
+    /// byte): `+ 0x3F` reaches the high bit from `A` (0x41) up, `+ 0x25` from `[` (0x5B) up; bytes
+    /// with the high bit set (non-ASCII) never count.
+    @inline(__always)
+    package static func hasUppercase(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = utf8.count
+        guard count > 0, let base = utf8.baseAddress else { return false }
+        var index = 0
+        // `index + 8 <= count` bounds each load.
+        while index &+ 8 <= count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let low7 = word & 0x7F7F_7F7F_7F7F_7F7F
+            let atLeastA = low7 &+ 0x3F3F_3F3F_3F3F_3F3F
+            let pastZ = low7 &+ 0x2525_2525_2525_2525
+            if atLeastA & ~pastZ & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+            index += 8
+        }
+        while index < count {
+            if base[index] &- UInt8(ascii: "A") < 26 { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Whether two byte strings are equal, compared eight bytes at a time.
+    @inline(__always)
+    package static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = lhs.count
+        guard count == rhs.count else { return false }
+        guard count > 0, let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
+        var index = 0
+        // `index + 8 <= count` bounds each load of both buffers (they have `count` bytes).
+        while index &+ 8 <= count {
+            if UnsafeRawPointer(left + index).loadUnaligned(as: UInt64.self)
+                != UnsafeRawPointer(right + index).loadUnaligned(as: UInt64.self)
+            {
+                return false
+            }
+            index += 8
+        }
+        while index < count {
+            if left[index] != right[index] { return false }
+            index += 1
+        }
+        return true
     }
 
     /// The scopes of a space-separated `target`, split on any run of spaces.

@@ -1,41 +1,93 @@
 extension TokenCacheContents {
     /// The accounts `clientID` can use, built from the Account entries (one tenant profile each) and
     /// the client's ID tokens. `environment` restricts them to one cloud; `signedInOnly` to accounts
-    /// with a refresh token for the client (its own or its family's).
+    /// with a refresh token for the client (its own or its family's). In no particular order.
     package func accounts(clientID: String, environment: String?, signedInOnly: Bool) -> [MSALAccount] {
-        accountKeys(clientID: clientID, environment: environment).compactMap { key in
-            if signedInOnly, refreshToken(homeAccountID: key.home, environment: key.environment, clientID: clientID) == nil {
-                return nil
-            }
-            return account(key, clientID: clientID)
+        let filter = AccountFilter(contents: self, clientID: clientID, environment: environment, signedInOnly: signedInOnly)
+        return index.accounts.compactMap { key, items in listedAccount(key, items: items, filter: filter) }
+    }
+
+    /// Which accounts a list holds: those a client can use, in one cloud or all.
+    package struct AccountFilter: Sendable {
+        /// The client id, lower-cased.
+        package var client: String
+        /// The client's family, from AppMetadata.
+        package var family: String?
+        /// The alias group of the cloud, or `nil` for every cloud.
+        package var group: String?
+        package var signedInOnly: Bool
+
+        package init(contents: TokenCacheContents, clientID: String, environment: String?, signedInOnly: Bool) {
+            client = CacheText.lowercased(clientID)
+            family = contents.index.familyOfClient[client]
+            group = environment.map { contents.aliases.group(of: $0) }
+            self.signedInOnly = signedInOnly
         }
+    }
+
+    /// Account `key` as a list filtered by `filter` shows it; `nil` when the list leaves it out.
+    package func listedAccount(_ key: TokenCacheIndex.AccountKey, filter: AccountFilter) -> MSALAccount? {
+        guard let items = index.accounts[key] else { return nil }
+        return listedAccount(key, items: items, filter: filter)
+    }
+
+    private func listedAccount(_ key: TokenCacheIndex.AccountKey, items: [TokenCacheIndex.Item], filter: AccountFilter) -> MSALAccount? {
+        guard filter.group == nil || key.environment == filter.group, Self.isListed(items, client: filter.client, family: filter.family)
+        else { return nil }
+        if filter.signedInOnly, refreshToken(in: items, client: filter.client, family: filter.family) == nil {
+            return nil
+        }
+        return account(key, items: items, client: filter.client)
     }
 
     /// One account of `clientID`.
     package func account(_ key: TokenCacheIndex.AccountKey, clientID: String) -> MSALAccount? {
-        let entries = accountEntries(key)
-        guard let first = entries.first?.entry, let identifier = first["home_account_id"] else { return nil }
+        account(key, items: index.accounts[key] ?? [], client: CacheText.lowercased(clientID))
+    }
+
+    /// One account from its index `items`, with the ID tokens of `client` (lower-cased).
+    private func account(_ key: TokenCacheIndex.AccountKey, items: [TokenCacheIndex.Item], client: String) -> MSALAccount? {
+        let entries = document[.account]
+        var profiles: [(entry: CacheEntry, realm: String)] = []
+        for item in items where item.section == .account {
+            if let entry = entries[item.key] { profiles.append((entry, item.realm)) }
+        }
+        guard let first = profiles.first?.entry, let identifier = first[.homeAccountID] else { return nil }
         let homeTenant = MSALAccountId(identifier: identifier).tenantId.map(CacheText.lowercased)
-        var profiles: [MSALTenantProfile] = entries.map { item in
-            let realm = item.entry["realm"] ?? ""
-            let environment = item.entry["environment"] ?? key.environment
-            return MSALTenantProfile(
-                identifier: item.entry["local_account_id"] ?? "",
-                environment: environment,
-                tenantId: realm,
-                isHomeTenantProfile: homeTenant != nil && CacheText.lowercased(realm) == homeTenant,
-                idToken: idToken(homeAccountID: identifier, environment: environment, clientID: clientID, realm: realm)?.entry["secret"])
+        var tenantProfiles: [MSALTenantProfile] = []
+        tenantProfiles.reserveCapacity(profiles.count)
+        var home: CacheEntry?
+        for (entry, realm) in profiles {
+            let isHome = homeTenant != nil && realm == homeTenant
+            if isHome, home == nil { home = entry }
+            tenantProfiles.append(
+                MSALTenantProfile(
+                    identifier: entry[.localAccountID] ?? "",
+                    environment: entry[.environment] ?? key.environment,
+                    tenantId: entry[.realm] ?? "",
+                    isHomeTenantProfile: isHome,
+                    idToken: idToken(in: items, client: client, realm: realm)?.entry.lazyString(.secret)))
         }
-        profiles.sort { lhs, rhs in
-            lhs.isHomeTenantProfile != rhs.isHomeTenantProfile ? lhs.isHomeTenantProfile : lhs.tenantId < rhs.tenantId
+        if tenantProfiles.count > 1 {
+            tenantProfiles.sort { lhs, rhs in
+                lhs.isHomeTenantProfile != rhs.isHomeTenantProfile ? lhs.isHomeTenantProfile : lhs.tenantId < rhs.tenantId
+            }
         }
-        let home = entries.first { CacheText.lowercased($0.entry["realm"] ?? "") == homeTenant }?.entry ?? first
-        let username = [home["username"]] + entries.map { $0.entry["username"] }
+        let homeEntry = home ?? first
+        var username = homeEntry[.username].flatMap { $0.isEmpty ? nil : $0 }
+        if username == nil {
+            for (entry, _) in profiles {
+                if let name = entry[.username], !name.isEmpty {
+                    username = name
+                    break
+                }
+            }
+        }
         return MSALAccount(
             identifier: identifier,
-            username: username.compactMap { $0 }.first { !$0.isEmpty },
-            environment: home["environment"] ?? key.environment,
-            tenantProfiles: profiles)
+            username: username,
+            environment: homeEntry[.environment] ?? key.environment,
+            tenantProfiles: tenantProfiles)
     }
 }
 

@@ -31,40 +31,43 @@ extension TokenCacheContents {
         homeAccountID: String, environment: String, clientID: String, realms: [String],
         scopes: Set<String>, now: Int64, expiryBuffer: Int64
     ) -> CachedAccessToken? {
-        var partition = TokenCacheIndex.Partition(
-            home: CacheText.lowercased(homeAccountID), environment: aliases.group(of: environment),
-            client: CacheText.lowercased(clientID), realm: "")
+        guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
+        else { return nil }
+        let client = CacheText.lowercased(clientID)
+        let tokens = document[.accessToken]
         for realm in realms {
-            partition.realm = CacheText.lowercased(realm)
-            guard let records = index.accessTokens[partition] else { continue }
-            var best: CachedAccessToken?
-            for record in records where scopes.isSubset(of: record.scopes) {
-                guard let entry = document[.accessToken][record.key], let token = Self.accessToken(record.key, entry),
-                    token.expiresOn - now > expiryBuffer
+            let realm = CacheText.lowercased(realm)
+            var best: (index: Int, entry: CacheEntry, expiresOn: Int64)?
+            // By position, so only the candidates' fields are touched (no copy of every item).
+            for index in items.indices where items[index].section == .accessToken {
+                guard items[index].client == client, items[index].realm == realm, scopes.isSubset(of: items[index].scopes),
+                    let entry = tokens[items[index].key], entry.hasString(.secret), let expiresOn = entry.seconds(.expiresOn),
+                    expiresOn - now > expiryBuffer
                 else { continue }
-                if best == nil || token.expiresOn > best!.expiresOn { best = token }
+                if best == nil || expiresOn > best!.expiresOn { best = (index, entry, expiresOn) }
             }
-            if let best { return best }
+            if let best { return Self.accessToken(items[best.index].key, best.entry) }
         }
         return nil
     }
 
     /// Every access token of an account and client in one realm, whatever its scopes or expiry.
-    package func accessTokenKeys(homeAccountID: String, environment: String, clientID: String, realm: String) -> [TokenCacheIndex.AccessTokenRecord] {
-        let partition = TokenCacheIndex.Partition(
-            home: CacheText.lowercased(homeAccountID), environment: aliases.group(of: environment),
-            client: CacheText.lowercased(clientID), realm: CacheText.lowercased(realm))
-        return index.accessTokens[partition] ?? []
+    package func accessTokenKeys(homeAccountID: String, environment: String, clientID: String, realm: String) -> [TokenCacheIndex.Item] {
+        guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
+        else { return [] }
+        let client = CacheText.lowercased(clientID)
+        let realm = CacheText.lowercased(realm)
+        return items.filter { $0.section == .accessToken && $0.client == client && $0.realm == realm }
     }
 
     private static func accessToken(_ key: String, _ entry: CacheEntry) -> CachedAccessToken? {
-        guard let secret = entry["secret"], let expiresOn = entry.seconds("expires_on") else { return nil }
+        guard let secret = entry[.secret], let expiresOn = entry.seconds(.expiresOn) else { return nil }
         return CachedAccessToken(
-            key: key, secret: secret, target: entry["target"] ?? "", tokenType: entry["token_type"] ?? "Bearer",
-            homeAccountID: entry["home_account_id"] ?? "", environment: entry["environment"] ?? "",
-            realm: entry["realm"] ?? "", cachedAt: entry.seconds("cached_at"), expiresOn: expiresOn,
-            extendedExpiresOn: entry.seconds("extended_expires_on") ?? entry.seconds("ext_expires_on"),
-            refreshOn: entry.seconds("refresh_on"))
+            key: key, secret: secret, target: entry[.target] ?? "", tokenType: entry[.tokenType] ?? "Bearer",
+            homeAccountID: entry[.homeAccountID] ?? "", environment: entry[.environment] ?? "",
+            realm: entry[.realm] ?? "", cachedAt: entry.seconds(.cachedAt), expiresOn: expiresOn,
+            extendedExpiresOn: entry.seconds(.extendedExpiresOn) ?? entry.seconds(.extExpiresOn),
+            refreshOn: entry.seconds(.refreshOn))
     }
 
     /// The refresh token for an account and client: the client's own, else a family refresh token
@@ -72,28 +75,41 @@ extension TokenCacheContents {
     package func refreshToken(
         homeAccountID: String, environment: String, clientID: String, allowAnyFamily: Bool = false
     ) -> (key: String, entry: CacheEntry)? {
-        var partition = TokenCacheIndex.Partition(
-            home: CacheText.lowercased(homeAccountID), environment: aliases.group(of: environment),
-            client: CacheText.lowercased(clientID), realm: "")
-        if let key = index.refreshTokens[partition]?.last, let entry = document[.refreshToken][key] {
-            return (key, entry)
+        guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
+        else { return nil }
+        let client = CacheText.lowercased(clientID)
+        return refreshToken(in: items, client: client, family: index.familyOfClient[client] ?? (allowAnyFamily ? "1" : nil))
+    }
+
+    /// The refresh token among one account's `items` for `client` (lower-cased), else of `family`.
+    package func refreshToken(in items: [TokenCacheIndex.Item], client: String, family: String?) -> (key: String, entry: CacheEntry)? {
+        if let item = items.last(where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }),
+            let entry = document[.refreshToken][item.key]
+        {
+            return (item.key, entry)
         }
-        let family = index.familyOfClient[partition.client] ?? (allowAnyFamily ? "1" : nil)
         guard let family else { return nil }
-        partition.client = family
-        if let key = index.familyRefreshTokens[partition]?.last, let entry = document[.refreshToken][key] {
-            return (key, entry)
+        if let item = items.last(where: { $0.section == .refreshToken && $0.isFamily && $0.client == family }),
+            let entry = document[.refreshToken][item.key]
+        {
+            return (item.key, entry)
         }
         return nil
     }
 
     /// The ID token of an account and client in one realm.
     package func idToken(homeAccountID: String, environment: String, clientID: String, realm: String) -> (key: String, entry: CacheEntry)? {
-        let partition = TokenCacheIndex.Partition(
-            home: CacheText.lowercased(homeAccountID), environment: aliases.group(of: environment),
-            client: CacheText.lowercased(clientID), realm: CacheText.lowercased(realm))
-        guard let key = index.idTokens[partition]?.last, let entry = document[.idToken][key] else { return nil }
-        return (key, entry)
+        guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
+        else { return nil }
+        return idToken(in: items, client: CacheText.lowercased(clientID), realm: CacheText.lowercased(realm))
+    }
+
+    /// The ID token among one account's `items` for `client` and `realm` (both lower-cased).
+    package func idToken(in items: [TokenCacheIndex.Item], client: String, realm: String) -> (key: String, entry: CacheEntry)? {
+        guard let item = items.last(where: { $0.section == .idToken && $0.client == client && $0.realm == realm }),
+            let entry = document[.idToken][item.key]
+        else { return nil }
+        return (item.key, entry)
     }
 
     /// The accounts a client can use: those it holds a refresh token or an ID token for, and those
@@ -101,17 +117,38 @@ extension TokenCacheContents {
     /// In no particular order.
     package func accountKeys(clientID: String, environment: String?) -> [TokenCacheIndex.AccountKey] {
         let client = CacheText.lowercased(clientID)
-        var keys = Set<TokenCacheIndex.AccountKey>()
-        if let own = index.clientAccounts[client] { keys.formUnion(own.keys) }
-        if let family = index.familyOfClient[client], let members = index.familyAccounts[family] {
-            keys.formUnion(members.keys)
-        }
+        let family = index.familyOfClient[client]
         let group = environment.map { aliases.group(of: $0) }
-        return keys.filter { (group == nil || $0.environment == group) && index.accounts[$0] != nil }
+        return index.accounts.compactMap { key, items in
+            (group == nil || key.environment == group) && Self.isListed(items, client: client, family: family) ? key : nil
+        }
+    }
+
+    /// Whether an account with `items` is one `client` (lower-cased, of `family`) can use: it has
+    /// an Account entry, and a refresh token or ID token of the client or a family refresh token.
+    package static func isListed(_ items: [TokenCacheIndex.Item], client: String, family: String?) -> Bool {
+        var hasAccount = false
+        var usable = false
+        for item in items {
+            switch item.section {
+            case .account: hasAccount = true
+            case .refreshToken: usable = usable || item.client == (item.isFamily ? family : client)
+            case .idToken: usable = usable || item.client == client
+            case .accessToken, .appMetadata: break
+            }
+        }
+        return hasAccount && usable
     }
 
     /// The Account entries (tenant profiles) of one account.
     package func accountEntries(_ account: TokenCacheIndex.AccountKey) -> [(key: String, entry: CacheEntry)] {
-        (index.accounts[account] ?? []).compactMap { key in document[.account][key].map { (key, $0) } }
+        accountEntries(in: index.accounts[account] ?? [])
+    }
+
+    /// The Account entries among one account's `items`.
+    package func accountEntries(in items: [TokenCacheIndex.Item]) -> [(key: String, entry: CacheEntry)] {
+        items.compactMap { item in
+            item.section == .account ? document[.account][item.key].map { (item.key, $0) } : nil
+        }
     }
 }

@@ -38,31 +38,28 @@ extension TokenCacheContents {
     /// token in every realm, and the family refresh token of the client's family (otherwise the
     /// account would stay signed in through it). The Account entries go too when no other client
     /// holds a credential for the account. Returns the number of entries removed.
+    ///
+    /// Costs O(entries of that account), whatever the number of accounts.
     @discardableResult
     package mutating func removeAccount(homeAccountID: String, environment: String, clientID: String) -> Int {
-        let home = CacheText.lowercased(homeAccountID)
-        let group = aliases.group(of: environment)
+        let account = TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)
+        guard let items = index.accounts[account] else { return 0 }
         let client = CacheText.lowercased(clientID)
+        let family = index.familyOfClient[client]
         var removed = 0
-        let atPartitions = index.accessTokens.keys.filter { $0.home == home && $0.environment == group && $0.client == client }
-        for partition in atPartitions {
-            for record in index.accessTokens[partition] ?? [] where remove(key: record.key, from: .accessToken) != nil { removed += 1 }
+        for item in items {
+            let matches: Bool
+            switch item.section {
+            case .accessToken, .idToken: matches = item.client == client
+            case .refreshToken: matches = item.isFamily ? item.client == family : item.client == client
+            case .account, .appMetadata: matches = false
+            }
+            if matches, remove(key: item.key, from: item.section) != nil { removed += 1 }
         }
-        let idPartitions = index.idTokens.keys.filter { $0.home == home && $0.environment == group && $0.client == client }
-        for partition in idPartitions {
-            for key in index.idTokens[partition] ?? [] where remove(key: key, from: .idToken) != nil { removed += 1 }
-        }
-        let rtPartition = TokenCacheIndex.Partition(home: home, environment: group, client: client, realm: "")
-        for key in index.refreshTokens[rtPartition] ?? [] where remove(key: key, from: .refreshToken) != nil { removed += 1 }
-        if let family = index.familyOfClient[client] {
-            var familyPartition = rtPartition
-            familyPartition.client = family
-            for key in index.familyRefreshTokens[familyPartition] ?? [] where remove(key: key, from: .refreshToken) != nil { removed += 1 }
-        }
-        let account = TokenCacheIndex.AccountKey(home: home, environment: group)
-        let stillUsed = index.clientAccounts.values.contains { $0[account] != nil } || index.familyAccounts.values.contains { $0[account] != nil }
+        let remaining = index.accounts[account] ?? []
+        let stillUsed = remaining.contains { $0.section == .refreshToken || $0.section == .idToken }
         if !stillUsed {
-            for key in index.accounts[account] ?? [] where remove(key: key, from: .account) != nil { removed += 1 }
+            for item in remaining where item.section == .account && remove(key: item.key, from: .account) != nil { removed += 1 }
         }
         return removed
     }

@@ -1,5 +1,11 @@
 /// A cache document together with its index, changed only through methods that keep both in step.
 package struct TokenCacheContents: Sendable {
+    /// Identifies one cache's contents across revisions, so an account list remembered for one
+    /// cache is never brought up to date from another cache's changes.
+    package final class Lineage: Sendable {
+        package init() {}
+    }
+
     /// The document as it will be written.
     package private(set) var document: TokenCacheDocument
     /// The alias groups the index was built with.
@@ -8,6 +14,9 @@ package struct TokenCacheContents: Sendable {
     package private(set) var index: TokenCacheIndex
     /// Counts changes, so callers can tell whether an operation changed anything.
     package private(set) var revision = 0
+    /// The accounts the latest changes touched.
+    package private(set) var changes = TokenCacheChangeLog(revision: 0)
+    package let lineage = Lineage()
 
     package init(document: TokenCacheDocument = TokenCacheDocument(), aliases: CacheEnvironmentAliases = .builtIn) {
         self.document = document
@@ -20,6 +29,7 @@ package struct TokenCacheContents: Sendable {
         if aliases.add(hosts, preferredCache: preferredCache) {
             index = TokenCacheIndex(document: document, aliases: aliases)
             revision += 1
+            changes.recordEverything(revision: revision)
         }
     }
 
@@ -28,24 +38,49 @@ package struct TokenCacheContents: Sendable {
         self.document = document
         self.index = TokenCacheIndex(document: document, aliases: aliases)
         revision += 1
+        changes.recordEverything(revision: revision)
     }
 
     /// Stores `entry` under `key`. When an entry is already there, members `entry` does not set
     /// are kept (a newer writer's fields survive our update).
     package mutating func upsert(_ entry: CacheEntry, key: String, in section: CacheSection) {
         var merged = entry
+        let families = section == .appMetadata ? index.familyOfClient : nil
+        var touched: [TokenCacheIndex.Change] = []
         if let existing = document[section][key] {
-            index.remove(key: key, entry: existing, section: section, aliases: aliases)
+            touched.append(index.remove(key: key, entry: existing, section: section, aliases: aliases))
             if existing.opaque == nil {
-                for field in existing.fields where !merged.fields.contains(where: { $0.name == field.name }) {
-                    if Self.replacedFields.contains(field.name) { continue }
-                    merged.fields.append(field)
-                }
+                merged = Self.merge(entry, keeping: existing)
             }
         }
         document.sections[section.rawValue][key] = merged
-        index.insert(key: key, entry: merged, section: section, aliases: aliases)
+        touched.append(index.insert(key: key, entry: merged, section: section, aliases: aliases))
         revision += 1
+        if let families {
+            if families != index.familyOfClient { changes.recordEverything(revision: revision) }
+        } else {
+            record(touched)
+        }
+    }
+
+    /// `entry` followed by the members of `existing` it does not set, except those describing one
+    /// issued token. Values stay slices of `existing`'s document where they were.
+    private static func merge(_ entry: CacheEntry, keeping existing: CacheEntry) -> CacheEntry {
+        var merged = entry
+        let sameSource = existing.source == nil || entry.source == nil || entry.source === existing.source
+        for member in existing.members
+        where !replacedFields.contains(member.name) && !merged.members.contains(where: { $0.name == member.name }) {
+            if case .slice = member.value, sameSource {
+                merged.source = existing.source
+                merged.members.append(member)
+            } else if case .slice = member.value {
+                // From another document than `entry`'s slices: keep the value itself.
+                merged.members.append(CacheMember(field: CacheField(name: member.name, value: existing.value(of: member))))
+            } else {
+                merged.members.append(member)
+            }
+        }
+        return merged
     }
 
     /// Members that describe one issued token; an update never inherits them from the entry it replaces.
@@ -58,9 +93,25 @@ package struct TokenCacheContents: Sendable {
     @discardableResult
     package mutating func remove(key: String, from section: CacheSection) -> CacheEntry? {
         guard let existing = document.sections[section.rawValue].removeValue(forKey: key) else { return nil }
-        index.remove(key: key, entry: existing, section: section, aliases: aliases)
+        let families = section == .appMetadata ? index.familyOfClient : nil
+        let change = index.remove(key: key, entry: existing, section: section, aliases: aliases)
         revision += 1
+        if let families {
+            if families != index.familyOfClient { changes.recordEverything(revision: revision) }
+        } else {
+            record([change])
+        }
         return existing
+    }
+
+    private mutating func record(_ touched: [TokenCacheIndex.Change]) {
+        for change in touched {
+            switch change {
+            case .none: break
+            case .account(let account): changes.record(account, revision: revision)
+            case .everything: changes.recordEverything(revision: revision)
+            }
+        }
     }
 
     /// The entry under `key`.

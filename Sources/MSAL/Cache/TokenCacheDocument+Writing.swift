@@ -1,41 +1,97 @@
-import MSALJOSE
-
 extension TokenCacheDocument {
-    /// Serializes the document: the five sections (always present, possibly empty) with keys sorted,
-    /// then the unknown top-level members as they were read. Every value is a string except the raw
-    /// values of unknown fields. One entry per line, so the file diffs and greps well.
+    /// Serializes the document: the five sections (always present, possibly empty) with keys sorted
+    /// (by their UTF-8 bytes: alphabetical for the schema's lower-case ASCII keys), then the unknown
+    /// top-level members as they were read. Every value is a string except the raw values of
+    /// unknown fields. One entry per line, so the file diffs and greps well.
+    ///
+    /// A string member still a slice of the document it was read from is copied as it is when it
+    /// needs no escaping (the common case: tokens are base64url), instead of being scanned again.
+    /// The output is measured first, then written into a buffer of exactly that size.
     package func serialized() -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(estimatedSize)
-        output.append(UInt8(ascii: "{"))
-        var firstMember = true
+        let order = CacheSection.allCases.map { Self.sortedIndices(sections[$0.rawValue]) }
+        var counter = CacheByteCounter()
+        write(order: order, to: &counter)
+        let size = counter.count
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initializedCount in
+            // `buffer` has room for `size` bytes; the writer fills it from the start and checks
+            // every write against that capacity, so exactly `writer.count` leading bytes are
+            // initialized when it returns (and the same code measured `size` bytes above).
+            var writer = CacheByteWriter(buffer: buffer)
+            write(order: order, to: &writer)
+            initializedCount = writer.count
+        }
+    }
+
+    private func write<Sink: CacheByteSink>(order: [[[String: CacheEntry].Index]], to sink: inout Sink) {
+        sink.append(UInt8(ascii: "{"))
         for section in CacheSection.allCases {
-            if !firstMember { output.append(UInt8(ascii: ",")) }
-            firstMember = false
-            output.append(contentsOf: "\n  ".utf8)
-            JSONStringEncoding.appendQuoted(section.name, to: &output)
-            output.append(contentsOf: ": {".utf8)
+            if section.rawValue > 0 { sink.append(UInt8(ascii: ",")) }
+            sink.append("\n  ")
+            Self.appendQuoted(section.name, to: &sink)
+            sink.append(": {")
             let entries = sections[section.rawValue]
-            let keys = entries.keys.sorted()
-            for (offset, key) in keys.enumerated() {
-                if offset > 0 { output.append(UInt8(ascii: ",")) }
-                output.append(contentsOf: "\n    ".utf8)
-                let entry = entries[key]!
-                JSONStringEncoding.appendQuoted(Self.writtenKey(key, entry: entry, section: section), to: &output)
-                output.append(contentsOf: ": ".utf8)
-                Self.append(entry, to: &output)
+            let indices = order[section.rawValue]
+            for (offset, index) in indices.enumerated() {
+                if offset > 0 { sink.append(UInt8(ascii: ",")) }
+                sink.append("\n    ")
+                let (key, entry) = entries[index]
+                Self.appendQuoted(Self.writtenKey(key, entry: entry, section: section), to: &sink)
+                sink.append(": ")
+                Self.append(entry, to: &sink)
             }
-            if !keys.isEmpty { output.append(contentsOf: "\n  ".utf8) }
-            output.append(UInt8(ascii: "}"))
+            if !indices.isEmpty { sink.append("\n  ") }
+            sink.append(UInt8(ascii: "}"))
         }
         for member in unknownMembers {
-            output.append(contentsOf: ",\n  ".utf8)
-            JSONStringEncoding.appendQuoted(member.name, to: &output)
-            output.append(contentsOf: ": ".utf8)
-            output.append(contentsOf: member.raw)
+            sink.append(",\n  ")
+            Self.appendQuoted(member.name, to: &sink)
+            sink.append(": ")
+            member.raw.withUnsafeBufferPointer { sink.append($0) }
         }
-        output.append(contentsOf: "\n}\n".utf8)
-        return output
+        sink.append("\n}\n")
+    }
+
+    /// The positions of `entries` in the order of their keys' UTF-8 bytes: compared by their
+    /// first eight bytes, then in full on a tie.
+    private static func sortedIndices(_ entries: [String: CacheEntry]) -> [[String: CacheEntry].Index] {
+        var order: [(prefix: UInt64, index: [String: CacheEntry].Index)] = []
+        order.reserveCapacity(entries.count)
+        var index = entries.startIndex
+        while index != entries.endIndex {
+            order.append((prefix(entries[index].key), index))
+            entries.formIndex(after: &index)
+        }
+        order.sort { lhs, rhs in
+            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(entries[lhs.index].key, entries[rhs.index].key)
+        }
+        return order.map(\.index)
+    }
+
+    /// The first eight UTF-8 bytes of `key`, big-endian, zero-padded: ordered as the bytes are.
+    @inline(__always)
+    private static func prefix(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { utf8 in
+            var value: UInt64 = 0
+            for index in 0..<8 {
+                value = value << 8 | (index < utf8.count ? UInt64(utf8[index]) : 0)
+            }
+            return value
+        }
+    }
+
+    /// Whether `lhs`'s UTF-8 bytes come before `rhs`'s.
+    private static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
     }
 
     /// AppMetadata keys are written `appmetadata-<environment>-<client_id>` with the client id as
@@ -47,40 +103,190 @@ extension TokenCacheDocument {
         return CacheKey.appMetadata(environment: environment, clientID: clientID)
     }
 
-    private static func append(_ entry: CacheEntry, to output: inout [UInt8]) {
+    private static func append<Sink: CacheByteSink>(_ entry: CacheEntry, to sink: inout Sink) {
         if let opaque = entry.opaque {
-            output.append(contentsOf: opaque)
+            opaque.withUnsafeBufferPointer { sink.append($0) }
             return
         }
-        output.append(UInt8(ascii: "{"))
-        for (offset, field) in entry.fields.enumerated() {
-            if offset > 0 { output.append(contentsOf: ", ".utf8) }
-            JSONStringEncoding.appendQuoted(field.name, to: &output)
-            output.append(contentsOf: ": ".utf8)
-            switch field.value {
-            case .string(let text): JSONStringEncoding.appendQuoted(text, to: &output)
-            case .raw(let raw): output.append(contentsOf: raw)
+        sink.append(UInt8(ascii: "{"))
+        if let source = entry.source {
+            source.bytes.withUnsafeBufferPointer { document in
+                for (offset, member) in entry.members.enumerated() {
+                    appendMember(member, offset: offset, source: document, to: &sink)
+                }
+            }
+        } else {
+            for (offset, member) in entry.members.enumerated() {
+                appendMember(member, offset: offset, source: nil, to: &sink)
             }
         }
-        output.append(UInt8(ascii: "}"))
+        sink.append(UInt8(ascii: "}"))
     }
 
-    /// A size guess that avoids regrowing the output buffer for typical entries.
-    private var estimatedSize: Int {
-        var total = 256
-        for entries in sections {
-            for (key, entry) in entries {
-                total += key.utf8.count + 16
-                for field in entry.fields {
-                    total += field.name.utf8.count + 8
-                    switch field.value {
-                    case .string(let text): total += text.utf8.count
-                    case .raw(let raw): total += raw.count
-                    }
-                }
-                total += entry.opaque?.count ?? 0
+    @inline(__always)
+    private static func appendMember<Sink: CacheByteSink>(
+        _ member: CacheMember, offset: Int, source: UnsafeBufferPointer<UInt8>?, to sink: inout Sink
+    ) {
+        if offset > 0 { sink.append(", ") }
+        if let known = member.known {
+            sink.append(known.quotedName)
+        } else {
+            appendQuoted(member.name, to: &sink)
+            sink.append(": ")
+        }
+        switch member.value {
+        case .string(let text):
+            appendQuoted(text, to: &sink)
+        case .raw(let raw):
+            raw.withUnsafeBufferPointer { sink.append($0) }
+        case .slice(let slice):
+            // A slice only exists in an entry that has a source.
+            let raw = UnsafeBufferPointer(rebasing: source![slice.range])
+            switch slice.form {
+            case .clean:
+                sink.append(UInt8(ascii: "\""))
+                sink.append(raw)
+                sink.append(UInt8(ascii: "\""))
+            case .unescapedNeedsEncoding:
+                appendQuoted(utf8: raw, to: &sink)
+            case .escaped:
+                CacheSlice.unescape(ArraySlice(raw)).withUnsafeBufferPointer { appendQuoted(utf8: $0, to: &sink) }
             }
         }
-        return total + unknownMembers.reduce(0) { $0 + $1.raw.count + $1.name.utf8.count + 8 }
+    }
+
+    /// Appends `text` as a JSON string literal.
+    @inline(__always)
+    private static func appendQuoted<Sink: CacheByteSink>(_ text: String, to sink: inout Sink) {
+        var text = text
+        text.withUTF8 { appendQuoted(utf8: $0, to: &sink) }
+    }
+
+    /// Appends `utf8` as a JSON string literal, escaped exactly as MSALJOSE's `JSONStringEncoding`
+    /// escapes (`"` `\` and control characters, short forms where they exist, DEL too), looking
+    /// for bytes to escape eight at a time.
+    private static func appendQuoted<Sink: CacheByteSink>(utf8: UnsafeBufferPointer<UInt8>, to sink: inout Sink) {
+        sink.append(UInt8(ascii: "\""))
+        let count = utf8.count
+        guard count > 0, let base = utf8.baseAddress else {
+            sink.append(UInt8(ascii: "\""))
+            return
+        }
+        var runStart = 0
+        var index = 0
+        while index < count {
+            if index &+ 8 <= count {
+                // Eight at a time while eight remain: `index + 8 <= count` bounds the load.
+                let mask = escapeMask(UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+                if mask == 0 {
+                    index += 8
+                    continue
+                }
+                index += mask.trailingZeroBitCount >> 3
+            } else if !needsEscape(base[index]) {
+                index += 1
+                continue
+            }
+            if runStart < index { sink.append(UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+            appendEscape(base[index], to: &sink)
+            index += 1
+            runStart = index
+        }
+        if runStart < count { sink.append(UnsafeBufferPointer(rebasing: utf8[runStart..<count])) }
+        sink.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+    }
+
+    /// The high bit set in every byte of `word` that ``needsEscape(_:)``. Per byte, on the low
+    /// seven bits, where adding at most 0x7F cannot carry into the next byte: `+ 0x01` reaches
+    /// the high bit only for 0x7F, `+ 0x60` for 0x20 and above, `(t ^ c) + 0x7F` for anything but
+    /// `c`; non-ASCII bytes are then left out.
+    @inline(__always)
+    private static func escapeMask(_ word: UInt64) -> UInt64 {
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let low7 = word & low
+        let delete = low7 &+ 0x0101_0101_0101_0101
+        let printable = low7 &+ 0x6060_6060_6060_6060
+        let notQuote = (low7 ^ 0x2222_2222_2222_2222) &+ low
+        let notBackslash = (low7 ^ 0x5C5C_5C5C_5C5C_5C5C) &+ low
+        return (delete | ~(printable & notQuote & notBackslash)) & ~word & 0x8080_8080_8080_8080
+    }
+
+    private static func appendEscape<Sink: CacheByteSink>(_ byte: UInt8, to sink: inout Sink) {
+        sink.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): sink.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): sink.append(UInt8(ascii: "\\"))
+        case 0x0A: sink.append(UInt8(ascii: "n"))
+        case 0x0D: sink.append(UInt8(ascii: "r"))
+        case 0x09: sink.append(UInt8(ascii: "t"))
+        case 0x08: sink.append(UInt8(ascii: "b"))
+        case 0x0C: sink.append(UInt8(ascii: "f"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            sink.append("u00")
+            sink.append(hex.utf8Start[Int(byte >> 4)])
+            sink.append(hex.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+}
+
+/// Where the document writer puts bytes: first a counter (to size the output), then the output.
+protocol CacheByteSink {
+    mutating func append(_ byte: UInt8)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>)
+}
+
+extension CacheByteSink {
+    @inline(__always)
+    mutating func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+/// Counts what would be written.
+struct CacheByteCounter: CacheByteSink {
+    private(set) var count = 0
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        count += bytes.count
+    }
+}
+
+/// Writes into a buffer of fixed capacity, front to back; a write past the end stops the process
+/// instead of writing out of bounds.
+struct CacheByteWriter: CacheByteSink {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    /// The bytes written so far, all at the start of `buffer`.
+    private(set) var count = 0
+
+    init(buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        precondition(count < buffer.count, "cache writer overflow")
+        buffer[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(bytes.count <= buffer.count - count, "cache writer overflow")
+        // In bounds by the check above; `source` is a different buffer (document or string bytes).
+        (buffer.baseAddress! + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
     }
 }

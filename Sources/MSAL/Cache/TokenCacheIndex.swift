@@ -1,41 +1,54 @@
-/// Lookup tables over a ``TokenCacheDocument``, so the silent path probes a few hash slots
-/// instead of scanning entries: the cost of a lookup does not grow with the number of accounts.
+/// Lookup tables over a ``TokenCacheDocument``, so the silent path probes one hash slot and scans
+/// one account's few credentials instead of scanning entries: the cost of a lookup does not grow
+/// with the number of accounts.
 ///
 /// Every component is lower-cased and the environment is replaced by its alias group, so entries
 /// written under `login.windows.net` answer lookups for `login.microsoftonline.com`.
 package struct TokenCacheIndex: Sendable {
-    /// Home account, cloud, client (or family id) and realm of a credential.
-    package struct Partition: Hashable, Sendable {
-        package var home: String
-        package var environment: String
-        package var client: String
-        package var realm: String
-    }
-
     /// Home account and cloud: one ``MSALAccount``.
     package struct AccountKey: Hashable, Sendable {
         package var home: String
         package var environment: String
+
+        package init(home: String, environment: String) {
+            self.home = home
+            self.environment = environment
+        }
+
+        /// Hashes the home account id only: the same account in two clouds is rare, and the
+        /// environment would double the bytes hashed for every entry indexed and every lookup.
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(home)
+        }
     }
 
-    /// An access token's key and its granted scopes, lower-cased.
-    package struct AccessTokenRecord: Sendable {
+    /// One usable entry of an account: a credential or an Account entry (a tenant profile).
+    package struct Item: Sendable {
+        package var section: CacheSection
+        /// The client id, lower-cased; for a family refresh token the family id; empty for an Account entry.
+        package var client: String
+        /// The realm, lower-cased; empty for refresh tokens.
+        package var realm: String
+        /// The entry's key in its section.
         package var key: String
+        /// Whether this is a refresh token of a family (`client` is then the family id).
+        package var isFamily: Bool
+        /// An access token's granted scopes, lower-cased; empty otherwise.
         package var scopes: Set<String>
     }
 
-    package var accessTokens: [Partition: [AccessTokenRecord]] = [:]
-    /// Refresh tokens by client id (realm empty).
-    package var refreshTokens: [Partition: [String]] = [:]
-    /// Family refresh tokens by family id (realm empty).
-    package var familyRefreshTokens: [Partition: [String]] = [:]
-    package var idTokens: [Partition: [String]] = [:]
-    /// Account entries (one per tenant profile) by account.
-    package var accounts: [AccountKey: [String]] = [:]
-    /// For each client id: the accounts it holds a refresh token or an ID token for, with a count.
-    package var clientAccounts: [String: [AccountKey: Int]] = [:]
-    /// For each family id: the accounts holding a family refresh token, with a count.
-    package var familyAccounts: [String: [AccountKey: Int]] = [:]
+    /// What a change to the tables touched, so callers can tell which accounts to look at again.
+    package enum Change: Sendable, Equatable {
+        /// Nothing an account list depends on.
+        case none
+        /// The entries of one account.
+        case account(AccountKey)
+        /// Something every account may depend on (a client's family).
+        case everything
+    }
+
+    /// Each account's usable entries, in the order they were added.
+    package var accounts: [AccountKey: [Item]] = [:]
     /// Family id of each client id, from AppMetadata.
     package var familyOfClient: [String: String] = [:]
 
@@ -43,105 +56,166 @@ package struct TokenCacheIndex: Sendable {
 
     /// Builds the index of every usable entry of `document`.
     package init(document: TokenCacheDocument, aliases: CacheEnvironmentAliases) {
+        var memo = Memo()
+        accounts.reserveCapacity(document[.account].count)
         for section in CacheSection.allCases {
             for (key, entry) in document[section] {
-                insert(key: key, entry: entry, section: section, aliases: aliases)
+                insert(key: key, entry: entry, section: section, aliases: aliases, memo: &memo)
             }
         }
     }
 
     /// Adds `entry` (stored under `key`) to the tables; entries missing what their section needs are ignored.
-    package mutating func insert(key: String, entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases) {
-        guard entry.opaque == nil else { return }
+    @discardableResult
+    package mutating func insert(key: String, entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases) -> Change {
+        var memo = Memo()
+        return insert(key: key, entry: entry, section: section, aliases: aliases, memo: &memo)
+    }
+
+    private mutating func insert(
+        key: String, entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases, memo: inout Memo
+    ) -> Change {
+        guard entry.opaque == nil else { return .none }
+        if section == .appMetadata {
+            guard let clientID = entry[.clientID], let familyID = entry[.familyID], !familyID.isEmpty else { return .none }
+            let client = CacheText.lowercased(clientID)
+            let family = CacheText.lowercased(familyID)
+            if familyOfClient[client] == family { return .none }
+            familyOfClient[client] = family
+            return .everything
+        }
+        guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo) else { return .none }
+        var item = Item(section: section, client: "", realm: "", key: key, isFamily: false, scopes: [])
         switch section {
         case .accessToken:
-            guard let partition = Self.partition(entry, aliases: aliases, realm: true), let target = entry["target"],
-                entry["secret"] != nil
-            else { return }
-            accessTokens[partition, default: []].append(AccessTokenRecord(key: key, scopes: CacheText.scopeSet(target)))
+            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret),
+                let scopes = entry.withUTF8(.target, { memo.scopes($0) })
+            else { return .none }
+            item.client = client
+            item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
+            item.scopes = scopes
         case .refreshToken:
-            guard var partition = Self.partition(entry, aliases: aliases, realm: false), entry["secret"] != nil else { return }
-            let account = AccountKey(home: partition.home, environment: partition.environment)
-            if let family = entry["family_id"], !family.isEmpty {
-                partition.client = CacheText.lowercased(family)
-                familyRefreshTokens[partition, default: []].append(key)
-                familyAccounts[partition.client, default: [:]][account, default: 0] += 1
+            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
+            if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
+                item.client = family
+                item.isFamily = true
             } else {
-                refreshTokens[partition, default: []].append(key)
-                clientAccounts[partition.client, default: [:]][account, default: 0] += 1
+                item.client = client
             }
         case .idToken:
-            guard let partition = Self.partition(entry, aliases: aliases, realm: true), entry["secret"] != nil else { return }
-            idTokens[partition, default: []].append(key)
-            clientAccounts[partition.client, default: [:]][AccountKey(home: partition.home, environment: partition.environment), default: 0] += 1
+            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
+            item.client = client
+            item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
         case .account:
-            guard let home = entry["home_account_id"], let environment = entry["environment"] else { return }
-            accounts[AccountKey(home: CacheText.lowercased(home), environment: aliases.group(of: environment)), default: []].append(key)
+            item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
         case .appMetadata:
-            guard let client = entry["client_id"], let family = entry["family_id"], !family.isEmpty else { return }
-            familyOfClient[CacheText.lowercased(client)] = CacheText.lowercased(family)
+            return .none
         }
+        accounts[account, default: Self.newItems()].append(item)
+        return .account(account)
+    }
+
+    @inline(__always)
+    private static func newItems() -> [Item] {
+        var items: [Item] = []
+        items.reserveCapacity(4)
+        return items
     }
 
     /// Removes what ``insert(key:entry:section:aliases:)`` added for the same entry.
-    package mutating func remove(key: String, entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases) {
-        guard entry.opaque == nil else { return }
-        switch section {
-        case .accessToken:
-            guard let partition = Self.partition(entry, aliases: aliases, realm: true) else { return }
-            accessTokens[partition]?.removeAll { $0.key == key }
-            if accessTokens[partition]?.isEmpty == true { accessTokens[partition] = nil }
-        case .refreshToken:
-            guard var partition = Self.partition(entry, aliases: aliases, realm: false), entry["secret"] != nil else { return }
-            let account = AccountKey(home: partition.home, environment: partition.environment)
-            if let family = entry["family_id"], !family.isEmpty {
-                partition.client = CacheText.lowercased(family)
-                if Self.removeKey(key, from: &familyRefreshTokens, at: partition) {
-                    Self.decrement(&familyAccounts, partition.client, account)
-                }
-            } else if Self.removeKey(key, from: &refreshTokens, at: partition) {
-                Self.decrement(&clientAccounts, partition.client, account)
+    @discardableResult
+    package mutating func remove(key: String, entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases) -> Change {
+        guard entry.opaque == nil else { return .none }
+        if section == .appMetadata {
+            guard let client = entry[.clientID] else { return .none }
+            return familyOfClient.removeValue(forKey: CacheText.lowercased(client)) == nil ? .none : .everything
+        }
+        var memo = Memo()
+        guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo), var items = accounts[account],
+            let position = items.firstIndex(where: { $0.section == section && $0.key == key })
+        else { return .none }
+        items.remove(at: position)
+        accounts[account] = items.isEmpty ? nil : items
+        return .account(account)
+    }
+
+    /// The account an entry belongs to; `nil` when it names no home account or environment.
+    private static func accountKey(_ entry: CacheEntry, aliases: CacheEnvironmentAliases, memo: inout Memo) -> AccountKey? {
+        guard let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) }),
+            let environment = entry.withUTF8(.environment, { memo.group($0, aliases: aliases) })
+        else { return nil }
+        return AccountKey(home: home, environment: environment)
+    }
+
+    /// The account key for a lookup.
+    package static func accountKey(home: String, environment: String, aliases: CacheEnvironmentAliases) -> AccountKey {
+        AccountKey(home: CacheText.lowercased(home), environment: aliases.group(of: environment))
+    }
+}
+
+extension TokenCacheIndex {
+    /// Values recently derived from member bytes (lower-cased client ids and realms, alias groups,
+    /// scope sets), so indexing a document of thousands of entries that share a few clients,
+    /// realms, clouds and targets derives each once instead of once per entry.
+    fileprivate struct Memo {
+        private var strings = Recent<String>()
+        private var groups = Recent<String>()
+        private var scopeSets = Recent<Set<String>>()
+        private var scopeSetsByTarget: [String: Set<String>] = [:]
+
+        mutating func lowercased(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
+            if let hit = strings.find(utf8) { return hit }
+            let value = CacheText.lowercased(utf8: utf8)
+            strings.add(utf8, value)
+            return value
+        }
+
+        mutating func group(_ utf8: UnsafeBufferPointer<UInt8>, aliases: CacheEnvironmentAliases) -> String {
+            if let hit = groups.find(utf8) { return hit }
+            let value = aliases.group(of: String(decoding: utf8, as: UTF8.self))
+            groups.add(utf8, value)
+            return value
+        }
+
+        mutating func scopes(_ utf8: UnsafeBufferPointer<UInt8>) -> Set<String> {
+            if let hit = scopeSets.find(utf8) { return hit }
+            let target = String(decoding: utf8, as: UTF8.self)
+            let value: Set<String>
+            if let known = scopeSetsByTarget[target] {
+                value = known
+            } else {
+                value = CacheText.scopeSet(target)
+                scopeSetsByTarget[target] = value
             }
-        case .idToken:
-            guard let partition = Self.partition(entry, aliases: aliases, realm: true) else { return }
-            if Self.removeKey(key, from: &idTokens, at: partition) {
-                Self.decrement(&clientAccounts, partition.client, AccountKey(home: partition.home, environment: partition.environment))
-            }
-        case .account:
-            guard let home = entry["home_account_id"], let environment = entry["environment"] else { return }
-            let account = AccountKey(home: CacheText.lowercased(home), environment: aliases.group(of: environment))
-            accounts[account]?.removeAll { $0 == key }
-            if accounts[account]?.isEmpty == true { accounts[account] = nil }
-        case .appMetadata:
-            guard let client = entry["client_id"] else { return }
-            familyOfClient[CacheText.lowercased(client)] = nil
+            scopeSets.add(utf8, value)
+            return value
         }
     }
 
-    /// The partition of a credential entry; `nil` when a field it needs is missing.
-    package static func partition(_ entry: CacheEntry, aliases: CacheEnvironmentAliases, realm: Bool) -> Partition? {
-        guard let home = entry["home_account_id"], let environment = entry["environment"], let client = entry["client_id"] else { return nil }
-        // AD FS entries may have no realm at all (MSAL.NET writes none); that is the empty realm.
-        let realmValue = realm ? CacheText.lowercased(entry["realm"] ?? "") : ""
-        return Partition(
-            home: CacheText.lowercased(home), environment: aliases.group(of: environment),
-            client: CacheText.lowercased(client), realm: realmValue)
-    }
+    /// The last few values derived from byte strings, found by comparing bytes.
+    fileprivate struct Recent<Value> {
+        private var keys: [[UInt8]] = []
+        private var values: [Value] = []
+        private var next = 0
+        private static var capacity: Int { 4 }
 
-    private static func removeKey(_ key: String, from table: inout [Partition: [String]], at partition: Partition) -> Bool {
-        guard var keys = table[partition], let index = keys.firstIndex(of: key) else { return false }
-        keys.remove(at: index)
-        table[partition] = keys.isEmpty ? nil : keys
-        return true
-    }
+        @inline(__always)
+        func find(_ utf8: UnsafeBufferPointer<UInt8>) -> Value? {
+            for index in keys.indices where keys[index].withUnsafeBufferPointer({ CacheText.equal($0, utf8) }) {
+                return values[index]
+            }
+            return nil
+        }
 
-    private static func decrement(_ table: inout [String: [AccountKey: Int]], _ client: String, _ account: AccountKey) {
-        guard let count = table[client]?[account] else { return }
-        if count <= 1 {
-            table[client]?[account] = nil
-            if table[client]?.isEmpty == true { table[client] = nil }
-        } else {
-            table[client]?[account] = count - 1
+        mutating func add(_ utf8: UnsafeBufferPointer<UInt8>, _ value: Value) {
+            if keys.count < Self.capacity {
+                keys.append(Array(utf8))
+                values.append(value)
+                return
+            }
+            keys[next] = Array(utf8)
+            values[next] = value
+            next = (next + 1) % Self.capacity
         }
     }
 }
