@@ -64,6 +64,13 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        // A bare loop over one token-cache operation, for callgrind or perf.
+        .executableTarget(
+            name: "CacheProfile",
+            dependencies: [
+                .product(name: "MSAL", package: "swift-msal"),
+            ]
+        ),
         // A bare loop over one case, to run under valgrind --tool=callgrind or perf.
         .executableTarget(
             name: "JOSEProfile",

@@ -1,0 +1,55 @@
+// A plain loop over one token-cache operation, for profilers that need a simple process
+// (valgrind --tool=callgrind, perf). Not a benchmark: it prints no timing.
+//
+//   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|lookup> DOCUMENT [count]
+//
+// DOCUMENT is one of the files of scripts/make_cache_documents.py (cache-10000.json).
+
+import Foundation
+@_spi(Benchmarks) import MSAL
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, let data = FileManager.default.contents(atPath: arguments[2]) else {
+    print("usage: CacheProfile <deserialize|serialize|accounts-after-change|lookup> DOCUMENT [count]")
+    exit(2)
+}
+let bytes = [UInt8](data)
+let count = arguments.count >= 4 ? Int(arguments[3]) ?? 1 : 1
+let clientID = "5a9c3e7b-2d4f-4a6c-8e0b-1c3d5e7f9a2b"
+let environment = "login.microsoftonline.com"
+
+var checksum = 0
+switch arguments[1] {
+case "deserialize":
+    for _ in 0..<count {
+        let loaded = try MSALCacheBenchmarkSupport.load(bytes)
+        checksum &+= MSALCacheBenchmarkSupport.entryCount(loaded)
+    }
+case "serialize":
+    let loaded = try MSALCacheBenchmarkSupport.load(bytes)
+    for _ in 0..<count {
+        checksum &+= MSALCacheBenchmarkSupport.serialize(loaded).count
+    }
+case "accounts-after-change":
+    let loaded = try MSALCacheBenchmarkSupport.load(bytes)
+    checksum &+= MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: true).count
+    for round in 0..<count {
+        MSALCacheBenchmarkSupport.touchOneAccount(loaded, clientID: clientID, round: round)
+        checksum &+= MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: true).count
+    }
+case "lookup":
+    let loaded = try MSALCacheBenchmarkSupport.load(bytes)
+    let scopes = MSALCacheBenchmarkSupport.lookupScopes(["User.Read"])
+    let homes = MSALCacheBenchmarkSupport.homeAccountIDs(loaded, count: 16)
+    let realms = homes.map { [String($0[$0.index(after: $0.lastIndex(of: ".")!)...]), "organizations"] }
+    for round in 0..<count {
+        let index = round % homes.count
+        checksum &+= MSALCacheBenchmarkSupport.silentLookup(
+            loaded, homeAccountID: homes[index], environment: environment, clientID: clientID, realms: realms[index],
+            scopes: scopes, now: 1_767_225_600)?.utf8.count ?? 0
+    }
+default:
+    print("unknown case \(arguments[1])")
+    exit(2)
+}
+print("checksum \(checksum)")
