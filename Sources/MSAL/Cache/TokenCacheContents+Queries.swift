@@ -27,9 +27,10 @@ extension TokenCacheContents {
     /// scope and it expires more than `expiryBuffer` seconds after `now`. `realms` are tried in
     /// order (the account's tenant, then the authority's tenant segment as MSAL for Python writes it).
     /// Among several matches the one that lives longest wins. Reads never change the cache.
+    /// With `usingExtendedExpiry`, `extended_expires_on` is compared instead of `expires_on`.
     package func accessToken(
         homeAccountID: String, environment: String, clientID: String, realms: [String],
-        scopes: Set<String>, now: Int64, expiryBuffer: Int64
+        scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
     ) -> CachedAccessToken? {
         var partition = TokenCacheIndex.Partition(
             home: CacheText.lowercased(homeAccountID), environment: aliases.group(of: environment),
@@ -40,7 +41,7 @@ extension TokenCacheContents {
             var best: CachedAccessToken?
             for record in records where scopes.isSubset(of: record.scopes) {
                 guard let entry = document[.accessToken][record.key], let token = Self.accessToken(record.key, entry),
-                    token.expiresOn - now > expiryBuffer
+                    (usingExtendedExpiry ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn) - now > expiryBuffer
                 else { continue }
                 if best == nil || token.expiresOn > best!.expiresOn { best = token }
             }

@@ -73,6 +73,8 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
     public var homeAccountID: String?
     /// Whether the error was answered by the throttling cache without calling the server.
     public var isThrottlingCacheHit: Bool
+    /// The result received with a ``Code/serverDeclinedScopes`` error: the token for the granted scopes.
+    public var invalidResult: MSALResult?
     /// The error that caused this one, when there is one.
     public var underlyingError: (any Error & Sendable)?
 
@@ -119,6 +121,7 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
         info[MSALDeclinedScopesKey] = declinedScopes
         info[MSALGrantedScopesKey] = grantedScopes
         info[MSALHomeAccountIdKey] = homeAccountID
+        info[MSALInvalidResultKey] = invalidResult
         if isThrottlingCacheHit {
             info[MSALThrottlingCacheHitKey] = true
         }

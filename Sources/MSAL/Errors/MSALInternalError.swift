@@ -136,4 +136,6 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case cacheLocationUnavailable = -48006
     /// An app's cache serialization hook threw.
     case cacheHookFailed = -48007
+    /// The device code expired before the user finished signing in (`expired_token`).
+    case deviceCodeExpired = -49010
 }
