@@ -39,6 +39,7 @@ public final class MSALPublicClientApplication: Sendable {
         copy.transport = configuration.transport
         copy.clock = configuration.clock
         copy.validatesAuthority = configuration.validatesAuthority
+        copy.interactiveSecrets = configuration.interactiveSecrets
         self.configuration = copy
         self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.host
         let cache = try TokenCache(config: copy.cacheConfig)
@@ -55,7 +56,7 @@ public final class MSALPublicClientApplication: Sendable {
             capabilities: copy.clientApplicationCapabilities, expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
             extendedLifetimeEnabled: copy.extendedLifetimeEnabled, multipleCloudsSupported: copy.multipleCloudsSupported,
             pipeline: pipeline, resolver: resolver, cache: cache, clock: clock, refreshFlights: RefreshFlights(),
-            derivedAuthorities: DerivedAuthorities())
+            derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets)
     }
 
     /// Creates an application for `clientId` with the default authority and cache.

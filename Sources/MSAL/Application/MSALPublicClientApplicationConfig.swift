@@ -21,6 +21,7 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         var transport: (any MSALHTTPTransport)? = nil
         var clock: (any MSALClock)? = nil
         var validatesAuthority = true
+        var interactiveSecrets: any InteractiveSecretsSource = SecureInteractiveSecrets()
     }
 
     /// The application (client) id registered with the identity provider.
@@ -107,5 +108,12 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     public var validatesAuthority: Bool {
         get { values.withLock { $0.validatesAuthority } }
         set { values.withLock { $0.validatesAuthority = newValue } }
+    }
+
+    /// Where interactive requests get their PKCE verifier, `state` and `nonce`. Not public: only
+    /// this package's recorded conformance scenarios replace the secure default.
+    package var interactiveSecrets: any InteractiveSecretsSource {
+        get { values.withLock { $0.interactiveSecrets } }
+        set { values.withLock { $0.interactiveSecrets = newValue } }
     }
 }
