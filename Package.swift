@@ -60,6 +60,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The MSAL-for-iOS tutorial's auth code, compiled as app code is written: Swift 5 mode.
+        .testTarget(
+            name: "TutorialTests",
+            dependencies: ["MSAL", "MSALJOSE", "MSALTesting"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "MSALCommandLineTests",
             dependencies: ["MSALCommandLine"]

@@ -1,5 +1,5 @@
 // acquireTokenSilent cache hits end to end through the public async API — parameters, authority
-// (the default `common`, turned into the account's home tenant), the file-backed cache's shared
+// (the documents' `organizations`, turned into the account's home tenant), the file-backed cache's shared
 // lock and change check, the index lookup and the result — on the documents of
 // scripts/make_cache_documents.py, which scripts/python_cache_bench.py measures MSAL for Python's
 // acquire_token_silent on. Every request that reaches the transport fails the run: a hit needs
@@ -24,7 +24,7 @@ struct Document {
     var probes: [String]
 }
 
-func loadDocuments() -> (clientID: String, scopes: [String], documents: [Document]) {
+func loadDocuments() -> (clientID: String, authority: String, scopes: [String], documents: [Document]) {
     let folder = ProcessInfo.processInfo.environment["MSAL_CACHE_DOCUMENTS"]
         ?? FileManager.default.currentDirectoryPath + "/.build/cache-documents"
     guard let data = FileManager.default.contents(atPath: folder + "/manifest.json"),
@@ -44,13 +44,15 @@ func loadDocuments() -> (clientID: String, scopes: [String], documents: [Documen
         let probes = (entry["probes"] as? [[String: Any]] ?? []).compactMap { $0["home_account_id"] as? String }
         documents.append(Document(accounts: accounts, path: copy, probes: probes))
     }
-    return (manifest["client_id"] as? String ?? "", manifest["scopes"] as? [String] ?? [], documents.sorted { $0.accounts < $1.accounts })
+    return (manifest["client_id"] as? String ?? "", manifest["authority"] as? String ?? "", manifest["scopes"] as? [String] ?? [], documents.sorted { $0.accounts < $1.accounts })
 }
 
 func silentAcquisitionBenchmarks() {
-    let (clientID, scopes, documents) = loadDocuments()
+    let (clientID, authorityURL, scopes, documents) = loadDocuments()
+    // The authority MSAL for Python wrote the documents with (`organizations`).
+    let authority = try! MSALAuthority(url: URL(string: authorityURL)!)
     for document in documents {
-        let config = MSALPublicClientApplicationConfig(clientId: clientID)
+        let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: nil, authority: authority)
         config.cacheConfig = MSALCacheConfig(storage: .file(path: document.path))
         config.transport = NoNetwork()
         let application = try! MSALPublicClientApplication(configuration: config)

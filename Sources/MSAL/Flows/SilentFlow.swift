@@ -16,6 +16,9 @@ package struct SilentFlow: Sendable {
         var scopes: [String]
         var account: MSALAccount
         var authority: MSALAuthority
+        /// The tenant segment the app asked for (`common`, `organizations`) before it was replaced
+        /// by the home tenant: MSAL for Python caches tokens under it.
+        var requestedTenant: String
         var claims: String?
         var hasClaimsRequest: Bool
         var forceRefresh: Bool
@@ -36,9 +39,10 @@ package struct SilentFlow: Sendable {
         guard !values.scopes.isEmpty else {
             throw MSALError(.internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
         }
+        let requestedTenant = (values.authority ?? client.defaultAuthority).components.tenant
         return Request(
             scopes: scopes, account: account,
-            authority: authority(values.authority, account: account),
+            authority: authority(values.authority, account: account), requestedTenant: requestedTenant,
             claims: client.claimsParameter(values.claimsRequest), hasClaimsRequest: values.claimsRequest != nil,
             forceRefresh: parameters.forceRefresh, extraQueryParameters: values.extraQueryParameters, correlationID: correlationID)
     }
@@ -116,6 +120,7 @@ package struct SilentFlow: Sendable {
             add(TokenClient.consumersTenantID)
         }
         add(tenant)
+        add(request.requestedTenant)
         // A domain-named tenant (contoso.com) is cached under its id, which the issuer names.
         if let issuer = client.resolver.cachedMetadata(for: request.authority)?.issuer, let url = URL(string: issuer) {
             let segments = url.path.split(separator: "/")
