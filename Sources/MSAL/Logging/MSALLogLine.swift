@@ -17,13 +17,19 @@ package enum MSALLogLine {
     /// `date` in UTC with milliseconds, as `2025-03-01T09:41:07.512Z`.
     package static func timestamp(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
-        var seconds = time_t(interval.rounded(.down))
-        var milliseconds = Int(((interval - interval.rounded(.down)) * 1000).rounded(.down))
-        if milliseconds > 999 { milliseconds = 999 }
+        guard interval.isFinite, abs(interval) < 1e14 else { return "\(interval)" }
+        // Nearest millisecond, split with floor division so times before 1970 work too.
+        let totalMilliseconds = Int64((interval * 1000).rounded())
+        var (seconds, milliseconds) = totalMilliseconds.quotientAndRemainder(dividingBy: 1000)
+        if milliseconds < 0 {
+            seconds -= 1
+            milliseconds += 1000
+        }
+        var time = time_t(seconds)
         var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return "\(interval)" }
+        guard gmtime_r(&time, &parts) != nil else { return "\(interval)" }
         return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))"
-            + "T\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2)).\(pad(milliseconds, 3))Z"
+            + "T\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2)).\(pad(Int(milliseconds), 3))Z"
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {
