@@ -47,7 +47,7 @@ public final class MSALPublicClientApplication: Sendable {
         let clock = copy.clock ?? MSALSystemClock()
         let pipeline = HTTPPipeline(
             transport: copy.transport ?? MSALURLSessionTransport(), clock: clock,
-            configuration: HTTPPipelineConfiguration())
+            configuration: MSALGlobalConfig.httpConfig.pipelineConfiguration())
         let resolver = AuthorityResolver(
             pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),
             policy: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
@@ -56,7 +56,7 @@ public final class MSALPublicClientApplication: Sendable {
             capabilities: copy.clientApplicationCapabilities, expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
             extendedLifetimeEnabled: copy.extendedLifetimeEnabled, multipleCloudsSupported: copy.multipleCloudsSupported,
             pipeline: pipeline, resolver: resolver, cache: cache, clock: clock, refreshFlights: RefreshFlights(),
-            derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets)
+            derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets, logger: MSALLogger())
     }
 
     /// Creates an application for `clientId` with the default authority and cache.

@@ -33,6 +33,7 @@ package struct DeviceCodeFlow: Sendable {
             error.correlationID = correlationID
             throw error
         }
+        client.logger.info("Device code issued; polling every \(code.interval) s for up to \(code.expiresIn) s", correlationID: correlationID)
         let started = client.clock.now()
         let expiresOn = started.addingTimeInterval(Double(code.expiresIn))
         deviceCodeCallback(
@@ -70,6 +71,7 @@ package struct DeviceCodeFlow: Sendable {
                 continue
             case "slow_down":
                 interval = min(interval + 5, Double(DeviceCodeResponse.maximumInterval))
+                client.logger.verbose("Device code: slow_down; polling every \(interval) s", correlationID: correlationID)
                 continue
             case "expired_token", "code_expired":
                 var failure = MSALError(tokenEndpointResponse: answer, grant: .deviceCode, correlationID: correlationID)

@@ -73,26 +73,36 @@ package struct SilentFlow: Sendable {
 
     /// Runs the request.
     package func run(_ request: Request) async throws -> MSALResult {
+        let log = client.logger
+        let correlationID = request.correlationID
         let skipCache = request.forceRefresh || request.hasClaimsRequest
         if !skipCache, let cached = try cachedResult(request) {
             if let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() {
                 // Past refresh_in: refresh now, but the token is still valid if the refresh fails.
+                log.info("Silent request: cached token past refresh_on; refreshing", correlationID: correlationID)
                 do {
                     return try await refresh(request, checkCacheFirst: false)
                 } catch {
+                    log.warning("Silent request: refresh failed (\(error: error)); returning the still-valid cached token", correlationID: correlationID)
                     return cached
                 }
             }
+            log.verbose("Silent request for \(oii: request.account.identifier): cache hit in realm \(oii: cached.tenantProfile.tenantId)", correlationID: correlationID)
             return cached
         }
+        log.info(
+            "Silent request for \(oii: request.account.identifier): \(public: skipCache ? "cache skipped (force refresh or claims)" : "no usable cached token"); refreshing",
+            correlationID: correlationID)
         do {
             return try await refresh(request, checkCacheFirst: !skipCache)
         } catch let error as MSALError {
             if client.extendedLifetimeEnabled, !skipCache, Self.serviceUnavailable(error),
                 let extended = try? cachedResult(request, extended: true)
             {
+                log.warning("Silent request: service unavailable; returning a token within its extended lifetime", correlationID: correlationID)
                 return extended
             }
+            log.info("Silent request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)", correlationID: correlationID)
             throw error
         }
     }
@@ -223,6 +233,7 @@ package struct SilentFlow: Sendable {
             var error = MSALError(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
             error.homeAccountID = identifier
             if error.oauthError?.lowercased() == "invalid_grant", error.oauthSubError?.lowercased() != "client_mismatch" {
+                client.logger.info("The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache", correlationID: correlationID)
                 // The refresh token is dead; drop it unless another writer has replaced it meanwhile.
                 try? client.cache.write(clientID: clientID, accountID: identifier) { contents in
                     if contents.entry(stored.key, in: .refreshToken)?["secret"] == stored.secret {

@@ -24,6 +24,7 @@ extension TokenClient {
     ///
     /// Nothing is cached unless every check passed.
     package func redeem(_ request: MSALHTTPRequest, _ redemption: TokenRedemption) async throws -> MSALResult {
+        logger.verbose("Token request to \(host: request.url)", correlationID: redemption.correlationID)
         let response = try await pipeline.send(request, correlationID: redemption.correlationID)
         guard response.statusCode == 200 else {
             throw MSALError(tokenEndpointResponse: response, grant: redemption.grant, correlationID: redemption.correlationID)
@@ -79,6 +80,9 @@ extension TokenClient {
                 home: CacheText.lowercased(entries.homeAccountID), environment: contents.aliases.group(of: context.environment))
             return contents.account(key, clientID: clientID)
         }
+        logger.info(
+            "Token response accepted and cached for \(oii: entries.homeAccountID) in realm \(oii: entries.realm); scopes \(public: entries.target)",
+            correlationID: correlationID)
         let result = makeResult(
             entries: entries, token: token, account: account, redemption: redemption, now: now)
         try checkDeclinedScopes(result, requested: redemption.scopes, correlationID: correlationID)

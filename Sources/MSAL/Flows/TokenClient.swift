@@ -18,6 +18,7 @@ package struct TokenClient: Sendable {
     package let refreshFlights: RefreshFlights
     package let derivedAuthorities: DerivedAuthorities
     package let secrets: any InteractiveSecretsSource
+    package let logger: MSALLogger
 
     /// The current time in whole seconds since 1970.
     package var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
