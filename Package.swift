@@ -25,7 +25,12 @@ let package = Package(
         ),
         .target(
             name: "MSAL",
-            dependencies: ["MSALJOSE"]
+            dependencies: [
+                "MSALJOSE",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "MSALTesting",

@@ -71,6 +71,9 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
     public var grantedScopes: [String]?
     /// The home account id the error concerns.
     public var homeAccountID: String?
+    /// The authorization URL of an interactive request that could not be shown (no browser could be
+    /// launched): tell the user to open it.
+    public var authorizationURL: URL?
     /// Whether the error was answered by the throttling cache without calling the server.
     public var isThrottlingCacheHit: Bool
     /// The error that caused this one, when there is one.
@@ -119,6 +122,7 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
         info[MSALDeclinedScopesKey] = declinedScopes
         info[MSALGrantedScopesKey] = grantedScopes
         info[MSALHomeAccountIdKey] = homeAccountID
+        info[MSALAuthorizationURLKey] = authorizationURL
         if isThrottlingCacheHit {
             info[MSALThrottlingCacheHitKey] = true
         }
