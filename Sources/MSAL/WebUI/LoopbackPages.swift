@@ -35,17 +35,7 @@ package struct LoopbackPages: Sendable {
 
     /// `text` without control or bidirectional-formatting characters, cut to `limit` characters, HTML-escaped.
     package static func sanitize(_ text: String, limit: Int = echoLimit) -> String {
-        var kept = String.UnicodeScalarView()
-        var count = 0
-        var truncated = false
-        for scalar in text.unicodeScalars where !isHidden(scalar) {
-            guard count < limit else {
-                truncated = true
-                break
-            }
-            kept.append(scalar)
-            count += 1
-        }
+        let (kept, truncated) = visible(text, limit: limit)
         var escaped = ""
         escaped.reserveCapacity(kept.count + 16)
         for scalar in kept {
@@ -59,6 +49,24 @@ package struct LoopbackPages: Sendable {
             }
         }
         return truncated ? escaped + "\u{2026}" : escaped
+    }
+
+    /// `text` without control or bidirectional-formatting characters, cut to `limit` characters, for a log
+    /// line or an error message (not HTML-escaped).
+    package static func plainText(_ text: String, limit: Int = echoLimit) -> String {
+        let (kept, truncated) = visible(text, limit: limit)
+        return truncated ? String(kept) + "\u{2026}" : String(kept)
+    }
+
+    private static func visible(_ text: String, limit: Int) -> (String.UnicodeScalarView, truncated: Bool) {
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars where !isHidden(scalar) {
+            guard count < limit else { return (kept, true) }
+            kept.append(scalar)
+            count += 1
+        }
+        return (kept, false)
     }
 
     /// C0 and C1 controls, DEL, line and paragraph separators and bidirectional formatting characters.

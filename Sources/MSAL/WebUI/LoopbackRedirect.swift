@@ -17,6 +17,12 @@ package struct LoopbackRedirect: Sendable, Hashable {
     /// The full redirect URL, as the browser requested it.
     package var url: URL
 
+    /// ``errorDescription`` fit for an error message or a log: control and bidirectional-formatting characters
+    /// removed, at most 512 characters. The server's text arrives through the browser and cannot be trusted.
+    package var displayErrorDescription: String? {
+        errorDescription.map { LoopbackPages.plainText($0) }
+    }
+
     /// Creates a redirect from its decoded query `parameters`.
     package init(parameters: [String: String], url: URL) {
         self.parameters = parameters

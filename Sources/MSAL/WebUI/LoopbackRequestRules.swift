@@ -81,22 +81,14 @@ package struct LoopbackRequestRules: Sendable {
         guard hasCode || hasError else {
             return .unusable(reason: "The redirect carried neither a code nor an error.")
         }
-        return .redirect(LoopbackRedirect(parameters: parameters, url: url(query: query, parameters: parameters)))
+        return .redirect(LoopbackRedirect(parameters: parameters, url: url(query: query)))
     }
 
-    /// The redirect URL as requested; re-encoded from the decoded parameters if the raw query does not parse as a URL.
-    private func url(query: Substring, parameters: [String: String]) -> URL {
+    /// The redirect URL as requested (Foundation percent-encodes any character a URL cannot hold raw).
+    private func url(query: Substring) -> URL {
         let base = redirectURI.absoluteString
-        if let url = URL(string: query.isEmpty ? base : "\(base)?\(query)") {
-            return url
-        }
-        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-        let encoded = parameters.sorted { $0.key < $1.key }.map { name, value in
-            let encodedName = name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-            let encodedValue = value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-            return "\(encodedName)=\(encodedValue)"
-        }
-        return URL(string: "\(base)?\(encoded.joined(separator: "&"))") ?? redirectURI
+        // `URL(string:)` encodes rather than rejects stray characters; the request target was already checked.
+        return URL(string: query.isEmpty ? base : "\(base)?\(query)") ?? redirectURI
     }
 
     /// Compares `a` and `b` in time that depends on their lengths only, not on where they differ.
