@@ -48,7 +48,7 @@ public final class MSALWebviewParameters: Sendable {
     ///
     /// When it passes, the request fails with ``MSALInternalError/redirectTimeout`` and the port is closed.
     /// A value that is not positive and finite makes the request fail with
-    /// ``MSALInternalError/invalidParameter``.
+    /// ``MSALInternalError/invalidParameter``; one longer than a day is shortened to a day.
     public var timeout: TimeInterval {
         get { values.withLock { $0.timeout } }
         set { values.withLock { $0.timeout = newValue } }
