@@ -303,6 +303,39 @@ struct LoopbackRedirectListenerTests {
         try await LoopbackTest.expectStillAcceptsRedirect(listener)
     }
 
+    @Test("Past 64 open connections a new one is closed at once; freed slots serve again")
+    func connectionCap() async throws {
+        let listener = try await LoopbackTest.start(timeout: 10, connectionTimeout: 10)
+        var held: [RawHTTPClient.Connection] = []
+        for _ in 0..<LoopbackRedirectListener.maximumConnections {
+            held.append(try await RawHTTPClient.connect(port: listener.port))
+        }
+        // Every slot is taken once a request on each would be served: prove it with the last one.
+        try await held[held.count - 1].send(Array("GET /nowhere HTTP/1.1\r\nHost: localhost:\(listener.port)\r\n\r\n".utf8))
+        #expect(await held[held.count - 1].readToEnd().status == 404)
+        held.removeLast()
+        held.append(try await RawHTTPClient.connect(port: listener.port))
+        let extra = try await RawHTTPClient.connect(port: listener.port)
+        // Admitted, it would answer 404; over the cap it is closed without reading anything.
+        try? await extra.send(Array("GET /nowhere HTTP/1.1\r\nHost: localhost:\(listener.port)\r\n\r\n".utf8))
+        #expect(await extra.readToEnd().bytes.isEmpty, "closed without an answer")
+        for connection in held {
+            await connection.close()
+        }
+        // The listener frees a slot when it sees the client's close; try the real redirect until it is served.
+        var response: RawResponse?
+        for _ in 0..<100 {
+            let attempt = try await RawHTTPClient.request(port: listener.port, target: "/?code=after&state=\(state)")
+            if attempt.status != nil {
+                response = attempt
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(response?.status == 200)
+        #expect(try await listener.waitForRedirect().code == "after")
+    }
+
     // MARK: - The end of the listener
 
     @Test("A replayed redirect after success finds the port closed")
@@ -331,7 +364,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("No redirect: the timeout error, and the port is closed")
     func timeout() async throws {
-        let listener = try await LoopbackTest.start(timeout: 0.3)
+        let listener = try await LoopbackTest.start(timeout: 0.5)
         let idle = try await RawHTTPClient.connect(port: listener.port)
         let error = await LoopbackTest.error { _ = try await listener.waitForRedirect() }
         #expect(error?.code == .internal)
@@ -343,7 +376,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("The listener times out even when nobody waits for it")
     func timeoutWithoutWaiter() async throws {
-        let listener = try await LoopbackTest.start(timeout: 0.2)
+        let listener = try await LoopbackTest.start(timeout: 0.5)
         let port = listener.port
         let idle = try await RawHTTPClient.connect(port: port)
         #expect(await idle.readToEnd().bytes.isEmpty)
@@ -459,6 +492,22 @@ struct LoopbackRedirectListenerTests {
         #expect(error?.internalCode == .loopbackListenerFailed)
         #expect(error?.underlyingError != nil)
         try await LoopbackTest.expectStillAcceptsRedirect(listener, path: "/cb")
+    }
+
+    @Test("A fixed localhost port taken on ::1 by someone else fails, and the IPv4 socket is released")
+    func fixedPortTakenOnIPv6() async throws {
+        let squatter = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(to: try SocketAddress(ipAddress: "::1", port: 0)).get()
+        let port = try #require(squatter.localAddress?.port)
+        let error = await LoopbackTest.error { _ = try await LoopbackTest.start(redirectURI: "http://localhost:\(port)/") }
+        #expect(error?.internalCode == .loopbackListenerFailed)
+        #expect(error?.message.contains("::1") == true)
+        #expect(await RawHTTPClient.isRefused(port: port), "127.0.0.1 was released")
+        // 127.0.0.1 alone does not need ::1.
+        let ipv4 = try await LoopbackTest.start(redirectURI: "http://127.0.0.1:\(port)/")
+        #expect(ipv4.port == port)
+        await ipv4.close()
+        try await squatter.close()
     }
 
     @Test("Two listeners run side by side, each with its own state")
