@@ -106,9 +106,9 @@ enum TutorialBrowser {
 }
 
 /// Microsoft Graph's `/me`, answered locally; records the `Authorization` header it was sent.
-final class GraphStub: URLProtocol, @unchecked Sendable {
-    // @unchecked Sendable: URLProtocol instances are created and used by one URLSession task at a
-    // time; the only shared state is `authorizations`, behind a Mutex.
+final class GraphStub: URLProtocol {
+    // Instances are created and used by one URLSession task at a time; the only shared state is
+    // `authorizations`, behind a Mutex.
     static let authorizations = Mutex<[String]>([])
 
     override class func canInit(with request: URLRequest) -> Bool { request.url?.host == "graph.microsoft.com" }

@@ -2,6 +2,10 @@ import Foundation
 import MSAL
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The MSAL-for-iOS tutorial's auth code, run on Linux against the recorded fixture: the system
 /// browser path (a real `$BROWSER` process and the real loopback listener), silent hits, the
 /// `MSALErrorDomain`/`interactionRequired` fallback, Graph called with the token, and sign-out.
@@ -10,7 +14,7 @@ struct TutorialTests {
     @Test func theTutorialSignsInCallsGraphFallsBackAndSignsOut() async throws {
         let harness = try TutorialHarness()
         setenv("BROWSER", try TutorialBrowser.install(), 1)
-        URLProtocol.registerClass(GraphStub.self)
+        _ = URLProtocol.registerClass(GraphStub.self)
         defer { URLProtocol.unregisterClass(GraphStub.self) }
 
         let controller = ViewController(harness: harness)

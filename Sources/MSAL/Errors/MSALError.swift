@@ -71,6 +71,9 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
     public var grantedScopes: [String]?
     /// The home account id the error concerns.
     public var homeAccountID: String?
+    /// The authorization URL of an interactive request that could not be shown (no browser could be
+    /// launched): tell the user to open it.
+    public var authorizationURL: URL?
     /// Whether the error was answered by the throttling cache without calling the server.
     public var isThrottlingCacheHit: Bool
     /// The result received with a ``Code/serverDeclinedScopes`` error: the token for the granted scopes.
@@ -122,6 +125,7 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
         info[MSALGrantedScopesKey] = grantedScopes
         info[MSALHomeAccountIdKey] = homeAccountID
         info[MSALInvalidResultKey] = invalidResult
+        info[MSALAuthorizationURLKey] = authorizationURL
         if isThrottlingCacheHit {
             info[MSALThrottlingCacheHitKey] = true
         }
