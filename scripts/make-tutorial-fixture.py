@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write Fixtures/Conformance/Tutorial/tutorial.json: the identity-platform traffic the MSAL-for-iOS
+"""Write Fixtures/Tutorial/tutorial.json: the identity-platform traffic the MSAL-for-iOS
 tutorial's auth code (Tests/TutorialTests) makes on Linux, as a recorded fixture (docs/fixtures.md).
 
 The discovery and metadata bodies are the recorded public-cloud ones already in Fixtures/Authority
@@ -106,7 +106,7 @@ def main() -> None:
         "conformance": {"client_id": CLIENT_ID, "tenant": TENANT, "home_account_id": f"{UID}.{TENANT}", "nonce": NONCE,
                         "now": ISSUED_AT + 1000, "username": "tutorial.user@contoso.example"},
     }
-    out = ROOT / "Fixtures/Conformance/Tutorial/tutorial.json"
+    out = ROOT / "Fixtures/Tutorial/tutorial.json"
     out.write_text(json.dumps(fixture, indent=2) + "\n")
     print("wrote", out.relative_to(ROOT))
 

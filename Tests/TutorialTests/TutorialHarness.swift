@@ -19,7 +19,7 @@ final class TutorialHarness: Sendable {
 
     init() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/Conformance/Tutorial/tutorial.json")
+            .appendingPathComponent("Fixtures/Tutorial/tutorial.json")
         transport = try MSALReplayTransport(contentsOf: url)
         fixture = try MSALRecordedFixture(contentsOf: url).conformance ?? .null
         clock = TutorialClock(now: Double(fixture["now"]?.intValue ?? 0))

@@ -7,7 +7,7 @@
 // - the constants hold test values (the tutorial tells developers to put their own in);
 // - four lines marked "test wiring" give the configuration the recorded transport, a fixed clock,
 //   the in-memory cache and the fixed interactive secrets, so the code runs against
-//   Fixtures/Conformance/Tutorial/tutorial.json instead of the Microsoft identity platform.
+//   Fixtures/Tutorial/tutorial.json instead of the Microsoft identity platform.
 // Everything else — initMSAL, callGraphAPI, currentAccount, acquireTokenInteractively,
 // acquireTokenSilently with the MSALErrorDomain/interactionRequired fallback, getContentWithToken
 // and signOut — is the tutorial's code as written.
