@@ -93,12 +93,14 @@ package struct SilentFlow: Sendable {
         }
     }
 
-    /// Whether the service, not the grant, failed: a network error, a timeout, a 5xx or throttling.
+    /// Whether the service, not the grant, failed: a network error, a timeout, a 5xx or throttling
+    /// (answered by the service or, for a repeat, by the throttling cache). A repeat of an
+    /// interaction-required answer from the throttling cache is not: the grant failed.
     private static func serviceUnavailable(_ error: MSALError) -> Bool {
         if error.code == .serverError { return true }
         switch error.internalCode {
         case .networkFailure, .networkTimeout, .throttled: return true
-        default: return error.isThrottlingCacheHit
+        default: return false
         }
     }
 
