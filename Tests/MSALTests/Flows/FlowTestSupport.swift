@@ -203,7 +203,7 @@ struct FlowHarness {
 
     init(
         _ transport: FlowTransport, clientID: String = FlowIdentity.clientID, authority: String = "https://login.microsoftonline.com/common",
-        extendedLifetime: Bool = false, capabilities: [String]? = nil, now: Double = FlowIdentity.now
+        extendedLifetime: Bool = false, capabilities: [String]? = nil, expirationBuffer: Double? = nil, now: Double = FlowIdentity.now
     ) throws {
         let clock = ManualClock(now)
         let config = MSALPublicClientApplicationConfig(
@@ -213,6 +213,7 @@ struct FlowHarness {
         config.clock = clock
         config.extendedLifetimeEnabled = extendedLifetime
         config.clientApplicationCapabilities = capabilities
+        if let expirationBuffer { config.tokenExpirationBuffer = expirationBuffer }
         self.clock = clock
         self.transport = transport
         self.app = try MSALPublicClientApplication(configuration: config)

@@ -174,6 +174,28 @@ struct SilentFlowTests {
         #expect(error?.code == .serverError)
     }
 
+    // MARK: Expiry buffer
+
+    @Test("tokenExpirationBuffer: a token 200 s from expiry is refreshed with the default 300 s, answered from the cache with 120 s")
+    func expirationBuffer() async throws {
+        // The seeded token expires at issued + 1200 = now + 200.
+        let strict = try FlowHarness(FlowTransport([.respond(FlowTokens.success(accessToken: "at-new", refreshToken: "rt-2"))]))
+        try strict.seed(.abe, lifetime: 1200)
+        #expect(try await strict.silent(.abe).accessToken == "at-new")
+
+        let relaxed = try FlowHarness(FlowTransport([]), expirationBuffer: 120)
+        try relaxed.seed(.abe, lifetime: 1200)
+        let cached = try await relaxed.silent(.abe)
+        #expect(cached.accessToken == "at-cached")
+        #expect(cached.tokenSource == .cache)
+        #expect(relaxed.transport.requests.isEmpty)
+        // 81 s later only 119 s are left: refresh.
+        relaxed.clock.advance(by: 81)
+        let error = await expectMSALError { try await relaxed.silent(.abe) }
+        #expect(error?.internalCode == .unexpected, "the (empty) token endpoint was asked: \(error.map { "\($0)" } ?? "")")
+        #expect(relaxed.transport.tokenRequests.count == 1)
+    }
+
     // MARK: Parameters
 
     @Test("A silent call without an account is accountRequired; without scopes invalidParameter; no request either way")
