@@ -44,6 +44,7 @@ HOST = "login.microsoftonline.com"
 CACHE_ENV = "login.windows.net"
 TENANT = "12345678-1234-1234-1234-123456789012"          # the recording's sanitized tenant
 GUEST = "bbbbbbbb-2222-4222-8222-222222222222"           # SYNTHETIC guest tenant
+GUEST_DOMAIN = "fabrikam.onmicrosoft.com"                # SYNTHETIC domain of the guest tenant
 UID = "00000000-0000-0000-66f3-3332eca7ea81"
 GUEST_OID = "cccccccc-3333-4333-8333-333333333333"       # SYNTHETIC object id in the guest tenant
 HOME = f"{UID}.{TENANT}"
@@ -183,6 +184,26 @@ class Builder:
             self.add(entry["RequestMethod"], url, {
                 "status": entry["StatusCode"], "headers": strip_headers(entry["ResponseHeaders"]), "body": body,
             })
+
+    def domain_discovery(self, domain: str, tenant_id: str) -> None:
+        """Discovery of a domain-named tenant: the tenant document names the tenant's id in its issuer and endpoints."""
+        live = self.ref.load("recorded-live/azsdkjs_cae_devicecode_flow.json")["Entries"]
+        self.cite("domain-discovery", {
+            "repo": "Azure/azure-sdk-for-js",
+            "path": "sdk/identity/identity/recordings/node/cae/recording_devicecodecredential.json",
+            "commit": "393596bf3941885e57b73faf7e2805f1f10d5d16",
+            "notes": f"SYNTHETIC: the recorded instance discovery and tenant openid-configuration (entries 1 and 2) asked for the "
+                     f"domain {domain}: request URLs and tenant_discovery_endpoint name the domain, the tenant document's issuer and "
+                     f"endpoints the tenant id {tenant_id} (as Entra answers for a domain) "
+                     "(shared reference file recorded-live/azsdkjs_cae_devicecode_flow.json)",
+        })
+        instance, config = live[0], live[1]
+        body = json.loads(json.dumps(instance["ResponseBody"]).replace(TENANT, domain))
+        self.add("GET", instance["RequestUri"].replace(TENANT, domain),
+                 {"status": 200, "headers": strip_headers(instance["ResponseHeaders"]), "body": body})
+        body = json.loads(json.dumps(config["ResponseBody"]).replace(TENANT, tenant_id))
+        self.add("GET", config["RequestUri"].replace(TENANT, domain),
+                 {"status": 200, "headers": strip_headers(config["ResponseHeaders"]), "body": body})
 
     def common_discovery(self) -> None:
         discovery = self.ref.load("instance-discovery/msaljs_docs_common_discovery_instance.json")
@@ -496,6 +517,21 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
         silent(ok("at-cached-1", "cache", tenant=TENANT), requests=0),
     ], setup(standard_cache(minter, at=VALID_AT))))
 
+    # Guest tenant named by its domain: cached under the tenant id, found again once the metadata is known.
+    b = new("silent-guest-tenant-domain", "A guest tenant named by its domain in the parameters' authority: the token is "
+            "issued for and cached under the tenant id, which the tenant document's issuer names, so the repeat finds it in "
+            "the cache without a request.")
+    b.domain_discovery(GUEST_DOMAIN, GUEST)
+    b.token(b.success(access_token="at-guest-1", refresh_token="rt-home-2", tenant=GUEST, oid=GUEST_OID), tenant=GUEST,
+            form=refresh_form("rt-home-1"))
+    b.jwks(GUEST)
+    domain_authority = f"https://{HOST}/{GUEST_DOMAIN}"
+    out.append(b.document([
+        silent(ok("at-guest-1", "identity_provider", tenant=GUEST), requests=4, authority=domain_authority,
+               expect_cache=cache_state([("at-cached-1", TENANT, TARGET), ("at-guest-1", GUEST, TARGET)], [("rt-home-2", None)])),
+        silent(ok("at-guest-1", "cache", tenant=GUEST), requests=0, authority=domain_authority),
+    ], setup(standard_cache(minter, at=VALID_AT))))
+
     # Declined scopes.
     declined_ref = ref.load("token-responses/objc_declined_scopes.json")["cases"][0]
     b = new("silent-declined-scopes", "The service grants fewer scopes than asked: serverDeclinedScopes with the declined and "
@@ -799,7 +835,7 @@ def device_code_scenarios(ref: Reference, minter: Minter, new, live: list[dict])
     b.jwks()
     out.append(b.document([device_code_step(
         {"access_token": "at-device-1", "token_source": "identity_provider", "scopes": TARGET.split(), **account,
-         "id_token_claims": {"preferred_username": USERNAME}},
+         "expires_on": NOW + 20 + 3599, "id_token_claims": {"preferred_username": USERNAME}},
         requests=7, expect_sleeps=[5, 5, 10], expect_device_code=android_info,
         expect_cache=cache_state([("at-device-1", TENANT, TARGET)], [("rt-device-1", None)]))],
         setup(empty_cache, authority=tenant_authority)))
@@ -893,7 +929,9 @@ def device_code_scenarios(ref: Reference, minter: Minter, new, live: list[dict])
                     "repository's published test key set; the ID token is minted with its key sample-rsa-2048"})
     out.append(b.document([device_code_step(
         {"access_token": "at-device-1", "token_source": "identity_provider", **account}, requests=5, expect_sleeps=[5],
-        expect_device_code=android_info, expect_cache=cache_state([("at-device-1", TENANT, TARGET)], [("rt-device-1", None)]))],
+        expect_device_code=android_info, expect_cache=cache_state([("at-device-1", TENANT, TARGET)], [("rt-device-1", None)]),
+        expect_accounts=[HOME]),
+        silent(ok("at-device-1", "cache"), requests=0)],
         setup(empty_cache)))
 
     # CAE device code, replayed from the live recording (entries 7-9).
