@@ -72,6 +72,67 @@ struct SilentFlowTests {
         #expect(harness.transport.tokenRequests.count == 1)
     }
 
+    static let validIDToken = FlowTokens.idToken(.abe)
+    static let validClientInfo = FlowTokens.clientInfo(.abe)
+
+    /// A success body with `members` replaced (a `nil` value drops the member).
+    static func body(_ changes: [String: String?]) -> String {
+        var members: [(String, String?)] = [
+            ("token_type", #""Bearer""#), ("scope", #""User.Read openid profile""#), ("expires_in", "3599"), ("access_token", #""at-new""#),
+            ("refresh_token", #""rt-new""#), ("id_token", "\"\(validIDToken)\""), ("client_info", "\"\(validClientInfo)\""),
+        ]
+        for (name, value) in changes {
+            if let index = members.firstIndex(where: { $0.0 == name }) { members[index].1 = value } else { members.append((name, value)) }
+        }
+        return "{" + members.compactMap { name, value in value.map { "\"\(name)\":\($0)" } }.joined(separator: ",") + "}"
+    }
+
+    static let malformedBodies: [(String, String)] = [
+        ("HTML", "<html><body>Service temporarily unavailable</body></html>"),
+        ("empty", ""),
+        ("truncated", String(body([:]).prefix(60))),
+        ("array", "[]"),
+        ("byte-order mark", "\u{FEFF}" + body([:])),
+        ("no access_token", body(["access_token": nil])),
+        ("empty access_token", body(["access_token": #""""#])),
+        ("no token_type", body(["token_type": nil])),
+        ("pop token_type", body(["token_type": #""pop""#])),
+        ("no expires_in", body(["expires_in": nil])),
+        ("negative expires_in", body(["expires_in": "-5"])),
+        ("garbage expires_in", body(["expires_in": #""soon""#])),
+        ("boolean expires_in", body(["expires_in": "true"])),
+        ("id_token not a string", body(["id_token": "{}"])),
+        ("id_token not a JWT", body(["id_token": #""abc""#])),
+        ("client_info not base64url JSON", body(["client_info": #""%%%""#])),
+        ("error member in a 200", body(["error": #""invalid_grant""#])),
+    ]
+
+    @Test("Malformed 200 token responses end in a typed error and cache nothing")
+    func malformedSuccess() async throws {
+        for (name, text) in Self.malformedBodies {
+            let harness = try Self.expired(FlowTransport([.respond(MSALHTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], text: text))]))
+            let before = try Self.document(harness)
+            let error = await expectMSALError { try await harness.silent(.abe) }
+            #expect(error?.code == .internal, "\(name)")
+            #expect(error?.internalCode != nil && error?.internalCode != .unexpected, "\(name): \(error.map { "\($0)" } ?? "")")
+            #expect(try Self.document(harness) == before, "\(name): nothing may be cached")
+        }
+    }
+
+    @Test("Token responses with numbers as strings, a huge or zero lifetime, or no refresh_in are accepted")
+    func lenientSuccess() async throws {
+        for (changes, expiresIn) in [
+            (["expires_in": #""3599""#, "ext_expires_in": #""7200""#, "refresh_in": #""1800""#], 3599.0),
+            (["expires_in": "99999999999"], 365 * 24 * 3600.0),
+            (["expires_in": "3599.9"], 3599.0),
+        ] as [([String: String?], Double)] {
+            let harness = try Self.expired(FlowTransport([.respond(.json(200, Self.body(changes)))]))
+            let result = try await harness.silent(.abe)
+            #expect(result.accessToken == "at-new")
+            #expect(result.expiresOn == Date(timeIntervalSince1970: FlowIdentity.now + expiresIn), "\(changes)")
+        }
+    }
+
     @Test("A response for another account: mismatchedUser naming the requested account; that account's tokens untouched")
     func mismatchedUser() async throws {
         let harness = try Self.expired(FlowTransport([.respond(FlowTokens.success(accessToken: "at-ben", refreshToken: "rt-ben", account: .ben))]))
