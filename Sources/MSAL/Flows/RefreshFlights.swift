@@ -13,28 +13,40 @@ package final class RefreshFlights: Sendable {
         var claims: String?
     }
 
-    private let flights = Mutex<[Key: Task<MSALResult, any Error>]>([:])
+    private struct State {
+        var flights: [Key: Task<MSALResult, any Error>] = [:]
+        var joined = 0
+    }
+
+    private let state = Mutex(State())
 
     package init() {}
 
     /// The result of the refresh in flight for `key`, or of a new one running `body`.
     package func run(_ key: Key, _ body: @escaping @Sendable () async throws -> MSALResult) async throws -> MSALResult {
-        let task = flights.withLock { flights -> Task<MSALResult, any Error> in
-            if let running = flights[key] { return running }
+        let task = state.withLock { state -> Task<MSALResult, any Error> in
+            if let running = state.flights[key] {
+                state.joined += 1
+                return running
+            }
             let task = Task<MSALResult, any Error> { [weak self] in
                 defer { self?.finish(key) }
                 return try await body()
             }
-            flights[key] = task
+            state.flights[key] = task
             return task
         }
         return try await task.value
     }
 
     private func finish(_ key: Key) {
-        _ = flights.withLock { $0.removeValue(forKey: key) }
+        _ = state.withLock { $0.flights.removeValue(forKey: key) }
     }
 
     /// How many refreshes are in flight (for tests).
-    package var count: Int { flights.withLock { $0.count } }
+    package var count: Int { state.withLock { $0.flights.count } }
+
+    /// How many callers have joined a refresh already in flight instead of starting one (for
+    /// tests: a test can hold the one token request until every concurrent caller has joined).
+    package var joinedCount: Int { state.withLock { $0.joined } }
 }

@@ -107,12 +107,39 @@ package struct SilentFlow: Sendable {
         }
     }
 
-    /// Whether the service, not the grant, failed: a network error, a timeout, a 5xx or throttling.
+    /// Whether the service, not the grant, failed: a network error, a timeout, a 5xx or throttling
+    /// (answered by the service or, for a repeat, by the throttling cache). A repeat of an
+    /// interaction-required answer from the throttling cache is not: the grant failed.
     private static func serviceUnavailable(_ error: MSALError) -> Bool {
         if error.code == .serverError { return true }
         switch error.internalCode {
         case .networkFailure, .networkTimeout, .throttled: return true
-        default: return error.isThrottlingCacheHit
+        default: return false
+        }
+    }
+
+    /// Records that the application is not a member of any family (MSAL's behaviour on
+    /// `client_mismatch`): its AppMetadata gets an empty `family_id`, so family refresh tokens are
+    /// no longer used for it, nor the accounts they hold listed for it.
+    private static func leaveFamily(_ client: TokenClient, environment: String) throws {
+        let clientID = client.clientID
+        try client.cache.write(clientID: clientID) { contents in
+            let group = contents.aliases.group(of: environment)
+            var found = false
+            for (key, entry) in contents.document[.appMetadata]
+            where entry["client_id"].map(CacheText.lowercased) == CacheText.lowercased(clientID)
+                && entry["environment"].map({ contents.aliases.group(of: $0) }) == group
+            {
+                found = true
+                guard entry["family_id"] != "" else { continue }
+                var updated = entry
+                updated["family_id"] = ""
+                contents.upsert(updated, key: key, in: .appMetadata)
+            }
+            if !found {
+                let key = CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID))
+                contents.upsert(CacheEntry(["client_id": clientID, "environment": environment, "family_id": ""]), key: key, in: .appMetadata)
+            }
         }
     }
 
@@ -206,11 +233,11 @@ package struct SilentFlow: Sendable {
         let identifier = request.account.identifier ?? ""
         let environment = request.authority.components.host
         let correlationID = request.correlationID
-        let stored = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (key: String, secret: String)? in
+        let stored = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (key: String, secret: String, familyID: String?)? in
             guard let hit = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID),
                 let secret = hit.entry["secret"], !secret.isEmpty
             else { return nil }
-            return (hit.key, secret)
+            return (hit.key, secret, hit.entry["family_id"].flatMap { $0.isEmpty ? nil : $0 })
         }
         guard let stored else {
             var error = MSALError(
@@ -232,9 +259,15 @@ package struct SilentFlow: Sendable {
         guard response.statusCode == 200 else {
             var error = MSALError(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
             error.homeAccountID = identifier
-            if error.oauthError?.lowercased() == "invalid_grant", error.oauthSubError?.lowercased() != "client_mismatch" {
+            let subError = error.oauthSubError?.lowercased()
+            if error.oauthError?.lowercased() == "invalid_grant", subError == "client_mismatch" {
+                // The service says this client is not in the family whose refresh token it sent: the
+                // token is fine for the real members, so it stays, and the client stops using it.
+                if stored.familyID != nil { try? Self.leaveFamily(client, environment: metadata.cacheEnvironment) }
+            } else if error.oauthError?.lowercased() == "invalid_grant", error.code != .serverProtectionPoliciesRequired {
                 client.logger.info("The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache", correlationID: correlationID)
                 // The refresh token is dead; drop it unless another writer has replaced it meanwhile.
+                // (protection_policy_required is not: once the app applies the policies, it works again.)
                 try? client.cache.write(clientID: clientID, accountID: identifier) { contents in
                     if contents.entry(stored.key, in: .refreshToken)?["secret"] == stored.secret {
                         _ = contents.remove(key: stored.key, from: .refreshToken)

@@ -85,7 +85,7 @@ extension TokenClient {
             correlationID: correlationID)
         let result = makeResult(
             entries: entries, token: token, account: account, redemption: redemption, now: now)
-        try checkDeclinedScopes(result, requested: redemption.scopes, correlationID: correlationID)
+        try Self.checkDeclinedScopes(result, requested: redemption.scopes, correlationID: correlationID)
         return result
     }
 
@@ -117,9 +117,14 @@ extension TokenClient {
         scope.split(separator: "/").last.map(String.init) ?? scope
     }
 
+    /// Scopes never reported as declined: the OpenID Connect scopes every request adds, and
+    /// `email`, which Entra grants through the ID token without listing it (as MSAL for iOS does).
+    private static let neverDeclined: Set<String> = ["openid", "profile", "offline_access", "email"]
+
     /// Throws ``MSALError/Code/serverDeclinedScopes`` when the service granted fewer scopes than
     /// requested; the tokens were cached under the granted scopes, and the result rides along.
-    private func checkDeclinedScopes(_ result: MSALResult, requested: [String], correlationID: UUID) throws {
+    /// The error's granted scopes leave out the OpenID Connect scopes, as MSAL for iOS reports them.
+    package static func checkDeclinedScopes(_ result: MSALResult, requested: [String], correlationID: UUID) throws {
         let granted = Set(result.scopes.map { $0.lowercased() })
         let grantedShort = Set(granted.map(Self.shortScope))
         // `.default` asks for whatever the app was granted; the response lists those scopes instead.
@@ -127,16 +132,19 @@ extension TokenClient {
         // `https://graph.microsoft.com/User.Read`), so scopes also match by their last segment.
         let declined = requested.filter { scope in
             let folded = scope.lowercased()
-            if granted.contains(folded) || folded.hasSuffix("/.default") || folded == ".default" { return false }
+            if granted.contains(folded) || folded.hasSuffix("/.default") || folded == ".default" || neverDeclined.contains(folded) {
+                return false
+            }
             return !grantedShort.contains(Self.shortScope(folded))
         }
         guard !declined.isEmpty else { return }
+        let grantedScopes = result.scopes.filter { !TokenRequests.reservedScopes.contains($0.lowercased()) }
         var error = MSALError(
             .serverDeclinedScopes, internalCode: nil,
-            message: "The service declined the scopes \(declined.joined(separator: " ")); the token was granted for \(result.scopes.joined(separator: " "))",
+            message: "The service declined the scopes \(declined.joined(separator: " ")); the token was granted for \(grantedScopes.joined(separator: " "))",
             correlationID: correlationID)
         error.declinedScopes = declined
-        error.grantedScopes = result.scopes
+        error.grantedScopes = grantedScopes
         error.invalidResult = result
         error.homeAccountID = result.account.identifier
         throw error

@@ -5,49 +5,36 @@ import MSALJOSE
 package enum ClaimsMerging {
     /// The `claims` parameter to send, or `nil` when there is neither a request nor a capability.
     ///
+    /// A merged request is written as compact JSON (members in the request's order, `xms_cc`
+    /// last in `access_token`), the form MSAL for .NET, Python and Node send, so the value does
+    /// not depend on the app's whitespace. Without capabilities the request is sent as given.
+    ///
     /// `claims` was validated as a JSON object when the ``MSALClaimsRequest`` was made; text that
     /// does not parse here is sent unchanged rather than dropped.
     package static func merged(claims: String?, capabilities: [String]?) -> String? {
         let capabilities = (capabilities ?? []).filter { !$0.isEmpty }
-        let capabilityMember = "\"xms_cc\":{\"values\":[" + capabilities.map(quoted).joined(separator: ",") + "]}"
+        let capabilityMember = JSONMember(name: "xms_cc", value: .object(["values": .array(capabilities.map(JSON.string))]))
         guard let claims, !claims.isEmpty else {
-            return capabilities.isEmpty ? nil : "{\"access_token\":{\(capabilityMember)}}"
+            return capabilities.isEmpty ? nil : JSONWriter.string(.object([JSONMember(name: "access_token", value: .object([capabilityMember]))]))
         }
         guard !capabilities.isEmpty else { return claims }
-        guard let document = try? JSONDocument(parsing: Array(claims.utf8), limits: .document), document.root.kind == .object else {
+        guard let document = try? JSONDocument(parsing: Array(claims.utf8), limits: .document), document.root.kind == .object,
+            case .object(var members) = JSON(document.root)
+        else {
             return claims
         }
-        var members: [String] = []
-        var sawAccessToken = false
-        for (key, value) in document.root.members {
-            let name = raw(key)
-            if key.isString("access_token"), value.kind == .object {
-                sawAccessToken = true
-                var inner: [String] = []
-                for (innerKey, innerValue) in value.members where !innerKey.isString("xms_cc") {
-                    inner.append(raw(innerKey) + ":" + raw(innerValue))
-                }
+        if let index = members.firstIndex(where: { $0.name == "access_token" }) {
+            if case .object(var inner) = members[index].value {
+                inner.removeAll { $0.name == "xms_cc" }
                 inner.append(capabilityMember)
-                members.append(name + ":{" + inner.joined(separator: ",") + "}")
-            } else if key.isString("access_token") {
-                // Not an object: replaced by the capabilities, as a request cannot hold two.
-                sawAccessToken = true
-                members.append(name + ":{\(capabilityMember)}")
+                members[index].value = .object(inner)
             } else {
-                members.append(name + ":" + raw(value))
+                // Not an object: replaced by the capabilities, as a request cannot hold two.
+                members[index].value = .object([capabilityMember])
             }
+        } else {
+            members.insert(JSONMember(name: "access_token", value: .object([capabilityMember])), at: 0)
         }
-        if !sawAccessToken { members.insert("\"access_token\":{\(capabilityMember)}", at: 0) }
-        return "{" + members.joined(separator: ",") + "}"
-    }
-
-    /// A value's JSON text as it appears in the document (strings with their quotes).
-    private static func raw(_ value: JSONValue) -> String {
-        let text = String(decoding: value.rawBytes, as: UTF8.self)
-        return value.kind == .string ? "\"" + text + "\"" : text
-    }
-
-    private static func quoted(_ text: String) -> String {
-        JSONWriter.string(.string(text))
+        return JSONWriter.string(.object(members))
     }
 }
