@@ -71,7 +71,12 @@ let package = Package(
         // The MSAL-for-iOS tutorial's auth code, compiled as app code is written: Swift 5 mode.
         .testTarget(
             name: "TutorialTests",
-            dependencies: ["MSAL", "MSALJOSE", "MSALTesting"],
+            dependencies: [
+                "MSAL", "MSALJOSE", "MSALTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(

@@ -2,6 +2,9 @@ import Foundation
 import MSAL
 import MSALJOSE
 import MSALTesting
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -105,24 +108,35 @@ enum TutorialBrowser {
     }
 }
 
-/// Microsoft Graph's `/me`, answered locally; records the `Authorization` header it was sent.
-final class GraphStub: URLProtocol {
-    // Instances are created and used by one URLSession task at a time; the only shared state is
-    // `authorizations`, behind a Mutex.
+/// Microsoft Graph's `/me`, answered by a local server on 127.0.0.1; records the `Authorization`
+/// header it was sent.
+final class GraphStub: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: one handler instance per connection, used only on its channel's event
+    // loop; the shared state is `authorizations`, behind a Mutex.
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
     static let authorizations = Mutex<[String]>([])
 
-    override class func canInit(with request: URLRequest) -> Bool { request.url?.host == "graph.microsoft.com" }
-    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+    /// `http://127.0.0.1:<port>/v1.0/me/`, started on first use.
+    static let url: String = {
+        let channel = try! ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(GraphStub()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        return "http://127.0.0.1:\(channel.localAddress!.port!)/v1.0/me/"
+    }()
 
-    override func startLoading() {
-        let header = request.value(forHTTPHeaderField: "Authorization") ?? ""
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let head) = unwrapInboundIn(data) else { return }
+        let header = head.headers.first(name: "Authorization") ?? ""
         Self.authorizations.withLock { $0.append(header) }
-        let body = Data(#"{"displayName":"Tutorial User","userPrincipalName":"tutorial.user@contoso.example"}"#.utf8)
-        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
-        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-        client?.urlProtocol(self, didLoad: body)
-        client?.urlProtocolDidFinishLoading(self)
+        let body = #"{"displayName":"Tutorial User","userPrincipalName":"tutorial.user@contoso.example"}"#
+        var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", "\(body.utf8.count)"), ("Connection", "close")])
+        headers.add(name: "Cache-Control", value: "no-store")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
-
-    override func stopLoading() {}
 }

@@ -14,8 +14,6 @@ struct TutorialTests {
     @Test func theTutorialSignsInCallsGraphFallsBackAndSignsOut() async throws {
         let harness = try TutorialHarness()
         setenv("BROWSER", try TutorialBrowser.install(), 1)
-        _ = URLProtocol.registerClass(GraphStub.self)
-        defer { URLProtocol.unregisterClass(GraphStub.self) }
 
         let controller = ViewController(harness: harness)
         try controller.initMSAL()

@@ -4,7 +4,8 @@
 //   `updateLogging` appends to `log` instead of a text view, `updateSignOutButton` records the
 //   state instead of enabling a button, and the two button actions lose `@objc` (Linux has no
 //   Objective-C runtime) and take `AnyObject?` instead of `UIButton`;
-// - the constants hold test values (the tutorial tells developers to put their own in);
+// - the constants hold test values (the tutorial tells developers to put their own in), and
+//   kGraphURI points at a local stand-in for Microsoft Graph;
 // - four lines marked "test wiring" give the configuration the recorded transport, a fixed clock,
 //   the in-memory cache and the fixed interactive secrets, so the code runs against
 //   Fixtures/Tutorial/tutorial.json instead of the Microsoft identity platform.
@@ -22,7 +23,7 @@ import FoundationNetworking
 let kClientID = "5a434691-ccb2-4fd1-b97b-b64bcfbc03fc"
 
 // Additional variables for Auth and Graph API
-let kGraphURI = "https://graph.microsoft.com/v1.0/me/"
+let kGraphURI = GraphStub.url  // the tutorial's "https://graph.microsoft.com/v1.0/me/", served locally
 let kScopes: [String] = ["https://graph.microsoft.com/user.read"]
 let kAuthority = "https://login.microsoftonline.com/common"
 
