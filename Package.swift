@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -25,7 +26,13 @@ let package = Package(
         ),
         .target(
             name: "MSAL",
-            dependencies: ["MSALJOSE"]
+            dependencies: [
+                "MSALJOSE",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "MSALTesting",
@@ -55,10 +62,22 @@ let package = Package(
                 "MSALJOSE",
                 "MSALTesting",
                 "MSALStressWorker",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // The MSAL-for-iOS tutorial's auth code, compiled as app code is written: Swift 5 mode.
+        .testTarget(
+            name: "TutorialTests",
+            dependencies: [
+                "MSAL", "MSALJOSE", "MSALTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "MSALCommandLineTests",

@@ -64,6 +64,18 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        // acquireTokenSilent cache hits through the public async API, on the same documents.
+        .executableTarget(
+            name: "SilentAcquisition",
+            dependencies: [
+                .product(name: "MSAL", package: "swift-msal"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SilentAcquisition",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
         // A bare loop over one token-cache operation, for callgrind or perf.
         .executableTarget(
             name: "CacheProfile",

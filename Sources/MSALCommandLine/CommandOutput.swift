@@ -10,6 +10,11 @@ enum CommandOutput {
         (toStandardError ? FileHandle.standardError : FileHandle.standardOutput).write(data)
     }
 
+    /// Writes `text` to standard error as is (no newline), for progress indicators.
+    static func writeRaw(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
     static func writeJSON(_ value: JSON) {
         write(JSONWriter.string(value, style: .indented))
     }
@@ -31,6 +36,7 @@ enum CommandOutput {
         if let subError = error.oauthSubError {
             members.append(JSONMember(name: "oauth_suberror", value: .string(subError)))
         }
+        members.append(JSONMember(name: "correlation_id", value: error.correlationID.map { .string($0.uuidString.lowercased()) } ?? .null))
         if let jose = error.underlyingError as? JOSEError {
             members.append(JSONMember(name: "jose_code", value: .string(jose.code.rawValue)))
             members.append(JSONMember(name: "message", value: .string(jose.message)))

@@ -23,10 +23,11 @@ public struct MSALTenantProfile: Sendable, Hashable {
     package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: String?) {
         self.init(
             identifier: identifier, environment: environment, tenantId: tenantId, isHomeTenantProfile: isHomeTenantProfile,
-            idToken: idToken.map(CacheString.init))
+            lazyIDToken: idToken.map(CacheString.init))
     }
 
-    package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: CacheString?) {
+    /// A profile whose ID token stays in the cache document until someone asks for it.
+    package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, lazyIDToken idToken: CacheString?) {
         self.identifier = identifier
         self.environment = environment
         self.tenantId = tenantId

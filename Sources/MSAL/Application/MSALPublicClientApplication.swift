@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// A public-client application: it signs users in and gets tokens for them, keeping them in its
 /// token cache.
 ///
-/// One instance is safe to use from many tasks at once. Token acquisition arrives with the
-/// application issue; this type already answers the account questions of the token cache.
+/// One instance is safe to use from many tasks at once: concurrent silent requests that need the
+/// same refresh share one network request, and one interactive request runs at a time.
 public final class MSALPublicClientApplication: Sendable {
     /// The configuration the application was created with (a copy).
     public let configuration: MSALPublicClientApplicationConfig
@@ -12,6 +13,11 @@ public final class MSALPublicClientApplication: Sendable {
     package let accountMemoStore = TokenCacheAccountMemo()
     /// The cloud accounts are listed for; `nil` lists every cloud.
     package let environmentFilterHost: String?
+
+    /// What the token flows share: transport, authority resolver, cache and clock.
+    package let client: TokenClient
+    /// Set while an interactive request runs: one at a time per application.
+    package let interactiveSession = Mutex(false)
 
     /// Creates an application.
     ///
@@ -30,9 +36,27 @@ public final class MSALPublicClientApplication: Sendable {
         copy.extendedLifetimeEnabled = configuration.extendedLifetimeEnabled
         copy.multipleCloudsSupported = configuration.multipleCloudsSupported
         copy.cacheConfig = configuration.cacheConfig
+        copy.transport = configuration.transport
+        copy.clock = configuration.clock
+        copy.validatesAuthority = configuration.validatesAuthority
+        copy.interactiveSecrets = configuration.interactiveSecrets
         self.configuration = copy
         self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.host
-        self.cache = try TokenCache(config: copy.cacheConfig)
+        let cache = try TokenCache(config: copy.cacheConfig)
+        self.cache = cache
+        let clock = copy.clock ?? MSALSystemClock()
+        let pipeline = HTTPPipeline(
+            transport: copy.transport ?? MSALURLSessionTransport(), clock: clock,
+            configuration: MSALGlobalConfig.httpConfig.pipelineConfiguration())
+        let resolver = AuthorityResolver(
+            pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),
+            policy: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        self.client = TokenClient(
+            clientID: clientID, redirectURI: copy.redirectUri, defaultAuthority: copy.authority,
+            capabilities: copy.clientApplicationCapabilities, expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
+            extendedLifetimeEnabled: copy.extendedLifetimeEnabled, multipleCloudsSupported: copy.multipleCloudsSupported,
+            pipeline: pipeline, resolver: resolver, cache: cache, clock: clock, refreshFlights: RefreshFlights(),
+            derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets, logger: MSALLogger())
     }
 
     /// Creates an application for `clientId` with the default authority and cache.

@@ -18,6 +18,10 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         var extendedLifetimeEnabled = false
         var multipleCloudsSupported = false
         var cacheConfig = MSALCacheConfig()
+        var transport: (any MSALHTTPTransport)? = nil
+        var clock: (any MSALClock)? = nil
+        var validatesAuthority = true
+        var interactiveSecrets: any InteractiveSecretsSource = SecureInteractiveSecrets()
     }
 
     /// The application (client) id registered with the identity provider.
@@ -84,5 +88,32 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     public var cacheConfig: MSALCacheConfig {
         get { values.withLock { $0.cacheConfig } }
         set { values.withLock { $0.cacheConfig = newValue } }
+    }
+
+    /// How HTTP requests are sent. `nil` (the default) is ``MSALURLSessionTransport``; tests and
+    /// apps without network pass `MSALReplayTransport` from `MSALTesting`, or their own.
+    public var transport: (any MSALHTTPTransport)? {
+        get { values.withLock { $0.transport } }
+        set { values.withLock { $0.transport = newValue } }
+    }
+
+    /// The time source for token lifetimes and waits. `nil` (the default) is the system clock.
+    public var clock: (any MSALClock)? {
+        get { values.withLock { $0.clock } }
+        set { values.withLock { $0.clock = newValue } }
+    }
+
+    /// Whether unknown Microsoft Entra hosts are checked with instance discovery before use.
+    /// Default `true`; turn it off only for hosts you trust (prefer ``knownAuthorities``).
+    public var validatesAuthority: Bool {
+        get { values.withLock { $0.validatesAuthority } }
+        set { values.withLock { $0.validatesAuthority = newValue } }
+    }
+
+    /// Where interactive requests get their PKCE verifier, `state` and `nonce`. Not public: only
+    /// this package's recorded conformance scenarios replace the secure default.
+    package var interactiveSecrets: any InteractiveSecretsSource {
+        get { values.withLock { $0.interactiveSecrets } }
+        set { values.withLock { $0.interactiveSecrets = newValue } }
     }
 }

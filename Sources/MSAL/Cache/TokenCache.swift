@@ -65,6 +65,14 @@ package final class TokenCache: Sendable {
         case .memory:
             return try state.withLock { try body($0.contents) }
         case .file(let file):
+            // Unchanged since it was last read or written under the lock: answer from memory.
+            if let quick = file.quickStamp() {
+                let answered = try state.withLock { state -> T? in
+                    guard state.loaded, state.stamp == quick else { return nil }
+                    return try body(state.contents)
+                }
+                if let answered { return answered }
+            }
             do {
                 return try file.withLock(exclusive: false) { access in
                     try reloadIfChanged(access)

@@ -66,7 +66,7 @@ extension TokenCacheContents {
                     environment: entry[.environment] ?? key.environment,
                     tenantId: entry[.realm] ?? "",
                     isHomeTenantProfile: isHome,
-                    idToken: idToken(in: items, client: client, realm: realm)?.entry.lazyString(.secret)))
+                    lazyIDToken: idToken(in: items, client: client, realm: realm)?.entry.lazyString(.secret)))
         }
         if tenantProfiles.count > 1 {
             tenantProfiles.sort { lhs, rhs in

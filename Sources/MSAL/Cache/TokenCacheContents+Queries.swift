@@ -27,9 +27,10 @@ extension TokenCacheContents {
     /// scope and it expires more than `expiryBuffer` seconds after `now`. `realms` are tried in
     /// order (the account's tenant, then the authority's tenant segment as MSAL for Python writes it).
     /// Among several matches the one that lives longest wins. Reads never change the cache.
+    /// With `usingExtendedExpiry`, `extended_expires_on` is compared instead of `expires_on`.
     package func accessToken(
         homeAccountID: String, environment: String, clientID: String, realms: [String],
-        scopes: Set<String>, now: Int64, expiryBuffer: Int64
+        scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
     ) -> CachedAccessToken? {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
@@ -42,7 +43,7 @@ extension TokenCacheContents {
             for index in items.indices where items[index].section == .accessToken {
                 guard items[index].client == client, items[index].realm == realm, scopes.isSubset(of: items[index].scopes),
                     let entry = tokens[items[index].key], entry.hasString(.secret), let expiresOn = entry.seconds(.expiresOn),
-                    expiresOn - now > expiryBuffer
+                    (usingExtendedExpiry ? (Self.extendedExpiresOn(entry) ?? expiresOn) : expiresOn) - now > expiryBuffer
                 else { continue }
                 if best == nil || expiresOn > best!.expiresOn { best = (index, entry, expiresOn) }
             }
@@ -66,8 +67,13 @@ extension TokenCacheContents {
             key: key, secret: secret, target: entry[.target] ?? "", tokenType: entry[.tokenType] ?? "Bearer",
             homeAccountID: entry[.homeAccountID] ?? "", environment: entry[.environment] ?? "",
             realm: entry[.realm] ?? "", cachedAt: entry.seconds(.cachedAt), expiresOn: expiresOn,
-            extendedExpiresOn: entry.seconds(.extendedExpiresOn) ?? entry.seconds(.extExpiresOn),
+            extendedExpiresOn: extendedExpiresOn(entry),
             refreshOn: entry.seconds(.refreshOn))
+    }
+
+    /// `extended_expires_on`, else `ext_expires_on` (older writers).
+    private static func extendedExpiresOn(_ entry: CacheEntry) -> Int64? {
+        entry.seconds(.extendedExpiresOn) ?? entry.seconds(.extExpiresOn)
     }
 
     /// The refresh token for an account and client: the client's own, else a family refresh token

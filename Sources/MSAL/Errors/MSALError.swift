@@ -71,8 +71,13 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
     public var grantedScopes: [String]?
     /// The home account id the error concerns.
     public var homeAccountID: String?
+    /// The authorization URL of an interactive request that could not be shown (no browser could be
+    /// launched): tell the user to open it.
+    public var authorizationURL: URL?
     /// Whether the error was answered by the throttling cache without calling the server.
     public var isThrottlingCacheHit: Bool
+    /// The result received with a ``Code/serverDeclinedScopes`` error: the token for the granted scopes.
+    public var invalidResult: MSALResult?
     /// The error that caused this one, when there is one.
     public var underlyingError: (any Error & Sendable)?
 
@@ -119,6 +124,8 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
         info[MSALDeclinedScopesKey] = declinedScopes
         info[MSALGrantedScopesKey] = grantedScopes
         info[MSALHomeAccountIdKey] = homeAccountID
+        info[MSALInvalidResultKey] = invalidResult
+        info[MSALAuthorizationURLKey] = authorizationURL
         if isThrottlingCacheHit {
             info[MSALThrottlingCacheHitKey] = true
         }

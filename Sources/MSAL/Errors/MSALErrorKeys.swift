@@ -29,3 +29,5 @@ public let MSALHomeAccountIdKey = "MSALHomeAccountIdKey"
 public let MSALThrottlingCacheHitKey = "MSALThrottlingCacheHitKey"
 /// `userInfo` key: the claims challenge the server sent with an interaction-required error.
 public let MSALClaimsKey = "MSALClaimsKey"
+/// `userInfo` key: the authorization URL the user can open themselves when no browser could be launched, as a `URL`.
+public let MSALAuthorizationURLKey = "MSALAuthorizationURLKey"

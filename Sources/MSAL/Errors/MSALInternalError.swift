@@ -3,7 +3,8 @@
 /// Values from −42000 to −42999 are MSAL for iOS/macOS's own. Values from
 /// −46000 are swift-msal's additions for ID-token and JOSE failures, which
 /// MSAL for iOS does not verify. Values from −47000 are swift-msal's
-/// additions for the network, throttling and authority metadata. Meant for diagnostics; handle ``MSALError/Code``.
+/// additions for the network, throttling and authority metadata. Values from −49000 are swift-msal's
+/// additions for the web UI and interactive sign-in. Meant for diagnostics; handle ``MSALError/Code``.
 public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// A required parameter was missing or invalid.
     case invalidParameter = -42000
@@ -136,4 +137,16 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case cacheLocationUnavailable = -48006
     /// An app's cache serialization hook threw.
     case cacheHookFailed = -48007
+
+    // Web UI and interactive sign-in (−49000).
+    /// No browser could be launched; ``MSALError/authorizationURL`` holds the URL for the user to open.
+    case browserLaunchFailed = -49001
+    /// No redirect arrived at the loopback listener before its timeout; the port was closed.
+    case redirectTimeout = -49002
+    /// The loopback redirect listener could not bind its port or serve.
+    case loopbackListenerFailed = -49003
+    /// A redirect carried the expected `state` but neither `code` nor `error`, or was otherwise unusable.
+    case invalidRedirect = -49004
+    /// The device code expired before the user finished signing in (`expired_token`).
+    case deviceCodeExpired = -49010
 }

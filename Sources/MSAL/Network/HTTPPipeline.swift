@@ -51,7 +51,8 @@ package struct HTTPPipeline: Sendable {
     ///
     /// Returns 2xx and 4xx responses other than 429 for the caller to interpret. Throws an
     /// ``MSALError``: network failures, a 3xx (``MSALInternalError/unexpectedRedirect``; never
-    /// followed), 429 and 5xx (``MSALError/Code/serverError``, after the retry), and repeats of a
+    /// followed), 429 and 5xx (``MSALError/Code/serverError``, after the retry; internal code
+    /// ``MSALInternalError/throttled`` for a 429 or a `Retry-After`), and repeats of a
     /// throttled request (the stored error with ``MSALError/isThrottlingCacheHit``), which never reach the transport.
     package func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
         var request = request
@@ -108,8 +109,10 @@ package struct HTTPPipeline: Sendable {
                     try await clock.sleep(seconds: max(configuration.retryInterval, retryAfter ?? 0))
                     continue
                 }
+                // 429, or a 5xx that names a time to come back: the server throttled the client.
+                let throttled = response.statusCode == 429 || retryAfter != nil
                 let error = MSALError(
-                    response: response, code: .serverError, internalCode: .unhandledResponse,
+                    response: response, code: .serverError, internalCode: throttled ? .throttled : .unhandledResponse,
                     context: "The request to \(host)", correlationID: correlationID)
                 let wait = retryAfter ?? configuration.defaultThrottle
                 if wait > 0 {

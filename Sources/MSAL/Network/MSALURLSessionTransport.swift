@@ -61,12 +61,11 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
         let exchange = URLSessionExchange(limits: limits, host: host)
         delegate.register(exchange, for: task)
         defer { delegate.unregister(task) }
-        let watchdog = Task { await Self.watch(exchange, task: task) }
-        defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if exchange.install(continuation) {
                     task.resume()
+                    Self.watch(exchange, task: task)
                 }
             }
         } onCancel: {
@@ -77,16 +76,21 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
     }
 
     /// Finishes `exchange` with a timeout (and cancels the transfer) when a deadline passes.
-    private static func watch(_ exchange: URLSessionExchange, task: URLSessionTask) async {
-        while !Task.isCancelled {
-            switch exchange.checkDeadlines(now: .now) {
-            case nil:
-                return
-            case .failure(let timeout):
-                if exchange.finish(.failure(timeout)) { task.cancel() }
-                return
-            case .success(let next):
-                try? await Task.sleep(until: next, clock: .continuous)
+    ///
+    /// The checks run on a Dispatch timer, not on the Swift concurrency pool: a deadline must fire
+    /// even when every cooperative thread is busy (an app blocking them, a cache lock wait).
+    private static func watch(_ exchange: URLSessionExchange, task: URLSessionTask) {
+        switch exchange.checkDeadlines(now: .now) {
+        case nil:
+            return
+        case .failure(let timeout):
+            if exchange.finish(.failure(timeout)) { task.cancel() }
+        case .success(let next):
+            let delay = ContinuousClock.now.duration(to: next)
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)) + 1_000_000
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                watch(exchange, task: task)
             }
         }
     }

@@ -7,7 +7,7 @@ import Testing
 struct ConformanceFixtureTests {
     static let files: [URL] = (try? FixtureLoader.jsonFiles(under: "Conformance")) ?? []
 
-    static let operations: Set<String> = ["resolve_authority"]
+    static let operations: Set<String> = ["resolve_authority", "token_flow"]
     static let kinds: Set<String> = ["auto", "aad", "b2c", "ciam", "adfs", "oidc"]
     static let inputMembers: Set<String> = ["authority", "kind", "validate_authority", "known_authorities", "allow_http_loopback"]
     static let expectStrings: Set<String> = ["kind", "tenant", "canonical_url", "cache_environment", "network_host",
@@ -31,6 +31,11 @@ struct ConformanceFixtureTests {
         #expect(fixture.interactions.allSatisfy { !$0.repeatable })
 
         let conformance = try #require(fixture.conformance)
+        if conformance["operation"]?.stringValue == "token_flow" {
+            // Token flow scenarios have their own shape (Fixtures/Conformance/README.md, "Flows/").
+            FlowFixtureShape.check(conformance, label: file.lastPathComponent)
+            return
+        }
         for member in conformance.members ?? [] {
             #expect(["operation", "input", "expect", "expect_error"].contains(member.name), "unknown member \(member.name)")
         }
@@ -83,8 +88,12 @@ struct ConformanceFixtureTests {
     func replay(file: URL) async throws {
         let transport = try MSALReplayTransport(contentsOf: file)
         for interaction in transport.fixture.interactions {
-            let request = MSALHTTPRequest(method: interaction.request.method, url: interaction.request.url,
+            var request = MSALHTTPRequest(method: interaction.request.method, url: interaction.request.url,
                                           headers: interaction.request.headers)
+            if let form = interaction.request.form {
+                request = .form(url: interaction.request.url, parameters: form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                headers: interaction.request.headers)
+            }
             let response = try await transport.send(request, limits: .default)
             #expect(response == interaction.response.httpResponse)
         }

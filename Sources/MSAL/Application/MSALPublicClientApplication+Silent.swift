@@ -1,0 +1,28 @@
+import Foundation
+
+/// The completion block of the token methods: a result or an error, never both.
+public typealias MSALCompletionBlock = @Sendable (MSALResult?, (any Error)?) -> Void
+
+extension MSALPublicClientApplication {
+    /// Gets a token without showing anything to the user: a cached access token when one is
+    /// valid for longer than ``MSALPublicClientApplicationConfig/tokenExpirationBuffer`` (no network
+    /// call at all), else one obtained with the account's refresh token.
+    ///
+    /// When the user must act (no refresh token, `invalid_grant`, `interaction_required`, …) the
+    /// error is ``MSALError/Code/interactionRequired``: call ``acquireToken(with:)`` then.
+    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+        let flow = SilentFlow(client: client)
+        return try await flow.run(try flow.request(parameters))
+    }
+
+    /// ``acquireTokenSilent(with:)`` with a completion block, called once on an arbitrary thread.
+    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
+        Task {
+            do {
+                completionBlock(try await acquireTokenSilent(with: parameters), nil)
+            } catch {
+                completionBlock(nil, error)
+            }
+        }
+    }
+}

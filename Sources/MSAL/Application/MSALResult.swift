@@ -1,0 +1,79 @@
+import Foundation
+
+/// Where a result's access token came from.
+public enum MSALTokenSource: Int, Sendable, Hashable, CustomStringConvertible {
+    /// The token cache; no network call was made.
+    case cache = 0
+    /// The identity provider, just now (sign-in, refresh or device code).
+    case identityProvider = 1
+
+    /// `cache` or `identity_provider`.
+    public var description: String {
+        switch self {
+        case .cache: "cache"
+        case .identityProvider: "identity_provider"
+        }
+    }
+}
+
+/// A token and what it was issued for.
+public final class MSALResult: Sendable, CustomStringConvertible {
+    /// The access token: send it as ``authorizationHeader``.
+    public let accessToken: String
+    /// When the access token expires.
+    public let expiresOn: Date?
+    /// Whether the token is past its regular lifetime and was returned only because the service
+    /// was unavailable and ``MSALPublicClientApplicationConfig/extendedLifetimeEnabled`` is on.
+    public let extendedLifeTimeToken: Bool
+    /// The raw ID token of the account in the request's tenant, when there is one.
+    public let idToken: String?
+    /// The scopes the access token was granted for.
+    public let scopes: [String]
+    /// The account's profile in the tenant the token was issued by.
+    public let tenantProfile: MSALTenantProfile
+    /// The account the token belongs to.
+    public let account: MSALAccount
+    /// The authority the request was made to.
+    public let authority: MSALAuthority
+    /// The correlation id of the request.
+    public let correlationId: UUID
+    /// Whether the token came from the cache or the identity provider.
+    public let tokenSource: MSALTokenSource
+    /// When the token should be refreshed ahead of expiry (`refresh_in`), when the service said.
+    public let refreshOn: Date?
+
+    /// Creates a result, for instance to test an app without an identity provider.
+    public init(
+        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool = false, idToken: String?,
+        scopes: [String], tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority,
+        correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date? = nil
+    ) {
+        self.accessToken = accessToken
+        self.expiresOn = expiresOn
+        self.extendedLifeTimeToken = extendedLifeTimeToken
+        self.idToken = idToken
+        self.scopes = scopes
+        self.tenantProfile = tenantProfile
+        self.account = account
+        self.authority = authority
+        self.correlationId = correlationId
+        self.tokenSource = tokenSource
+        self.refreshOn = refreshOn
+    }
+
+    /// The scheme of the token: `Bearer`.
+    public var authenticationScheme: String { "Bearer" }
+
+    /// The `Authorization` header value: `Bearer <access token>`.
+    public var authorizationHeader: String { "Bearer \(accessToken)" }
+
+    /// The claims of the ID token, decoded on each access.
+    public var idTokenClaims: [String: any Sendable]? {
+        idToken.flatMap { MSALClaims.dictionary(fromIDToken: $0) }
+    }
+
+    /// The scopes, expiry, source and account; never the tokens.
+    public var description: String {
+        "MSALResult(scopes: \(scopes), expiresOn: \(expiresOn.map { "\($0)" } ?? "nil"), tokenSource: \(tokenSource), account: \(account), correlationId: \(correlationId.uuidString))"
+    }
+}

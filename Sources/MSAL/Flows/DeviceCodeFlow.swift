@@ -1,0 +1,95 @@
+import Foundation
+
+/// The device code flow (RFC 8628): ask for a code, hand it to the app, poll until the user
+/// finished on another device, the code expired, the user declined, or the task was canceled.
+package struct DeviceCodeFlow: Sendable {
+    package let client: TokenClient
+
+    package init(client: TokenClient) {
+        self.client = client
+    }
+
+    package func run(
+        _ parameters: MSALTokenParameters, deviceCodeCallback: @escaping @Sendable (MSALDeviceCodeInfo) -> Void
+    ) async throws -> MSALResult {
+        let values = parameters.snapshot
+        let correlationID = values.correlationId ?? UUID()
+        let authority = values.authority ?? client.defaultAuthority
+        let scopes = TokenRequests.resourceScopes(values.scopes)
+        let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
+        let endpoint = metadata.deviceCodeEndpoint ?? metadata.tokenEndpoint.deletingLastPathComponent().appendingPathComponent("devicecode")
+        let start = TokenRequests.deviceCode(
+            endpoint: endpoint, clientID: client.clientID, scope: TokenRequests.scopeParameter(scopes),
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters)
+        let response = try await client.pipeline.send(start, correlationID: correlationID)
+        guard response.statusCode == 200 else {
+            throw MSALError(tokenEndpointResponse: response, grant: .deviceCode, correlationID: correlationID)
+        }
+        let code: DeviceCodeResponse
+        do throws(MSALError) {
+            code = try DeviceCodeResponse(parsing: response.body)
+        } catch {
+            var error = error
+            error.correlationID = correlationID
+            throw error
+        }
+        client.logger.info("Device code issued; polling every \(code.interval) s for up to \(code.expiresIn) s", correlationID: correlationID)
+        let started = client.clock.now()
+        let expiresOn = started.addingTimeInterval(Double(code.expiresIn))
+        deviceCodeCallback(
+            MSALDeviceCodeInfo(
+                userCode: code.userCode, verificationURI: code.verificationURI, message: code.message,
+                expiresOn: expiresOn, interval: Int(code.interval)))
+
+        let redemption = TokenRedemption(
+            authority: authority, metadata: metadata, scopes: scopes, nonce: nil, expectedAccount: nil,
+            grant: .deviceCode, correlationID: correlationID)
+        let poll = TokenRequests.deviceCodePoll(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, deviceCode: code.deviceCode,
+            extraQueryParameters: values.extraQueryParameters)
+        var interval = Double(code.interval)
+        while true {
+            do {
+                try await client.clock.sleep(seconds: interval)
+            } catch {
+                throw Self.canceled(correlationID)
+            }
+            if Task.isCancelled { throw Self.canceled(correlationID) }
+            guard client.clock.now() < expiresOn else { throw Self.expired(correlationID) }
+            let answer: MSALHTTPResponse
+            do {
+                answer = try await client.pipeline.send(poll, correlationID: correlationID)
+            } catch is CancellationError {
+                throw Self.canceled(correlationID)
+            }
+            if answer.statusCode == 200 {
+                return try await client.accept(answer.body, redemption)
+            }
+            let error = OAuthErrorResponse(body: answer.body).error?.lowercased()
+            switch error {
+            case "authorization_pending":
+                continue
+            case "slow_down":
+                interval = min(interval + 5, Double(DeviceCodeResponse.maximumInterval))
+                client.logger.verbose("Device code: slow_down; polling every \(interval) s", correlationID: correlationID)
+                continue
+            case "expired_token", "code_expired":
+                var failure = MSALError(tokenEndpointResponse: answer, grant: .deviceCode, correlationID: correlationID)
+                failure.code = .internal
+                failure.internalCode = .deviceCodeExpired
+                failure.message = "The device code expired before the user signed in. " + failure.message
+                throw failure
+            default:
+                throw MSALError(tokenEndpointResponse: answer, grant: .deviceCode, correlationID: correlationID)
+            }
+        }
+    }
+
+    private static func canceled(_ correlationID: UUID) -> MSALError {
+        MSALError(.userCanceled, internalCode: .sessionCanceled, message: "The device code sign-in was canceled", correlationID: correlationID)
+    }
+
+    private static func expired(_ correlationID: UUID) -> MSALError {
+        MSALError(.internal, internalCode: .deviceCodeExpired, message: "The device code expired before the user signed in", correlationID: correlationID)
+    }
+}

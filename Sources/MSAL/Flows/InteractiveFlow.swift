@@ -1,0 +1,173 @@
+import Foundation
+import MSALJOSE
+
+/// Interactive sign-in: the authorization code flow with PKCE, `state` and `nonce` (RFC 6749
+/// §4.1, RFC 7636, OpenID Connect Core §3.1), reaching the user through the web UI and receiving
+/// the redirect on a loopback listener (RFC 8252) unless the web UI captured it itself.
+package struct InteractiveFlow: Sendable {
+    package let client: TokenClient
+
+    package init(client: TokenClient) {
+        self.client = client
+    }
+
+    package func run(_ parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
+        let values = parameters.snapshot
+        let interactive = parameters.interactiveSnapshot
+        let correlationID = values.correlationId ?? UUID()
+        let authority = values.authority ?? client.defaultAuthority
+        let scopes = TokenRequests.resourceScopes(values.scopes)
+        guard !values.scopes.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
+        }
+        let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
+
+        let secrets: InteractiveSecrets
+        do throws(JOSEError) {
+            secrets = try client.secrets.make()
+        } catch {
+            throw MSALError(error, correlationID: correlationID)
+        }
+        let (pkce, state, nonce) = (secrets.pkce, secrets.state, secrets.nonce)
+
+        let webview = interactive.webviewParameters
+        let webUI = webview.webUI
+        let listener: LoopbackRedirectListener?
+        let redirectURI: String
+        if LoopbackRedirectURI.isLoopback(client.redirectURI) {
+            do throws(MSALError) {
+                listener = try await LoopbackRedirectListener.start(
+                    redirectURI: client.redirectURI, expectedState: state, timeout: webview.timeout,
+                    successPageHTML: webview.successPageHTML, failurePageHTML: webview.failurePageHTML)
+            } catch {
+                var error = error
+                error.correlationID = correlationID
+                throw error
+            }
+            redirectURI = listener!.redirectURI.absoluteString
+        } else if let configured = client.redirectURI, webview.isAppSuppliedWebUI {
+            // A custom scheme only an app's own web UI can catch.
+            listener = nil
+            redirectURI = configured
+        } else {
+            throw MSALError(
+                .internal, internalCode: .invalidRedirectURI,
+                message: "The redirect URI \(client.redirectURI ?? "") is not a loopback http://localhost URI, which a browser on Linux needs; only an app-supplied web UI can receive it",
+                correlationID: correlationID)
+        }
+
+        let authorizationURL = TokenRequests.authorizeURL(
+            endpoint: metadata.authorizationEndpoint, clientID: client.clientID, redirectURI: redirectURI,
+            scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent), state: state, nonce: nonce,
+            codeChallenge: pkce.challenge, prompt: interactive.promptType.parameterValue,
+            loginHint: interactive.loginHint ?? values.account?.username, domainHint: interactive.domainHint,
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters)
+
+        let redirect: LoopbackRedirect
+        do {
+            redirect = try await Self.obtainRedirect(
+                webUI: webUI, authorizationURL: authorizationURL, redirectURI: redirectURI, listener: listener,
+                expectedState: state, correlationID: correlationID)
+        } catch {
+            await listener?.close()
+            if var error = error as? MSALError {
+                if error.correlationID == nil { error.correlationID = correlationID }
+                if error.authorizationURL == nil, error.internalCode == .browserLaunchFailed { error.authorizationURL = authorizationURL }
+                throw error
+            }
+            if error is CancellationError { throw Self.canceled(correlationID) }
+            throw MSALError(.internal, internalCode: .authorizationFailed, message: "The web UI failed: \(error)", correlationID: correlationID)
+        }
+        await listener?.close()
+
+        if let oauthError = redirect.error {
+            throw Self.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
+        }
+        guard let code = redirect.code, !code.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error", correlationID: correlationID)
+        }
+        let request = TokenRequests.authorizationCode(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: redirectURI,
+            scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent), codeVerifier: pkce.verifier,
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters)
+        return try await client.redeem(
+            request,
+            TokenRedemption(
+                authority: authority, metadata: metadata, scopes: scopes, nonce: nonce, expectedAccount: values.account,
+                grant: .authorizationCode, correlationID: correlationID))
+    }
+
+    private enum Outcome: Sendable {
+        case presented
+        case captured(URL)
+        case redirected(LoopbackRedirect)
+    }
+
+    /// Shows the authorization URL and waits for whichever comes first: the web UI handing back
+    /// the redirect it captured, or the browser delivering it to the loopback listener.
+    private static func obtainRedirect(
+        webUI: any MSALWebUI, authorizationURL: URL, redirectURI: String, listener: LoopbackRedirectListener?,
+        expectedState: String, correlationID: UUID
+    ) async throws -> LoopbackRedirect {
+        guard let redirectURL = URL(string: redirectURI) else {
+            throw MSALError(.internal, internalCode: .invalidRedirectURI, message: "The redirect URI is not a URL", correlationID: correlationID)
+        }
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                if let url = try await webUI.present(authorizationURL: authorizationURL, redirectURI: redirectURL) {
+                    return .captured(url)
+                }
+                return .presented
+            }
+            if let listener {
+                group.addTask {
+                    .redirected(try await listener.waitForRedirect())
+                }
+            }
+            while let outcome = try await group.next() {
+                switch outcome {
+                case .presented:
+                    if listener == nil {
+                        throw MSALError(
+                            .internal, internalCode: .invalidRedirect,
+                            message: "The web UI returned no redirect URL and no loopback listener is waiting for one", correlationID: correlationID)
+                    }
+                case .captured(let url):
+                    group.cancelAll()
+                    return try LoopbackRedirect.parse(url, expectedState: expectedState, correlationID: correlationID)
+                case .redirected(let redirect):
+                    group.cancelAll()
+                    return redirect
+                }
+            }
+            throw canceled(correlationID)
+        }
+    }
+
+    /// The error for an OAuth error on the redirect: `access_denied` (or Entra's `cancel`
+    /// sub-code) is the user canceling; the service failing is ``MSALError/Code/serverError``.
+    private static func authorizationError(_ oauthError: String, redirect: LoopbackRedirect, correlationID: UUID) -> MSALError {
+        let folded = oauthError.lowercased()
+        let subError = redirect.errorSubcode ?? redirect.parameters["suberror"]
+        let description = redirect.displayErrorDescription
+        let code: MSALError.Code
+        if folded == "access_denied" || subError?.lowercased() == "cancel" {
+            code = .userCanceled
+        } else if folded == "server_error" || folded == "temporarily_unavailable" {
+            code = .serverError
+        } else {
+            code = .internal
+        }
+        var error = MSALError(
+            code, internalCode: .authorizationFailed,
+            message: "The sign-in failed (\(OAuthErrorResponse.sanitized(oauthError, limit: 128)))" + (description.map { ": \($0)" } ?? ""),
+            oauthError: OAuthErrorResponse.sanitized(oauthError, limit: 128), oauthSubError: subError.map { OAuthErrorResponse.sanitized($0, limit: 128) },
+            correlationID: correlationID)
+        error.claims = redirect.parameters["claims"]
+        return error
+    }
+
+    private static func canceled(_ correlationID: UUID) -> MSALError {
+        MSALError(.userCanceled, internalCode: .sessionCanceled, message: "The interactive sign-in was canceled", correlationID: correlationID)
+    }
+}

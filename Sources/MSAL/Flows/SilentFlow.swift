@@ -1,0 +1,284 @@
+import Foundation
+import MSALJOSE
+
+/// `acquireTokenSilent`: a cached access token when one is usable — with no network call at all,
+/// not even discovery — else the refresh token redeemed, sharing the request with concurrent
+/// callers that need the same refresh.
+package struct SilentFlow: Sendable {
+    package let client: TokenClient
+
+    package init(client: TokenClient) {
+        self.client = client
+    }
+
+    /// The request as the flow sees it, read once from the parameters.
+    package struct Request: Sendable {
+        var scopes: [String]
+        var account: MSALAccount
+        var authority: MSALAuthority
+        /// The tenant segment the app asked for (`common`, `organizations`) before it was replaced
+        /// by the home tenant: MSAL for Python caches tokens under it.
+        var requestedTenant: String
+        var claims: String?
+        var hasClaimsRequest: Bool
+        var forceRefresh: Bool
+        var extraQueryParameters: [String: String]?
+        var correlationID: UUID
+    }
+
+    /// Reads and checks the parameters.
+    package func request(_ parameters: MSALSilentTokenParameters) throws -> Request {
+        let values = parameters.snapshot
+        let correlationID = values.correlationId ?? UUID()
+        guard let account = values.account, let identifier = account.identifier, !identifier.isEmpty else {
+            throw MSALError(
+                .internal, internalCode: .accountRequired, message: "A silent request needs an account (MSALSilentTokenParameters.account)",
+                correlationID: correlationID)
+        }
+        let scopes = TokenRequests.resourceScopes(values.scopes)
+        guard !values.scopes.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
+        }
+        let requestedTenant = (values.authority ?? client.defaultAuthority).components.tenant
+        return Request(
+            scopes: scopes, account: account,
+            authority: authority(values.authority, account: account), requestedTenant: requestedTenant,
+            claims: client.claimsParameter(values.claimsRequest), hasClaimsRequest: values.claimsRequest != nil,
+            forceRefresh: parameters.forceRefresh, extraQueryParameters: values.extraQueryParameters, correlationID: correlationID)
+    }
+
+    /// The authority of a silent request: the request's, else the configuration's, with Entra's
+    /// multi-tenant `common`/`organizations` replaced by the account's home tenant (tokens are
+    /// issued by, and cached under, a real tenant). An account from another cloud is asked of
+    /// its own cloud when the application supports several.
+    private func authority(_ requested: MSALAuthority?, account: MSALAccount) -> MSALAuthority {
+        if let requested { return requested }
+        let authority = client.defaultAuthority
+        guard authority.kind == .aad else { return authority }
+        var origin = authority.components.origin
+        var tenant = authority.components.tenant
+        if client.multipleCloudsSupported, !account.environment.isEmpty,
+            CacheEnvironmentAliases.builtIn.group(of: account.environment) != CacheEnvironmentAliases.builtIn.group(of: authority.components.host)
+        {
+            origin = "https://" + account.environment
+        }
+        if Self.isMultiTenant(tenant), let home = account.homeAccountId?.tenantId, !home.isEmpty {
+            tenant = home
+        }
+        guard origin != authority.components.origin || tenant != authority.components.tenant else { return authority }
+        return client.derivedAuthorities.authority(origin + "/" + tenant, options: authority.options) ?? authority
+    }
+
+    private static func isMultiTenant(_ tenant: String) -> Bool { TokenClient.isMultiTenant(tenant) }
+
+    /// Runs the request.
+    package func run(_ request: Request) async throws -> MSALResult {
+        let log = client.logger
+        let correlationID = request.correlationID
+        let skipCache = request.forceRefresh || request.hasClaimsRequest
+        if !skipCache, let cached = try cachedResult(request) {
+            if let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() {
+                // Past refresh_in: refresh now, but the token is still valid if the refresh fails.
+                log.info("Silent request: cached token past refresh_on; refreshing", correlationID: correlationID)
+                do {
+                    return try await refresh(request, checkCacheFirst: false)
+                } catch {
+                    log.warning("Silent request: refresh failed (\(error: error)); returning the still-valid cached token", correlationID: correlationID)
+                    return cached
+                }
+            }
+            log.verbose("Silent request for \(oii: request.account.identifier): cache hit in realm \(oii: cached.tenantProfile.tenantId)", correlationID: correlationID)
+            return cached
+        }
+        log.info(
+            "Silent request for \(oii: request.account.identifier): \(public: skipCache ? "cache skipped (force refresh or claims)" : "no usable cached token"); refreshing",
+            correlationID: correlationID)
+        do {
+            return try await refresh(request, checkCacheFirst: !skipCache)
+        } catch let error as MSALError {
+            if client.extendedLifetimeEnabled, !skipCache, Self.serviceUnavailable(error),
+                let extended = try? cachedResult(request, extended: true)
+            {
+                log.warning("Silent request: service unavailable; returning a token within its extended lifetime", correlationID: correlationID)
+                return extended
+            }
+            log.info("Silent request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)", correlationID: correlationID)
+            throw error
+        }
+    }
+
+    /// Whether the service, not the grant, failed: a network error, a timeout, a 5xx or throttling
+    /// (answered by the service or, for a repeat, by the throttling cache). A repeat of an
+    /// interaction-required answer from the throttling cache is not: the grant failed.
+    private static func serviceUnavailable(_ error: MSALError) -> Bool {
+        if error.code == .serverError { return true }
+        switch error.internalCode {
+        case .networkFailure, .networkTimeout, .throttled: return true
+        default: return false
+        }
+    }
+
+    /// Records that the application is not a member of any family (MSAL's behaviour on
+    /// `client_mismatch`): its AppMetadata gets an empty `family_id`, so family refresh tokens are
+    /// no longer used for it, nor the accounts they hold listed for it.
+    private static func leaveFamily(_ client: TokenClient, environment: String) throws {
+        let clientID = client.clientID
+        try client.cache.write(clientID: clientID) { contents in
+            let group = contents.aliases.group(of: environment)
+            var found = false
+            for (key, entry) in contents.document[.appMetadata]
+            where entry["client_id"].map(CacheText.lowercased) == CacheText.lowercased(clientID)
+                && entry["environment"].map({ contents.aliases.group(of: $0) }) == group
+            {
+                found = true
+                guard entry["family_id"] != "" else { continue }
+                var updated = entry
+                updated["family_id"] = ""
+                contents.upsert(updated, key: key, in: .appMetadata)
+            }
+            if !found {
+                let key = CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID))
+                contents.upsert(CacheEntry(["client_id": clientID, "environment": environment, "family_id": ""]), key: key, in: .appMetadata)
+            }
+        }
+    }
+
+    /// The realms an access token for this request may be cached under, most specific first.
+    private func realms(_ request: Request) -> [String] {
+        var realms: [String] = []
+        let tenant = request.authority.components.tenant
+        func add(_ realm: String?) {
+            guard let realm, !realm.isEmpty, !realms.contains(where: { $0.caseInsensitiveCompare(realm) == .orderedSame }) else { return }
+            realms.append(realm)
+        }
+        if Self.isMultiTenant(tenant) || request.authority.kind == .b2c || request.authority.kind == .ciam {
+            add(request.account.homeAccountId?.tenantId)
+        } else if tenant.lowercased() == "consumers" {
+            add(TokenClient.consumersTenantID)
+        }
+        add(tenant)
+        add(request.requestedTenant)
+        // A domain-named tenant (contoso.com) is cached under its id, which the issuer names.
+        if let issuer = client.resolver.cachedMetadata(for: request.authority)?.issuer, let url = URL(string: issuer) {
+            let segments = url.path.split(separator: "/")
+            if let first = segments.first, UUID(uuidString: String(first)) != nil { add(String(first)) }
+        }
+        return realms
+    }
+
+    /// The cached access token as a result, or `nil`. With `extended`, a token past expiry but
+    /// within its extended lifetime.
+    private func cachedResult(_ request: Request, extended: Bool = false) throws -> MSALResult? {
+        let clientID = client.clientID
+        let now = client.nowSeconds
+        let buffer = client.expiryBuffer
+        let realms = realms(request)
+        let environment = request.authority.components.host
+        let identifier = request.account.identifier ?? ""
+        let scopes = TokenCacheContents.lookupScopes(request.scopes)
+        let found = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (CachedAccessToken, MSALAccount?, String?)? in
+            let token: CachedAccessToken?
+            if extended {
+                token = contents.accessToken(
+                    homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
+                    now: now, expiryBuffer: 0, usingExtendedExpiry: true)
+            } else {
+                token = contents.accessToken(
+                    homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
+                    now: now, expiryBuffer: buffer)
+            }
+            guard let token else { return nil }
+            let idToken = contents.idToken(homeAccountID: identifier, environment: environment, clientID: clientID, realm: token.realm)?.entry["secret"]
+            return (token, nil, idToken)
+        }
+        guard let (token, _, idToken) = found else { return nil }
+        let account = request.account
+        let profile = account.tenantProfiles?.first { $0.tenantId.caseInsensitiveCompare(token.realm) == .orderedSame }
+            ?? MSALTenantProfile(
+                identifier: "", environment: account.environment, tenantId: token.realm,
+                isHomeTenantProfile: account.homeAccountId?.tenantId?.caseInsensitiveCompare(token.realm) == .orderedSame, idToken: idToken)
+        let isExtended = extended && token.expiresOn - now <= buffer
+        return MSALResult(
+            accessToken: token.secret, expiresOn: Date(timeIntervalSince1970: Double(isExtended ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn)),
+            extendedLifeTimeToken: isExtended, idToken: idToken, scopes: CacheText.scopes(token.target).map(String.init),
+            tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
+            tokenSource: .cache, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
+    /// Redeems the account's refresh token, shared with concurrent callers needing the same one.
+    private func refresh(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
+        let key = RefreshFlights.Key(
+            home: CacheText.lowercased(request.account.identifier ?? ""),
+            environment: CacheEnvironmentAliases.builtIn.group(of: request.authority.components.host),
+            realm: CacheText.lowercased(request.authority.components.tenant),
+            scopes: TokenCacheContents.lookupScopes(request.scopes).sorted(), claims: request.claims)
+        let flow = self
+        let shared = try await client.refreshFlights.run(key) {
+            // A caller that missed the cache may arrive just after another refresh stored the token.
+            if checkCacheFirst, let cached = try flow.cachedResult(request), cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true {
+                return cached
+            }
+            return try await flow.redeemRefreshToken(request)
+        }
+        // Joiners report their own correlation id.
+        guard shared.correlationId != request.correlationID else { return shared }
+        return MSALResult(
+            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: shared.extendedLifeTimeToken,
+            idToken: shared.idToken, scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account,
+            authority: shared.authority, correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+    }
+
+    private func redeemRefreshToken(_ request: Request) async throws -> MSALResult {
+        let clientID = client.clientID
+        let identifier = request.account.identifier ?? ""
+        let environment = request.authority.components.host
+        let correlationID = request.correlationID
+        let stored = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (key: String, secret: String, familyID: String?)? in
+            guard let hit = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID),
+                let secret = hit.entry["secret"], !secret.isEmpty
+            else { return nil }
+            return (hit.key, secret, hit.entry["family_id"].flatMap { $0.isEmpty ? nil : $0 })
+        }
+        guard let stored else {
+            var error = MSALError(
+                .interactionRequired, internalCode: nil,
+                message: "The cache holds no refresh token for this account and application: the user must sign in",
+                correlationID: correlationID)
+            error.homeAccountID = identifier
+            throw error
+        }
+        let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
+        let httpRequest = TokenRequests.refresh(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret,
+            scope: TokenRequests.scopeParameter(request.scopes), claims: request.claims,
+            extraQueryParameters: request.extraQueryParameters)
+        let redemption = TokenRedemption(
+            authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
+            expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID)
+        let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
+        guard response.statusCode == 200 else {
+            var error = MSALError(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
+            error.homeAccountID = identifier
+            let subError = error.oauthSubError?.lowercased()
+            if error.oauthError?.lowercased() == "invalid_grant", subError == "client_mismatch" {
+                // The service says this client is not in the family whose refresh token it sent: the
+                // token is fine for the real members, so it stays, and the client stops using it.
+                if stored.familyID != nil { try? Self.leaveFamily(client, environment: metadata.cacheEnvironment) }
+            } else if error.oauthError?.lowercased() == "invalid_grant", error.code != .serverProtectionPoliciesRequired {
+                client.logger.info("The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache", correlationID: correlationID)
+                // The refresh token is dead; drop it unless another writer has replaced it meanwhile.
+                // (protection_policy_required is not: once the app applies the policies, it works again.)
+                try? client.cache.write(clientID: clientID, accountID: identifier) { contents in
+                    if contents.entry(stored.key, in: .refreshToken)?["secret"] == stored.secret {
+                        _ = contents.remove(key: stored.key, from: .refreshToken)
+                    }
+                }
+            } else if error.code == .interactionRequired {
+                // The same request will fail the same way until the user acts (MSAL.NET: 120 s).
+                client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(120))
+            }
+            throw error
+        }
+        return try await client.accept(response.body, redemption)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import MSALJOSE
+
+/// What a token request was for, so its response can be checked, cached and reported.
+package struct TokenRedemption: Sendable {
+    /// The authority the request went to (a tenant-specific one for silent requests made through `common`).
+    package var authority: MSALAuthority
+    package var metadata: MSALAuthorityMetadata
+    /// The requested resource scopes (no reserved scopes).
+    package var scopes: [String]
+    /// The nonce sent with the authorization request; `nil` for refresh and device code.
+    package var nonce: String?
+    /// The account the token must belong to: the silent request's account, or the interactive
+    /// request's when the app named one.
+    package var expectedAccount: MSALAccount?
+    package var grant: TokenGrant
+    package var correlationID: UUID
+}
+
+extension TokenClient {
+    /// Sends a token request and turns the answer into a result: the error mapped to ``MSALError``,
+    /// or the response parsed, its ID token verified (signature with the authority's keys, issuer,
+    /// audience, lifetime, nonce), the account checked, the tokens cached, and the result built.
+    ///
+    /// Nothing is cached unless every check passed.
+    package func redeem(_ request: MSALHTTPRequest, _ redemption: TokenRedemption) async throws -> MSALResult {
+        logger.verbose("Token request to \(host: request.url)", correlationID: redemption.correlationID)
+        let response = try await pipeline.send(request, correlationID: redemption.correlationID)
+        guard response.statusCode == 200 else {
+            throw MSALError(tokenEndpointResponse: response, grant: redemption.grant, correlationID: redemption.correlationID)
+        }
+        return try await accept(response.body, redemption)
+    }
+
+    /// Checks, caches and reports a successful token response body.
+    package func accept(_ body: [UInt8], _ redemption: TokenRedemption) async throws -> MSALResult {
+        let correlationID = redemption.correlationID
+        let token: TokenResponse
+        do throws(MSALError) {
+            token = try TokenResponse(parsing: body)
+        } catch {
+            var error = error
+            error.correlationID = correlationID
+            throw error
+        }
+        if let idToken = token.idToken {
+            _ = try await resolver.verifyIDToken(
+                idToken, metadata: redemption.metadata, clientID: clientID, nonce: redemption.nonce, correlationID: correlationID)
+        } else if redemption.nonce != nil {
+            throw MSALError(
+                .internal, internalCode: .invalidResponse,
+                message: "The token response to the sign-in has no ID token, so the sign-in cannot be verified", correlationID: correlationID)
+        }
+        let now = nowSeconds
+        let context = TokenCacheWriteContext(
+            clientID: clientID, environment: redemption.metadata.cacheEnvironment,
+            authorityTenant: redemption.authority.components.tenant, isADFS: redemption.authority.kind == .adfs,
+            requestedScopes: redemption.scopes, now: now)
+        let entries: TokenCacheEntries
+        do throws(MSALError) {
+            entries = try TokenCacheEntries(response: token, context: context)
+        } catch {
+            var error = error
+            error.correlationID = correlationID
+            throw error
+        }
+        if let expected = redemption.expectedAccount?.identifier,
+            CacheText.lowercased(expected) != CacheText.lowercased(entries.homeAccountID)
+        {
+            var error = MSALError(
+                .internal, internalCode: .mismatchedUser,
+                message: "The token response is for another account than the one requested; nothing was cached",
+                correlationID: correlationID)
+            error.homeAccountID = expected
+            throw error
+        }
+        let account = try cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
+            contents.save(entries, clientID: clientID)
+            let key = TokenCacheIndex.AccountKey(
+                home: CacheText.lowercased(entries.homeAccountID), environment: contents.aliases.group(of: context.environment))
+            return contents.account(key, clientID: clientID)
+        }
+        logger.info(
+            "Token response accepted and cached for \(oii: entries.homeAccountID) in realm \(oii: entries.realm); scopes \(public: entries.target)",
+            correlationID: correlationID)
+        let result = makeResult(
+            entries: entries, token: token, account: account, redemption: redemption, now: now)
+        try Self.checkDeclinedScopes(result, requested: redemption.scopes, correlationID: correlationID)
+        return result
+    }
+
+    private func makeResult(
+        entries: TokenCacheEntries, token: TokenResponse, account: MSALAccount?, redemption: TokenRedemption, now: Int64
+    ) -> MSALResult {
+        let environment = redemption.metadata.cacheEnvironment
+        let account = account ?? MSALAccount(
+            identifier: entries.homeAccountID, username: nil, environment: environment,
+            tenantProfiles: [
+                MSALTenantProfile(
+                    identifier: "", environment: environment, tenantId: entries.realm,
+                    isHomeTenantProfile: MSALAccountId(identifier: entries.homeAccountID).tenantId.map(CacheText.lowercased)
+                        == CacheText.lowercased(entries.realm),
+                    idToken: token.idToken)
+            ])
+        let profile = account.tenantProfiles?.first { CacheText.lowercased($0.tenantId) == CacheText.lowercased(entries.realm) }
+            ?? MSALTenantProfile(identifier: "", environment: environment, tenantId: entries.realm, isHomeTenantProfile: false, idToken: token.idToken)
+        return MSALResult(
+            accessToken: token.accessToken, expiresOn: Date(timeIntervalSince1970: Double(now + token.expiresIn)),
+            idToken: token.idToken ?? profile.idToken, scopes: CacheText.scopes(entries.target).map(String.init),
+            tenantProfile: profile, account: account, authority: redemption.authority,
+            correlationId: redemption.correlationID, tokenSource: .identityProvider,
+            refreshOn: token.refreshIn.map { Date(timeIntervalSince1970: Double(now + $0)) })
+    }
+
+    /// A scope without its resource URI: the text after the last `/`.
+    private static func shortScope(_ scope: String) -> String {
+        scope.split(separator: "/").last.map(String.init) ?? scope
+    }
+
+    /// Scopes never reported as declined: the OpenID Connect scopes every request adds, and
+    /// `email`, which Entra grants through the ID token without listing it (as MSAL for iOS does).
+    private static let neverDeclined: Set<String> = ["openid", "profile", "offline_access", "email"]
+
+    /// Throws ``MSALError/Code/serverDeclinedScopes`` when the service granted fewer scopes than
+    /// requested; the tokens were cached under the granted scopes, and the result rides along.
+    /// The error's granted scopes leave out the OpenID Connect scopes, as MSAL for iOS reports them.
+    package static func checkDeclinedScopes(_ result: MSALResult, requested: [String], correlationID: UUID) throws {
+        let granted = Set(result.scopes.map { $0.lowercased() })
+        let grantedShort = Set(granted.map(Self.shortScope))
+        // `.default` asks for whatever the app was granted; the response lists those scopes instead.
+        // A resource's URI prefix may be dropped or added by the service (`User.Read` for
+        // `https://graph.microsoft.com/User.Read`), so scopes also match by their last segment.
+        let declined = requested.filter { scope in
+            let folded = scope.lowercased()
+            if granted.contains(folded) || folded.hasSuffix("/.default") || folded == ".default" || neverDeclined.contains(folded) {
+                return false
+            }
+            return !grantedShort.contains(Self.shortScope(folded))
+        }
+        guard !declined.isEmpty else { return }
+        let grantedScopes = result.scopes.filter { !TokenRequests.reservedScopes.contains($0.lowercased()) }
+        var error = MSALError(
+            .serverDeclinedScopes, internalCode: nil,
+            message: "The service declined the scopes \(declined.joined(separator: " ")); the token was granted for \(grantedScopes.joined(separator: " "))",
+            correlationID: correlationID)
+        error.declinedScopes = declined
+        error.grantedScopes = grantedScopes
+        error.invalidResult = result
+        error.homeAccountID = result.account.identifier
+        throw error
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import MSALJOSE
+
+/// What the flows share: the application's identity and settings, and its transport, authority
+/// resolver, token cache and clock. The flows do I/O only through these.
+package struct TokenClient: Sendable {
+    package let clientID: String
+    package let redirectURI: String?
+    package let defaultAuthority: MSALAuthority
+    package let capabilities: [String]?
+    package let expiryBuffer: Int64
+    package let extendedLifetimeEnabled: Bool
+    package let multipleCloudsSupported: Bool
+    package let pipeline: HTTPPipeline
+    package let resolver: AuthorityResolver
+    package let cache: TokenCache
+    package let clock: any MSALClock
+    package let refreshFlights: RefreshFlights
+    package let derivedAuthorities: DerivedAuthorities
+    package let secrets: any InteractiveSecretsSource
+    package let logger: MSALLogger
+
+    /// The current time in whole seconds since 1970.
+    package var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
+
+    /// The claims to send: the request's claims merged with the client capabilities.
+    package func claimsParameter(_ request: MSALClaimsRequest?) -> String? {
+        ClaimsMerging.merged(claims: request?.jsonString(), capabilities: capabilities)
+    }
+
+    /// The tenant that answers for an account when the authority names none (`common`,
+    /// `organizations`): the account's home tenant. `consumers` is the Microsoft account tenant.
+    package static let consumersTenantID = "9188040d-6c67-4c5b-b112-36a304b66dad"
+
+    /// Whether `tenant` is one of Entra's multi-tenant aliases.
+    package static func isMultiTenant(_ tenant: String) -> Bool {
+        let folded = tenant.lowercased()
+        return folded == "common" || folded == "organizations"
+    }
+}

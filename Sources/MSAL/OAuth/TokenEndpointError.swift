@@ -1,0 +1,78 @@
+import Foundation
+
+/// Which grant a token endpoint error answers; the mapping differs slightly between them.
+package enum TokenGrant: Sendable {
+    /// Code redemption after interactive sign-in.
+    case authorizationCode
+    /// A silent refresh: every OAuth error the user can fix becomes `interactionRequired`.
+    case refreshToken
+    /// Device code polling (pending and slow-down are handled by the flow before mapping).
+    case deviceCode
+}
+
+extension MSALError {
+    /// The ``MSALError`` for a token endpoint response that is not a success (api.md "Errors").
+    ///
+    /// - `protection_policy_required` (sub-error) → ``Code/serverProtectionPoliciesRequired``.
+    /// - `invalid_grant`, `interaction_required`, `login_required`, `consent_required` → ``Code/interactionRequired``,
+    ///   with the server's error, sub-error and claims kept.
+    /// - `access_denied`, `authorization_declined` → ``Code/userCanceled``.
+    /// - `server_error`, `temporarily_unavailable` → ``Code/serverError``.
+    /// - `invalid_client`, `invalid_scope`, `unauthorized_client`, `invalid_request`, `unsupported_grant_type` → ``Code/internal``
+    ///   with the matching internal code; on a refresh every error other than `invalid_client`,
+    ///   `invalid_scope` and the protection policy is ``Code/interactionRequired``: signing in again is the way out.
+    /// - A 4xx without an OAuth error → ``Code/internal`` with ``MSALInternalError/unhandledResponse``.
+    package init(tokenEndpointResponse response: MSALHTTPResponse, grant: TokenGrant, correlationID: UUID) {
+        let body = OAuthErrorResponse(body: response.body)
+        let oauthError = body.error?.lowercased()
+        let code: Code
+        let internalCode: MSALInternalError?
+        switch oauthError {
+        case nil, "":
+            code = .internal
+            internalCode = .unhandledResponse
+        case _ where body.subError?.lowercased() == "protection_policy_required":
+            code = .serverProtectionPoliciesRequired
+            internalCode = nil
+        case "invalid_grant":
+            code = .interactionRequired
+            internalCode = .invalidGrant
+        case "interaction_required", "login_required", "consent_required":
+            code = .interactionRequired
+            internalCode = nil
+        case "access_denied", "authorization_declined":
+            code = .userCanceled
+            internalCode = .authorizationFailed
+        case "server_error", "temporarily_unavailable":
+            code = .serverError
+            internalCode = .unhandledResponse
+        case "invalid_client":
+            code = .internal
+            internalCode = .invalidClient
+        case "invalid_scope":
+            code = .internal
+            internalCode = .invalidScope
+        case "unauthorized_client":
+            code = grant == .refreshToken ? .interactionRequired : .internal
+            internalCode = .unauthorizedClient
+        case "invalid_request", "unsupported_grant_type":
+            code = grant == .refreshToken ? .interactionRequired : .internal
+            internalCode = .invalidRequest
+        case "invalid_tenant":
+            code = .internal
+            internalCode = .invalidTenant
+        default:
+            code = grant == .refreshToken ? .interactionRequired : .internal
+            internalCode = .unhandledResponse
+        }
+        let context: String
+        switch grant {
+        case .authorizationCode: context = "Redeeming the authorization code"
+        case .refreshToken: context = "Refreshing the token"
+        case .deviceCode: context = "The device code sign-in"
+        }
+        self.init(response: response, code: code, internalCode: internalCode ?? .unhandledResponse, context: context, correlationID: correlationID)
+        if internalCode == nil { self.internalCode = nil }
+        if self.correlationID == nil { self.correlationID = correlationID }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// The OAuth 2.0 requests of a public client (protocol.md "Requests"), built without I/O.
+package enum TokenRequests {
+    /// The scopes every request adds: an ID token, the profile, and a refresh token.
+    package static let reservedScopes = ["openid", "profile", "offline_access"]
+
+    /// The `scope` value: the requested scopes (reserved ones and duplicates dropped, order kept),
+    /// then `extra`, then the reserved scopes.
+    package static func scopeParameter(_ scopes: [String], extra: [String] = []) -> String {
+        var seen = Set<String>()
+        var out: [String] = []
+        for scope in scopes + extra {
+            let trimmed = scope.trimmingCharacters(in: .whitespaces)
+            let folded = trimmed.lowercased()
+            guard !trimmed.isEmpty, !reservedScopes.contains(folded), seen.insert(folded).inserted else { continue }
+            out.append(trimmed)
+        }
+        return (out + reservedScopes).joined(separator: " ")
+    }
+
+    /// The requested scopes as the cache and results use them: trimmed, reserved ones and duplicates dropped.
+    package static func resourceScopes(_ scopes: [String]) -> [String] {
+        var seen = Set<String>()
+        return scopes.compactMap { scope in
+            let trimmed = scope.trimmingCharacters(in: .whitespaces)
+            let folded = trimmed.lowercased()
+            guard !trimmed.isEmpty, !reservedScopes.contains(folded), seen.insert(folded).inserted else { return nil }
+            return trimmed
+        }
+    }
+
+    /// `url` with `parameters` appended to its query (existing items kept).
+    package static func appendingQuery(_ url: URL, _ parameters: [(String, String)]) -> URL {
+        guard !parameters.isEmpty else { return url }
+        let encoded = MSALFormEncoding.encode(parameters)
+        var text = url.absoluteString
+        if let hash = text.firstIndex(of: "#") { text = String(text[..<hash]) }
+        text += (text.contains("?") ? "&" : "?") + encoded
+        return URL(string: text) ?? url
+    }
+
+    /// Extra query parameters in a stable order, minus any that would override a protocol parameter.
+    package static func extraParameters(_ extra: [String: String]?, reserved: Set<String>) -> [(String, String)] {
+        (extra ?? [:]).filter { !reserved.contains($0.key.lowercased()) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Parameters an app may not override through extra query parameters.
+    package static let protocolParameters: Set<String> = [
+        "client_id", "response_type", "redirect_uri", "scope", "state", "nonce", "code_challenge",
+        "code_challenge_method", "code", "code_verifier", "grant_type", "refresh_token", "device_code",
+        "client_info", "claims", "prompt", "login_hint", "domain_hint",
+    ]
+
+    /// The authorization request URL (authorization code flow with PKCE).
+    package static func authorizeURL(
+        endpoint: URL, clientID: String, redirectURI: String, scope: String, state: String, nonce: String,
+        codeChallenge: String, prompt: String?, loginHint: String?, domainHint: String?, claims: String?,
+        extraQueryParameters: [String: String]?
+    ) -> URL {
+        var parameters: [(String, String)] = [
+            ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope),
+            ("state", state), ("nonce", nonce), ("code_challenge", codeChallenge), ("code_challenge_method", "S256"),
+            ("client_info", "1"), ("response_mode", "query"),
+        ]
+        if let prompt { parameters.append(("prompt", prompt)) }
+        if let loginHint, !loginHint.isEmpty { parameters.append(("login_hint", loginHint)) }
+        if let domainHint, !domainHint.isEmpty { parameters.append(("domain_hint", domainHint)) }
+        if let claims { parameters.append(("claims", claims)) }
+        parameters += [("x-client-SKU", "MSAL.Swift.Linux"), ("x-client-Ver", MSALVersion)]
+        parameters += extraParameters(extraQueryParameters, reserved: protocolParameters.union(["response_mode"]))
+        return appendingQuery(endpoint, parameters)
+    }
+
+    /// The code redemption request. Never retried: a code is single-use.
+    package static func authorizationCode(
+        tokenEndpoint: URL, clientID: String, code: String, redirectURI: String, scope: String,
+        codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?
+    ) -> MSALHTTPRequest {
+        var parameters: [(String, String)] = [
+            ("client_id", clientID), ("grant_type", "authorization_code"), ("code", code),
+            ("redirect_uri", redirectURI), ("scope", scope), ("code_verifier", codeVerifier), ("client_info", "1"),
+        ]
+        if let claims { parameters.append(("claims", claims)) }
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: false)
+    }
+
+    /// The refresh token request. Retried once on a network failure or 5xx: redeeming a refresh
+    /// token twice is harmless.
+    package static func refresh(
+        tokenEndpoint: URL, clientID: String, refreshToken: String, scope: String, claims: String?,
+        extraQueryParameters: [String: String]?
+    ) -> MSALHTTPRequest {
+        var parameters: [(String, String)] = [
+            ("client_id", clientID), ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+            ("scope", scope), ("client_info", "1"),
+        ]
+        if let claims { parameters.append(("claims", claims)) }
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true)
+    }
+
+    /// The device authorization request (RFC 8628 §3.1).
+    package static func deviceCode(endpoint: URL, clientID: String, scope: String, claims: String?, extraQueryParameters: [String: String]?) -> MSALHTTPRequest {
+        var parameters: [(String, String)] = [("client_id", clientID), ("scope", scope)]
+        if let claims { parameters.append(("claims", claims)) }
+        return tokenRequest(endpoint, parameters, extraQueryParameters, idempotent: true)
+    }
+
+    /// One device code poll (RFC 8628 §3.4).
+    package static func deviceCodePoll(tokenEndpoint: URL, clientID: String, deviceCode: String, extraQueryParameters: [String: String]?) -> MSALHTTPRequest {
+        let parameters: [(String, String)] = [
+            ("client_id", clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+            ("device_code", deviceCode), ("client_info", "1"),
+        ]
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true)
+    }
+
+    private static func tokenRequest(
+        _ endpoint: URL, _ parameters: [(String, String)], _ extra: [String: String]?, idempotent: Bool
+    ) -> MSALHTTPRequest {
+        let url = appendingQuery(endpoint, extraParameters(extra, reserved: protocolParameters))
+        var request = MSALHTTPRequest.form(url: url, parameters: parameters)
+        request.isIdempotent = idempotent
+        return request
+    }
+}

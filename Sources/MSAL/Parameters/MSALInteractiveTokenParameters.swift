@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+
+/// The parameters of ``MSALPublicClientApplication/acquireToken(with:completionBlock:)``.
+public final class MSALInteractiveTokenParameters: MSALTokenParameters, @unchecked Sendable {
+    private struct Interactive: Sendable {
+        var promptType: MSALPromptType = .default
+        var loginHint: String?
+        var domainHint: String?
+        var extraScopesToConsent: [String]?
+        var webviewParameters: MSALWebviewParameters
+    }
+
+    private let interactive: Mutex<Interactive>
+
+    /// Creates parameters for `scopes` that reach the user as `webviewParameters` says.
+    public init(scopes: [String], webviewParameters: MSALWebviewParameters) {
+        interactive = Mutex(Interactive(webviewParameters: webviewParameters))
+        super.init(scopes: scopes)
+    }
+
+    /// Creates parameters for `scopes` that open the system browser.
+    public override init(scopes: [String]) {
+        interactive = Mutex(Interactive(webviewParameters: MSALWebviewParameters()))
+        super.init(scopes: scopes)
+    }
+
+    /// What the sign-in page asks of the user. Default ``MSALPromptType/selectAccount``.
+    public var promptType: MSALPromptType {
+        get { interactive.withLock { $0.promptType } }
+        set { interactive.withLock { $0.promptType = newValue } }
+    }
+
+    /// The username to pre-fill (`login_hint`); defaults to the ``MSALTokenParameters/account``'s.
+    public var loginHint: String? {
+        get { interactive.withLock { $0.loginHint } }
+        set { interactive.withLock { $0.loginHint = newValue } }
+    }
+
+    /// The tenant or identity provider to go to directly (`domain_hint`), such as `consumers`.
+    public var domainHint: String? {
+        get { interactive.withLock { $0.domainHint } }
+        set { interactive.withLock { $0.domainHint = newValue } }
+    }
+
+    /// Scopes of other resources to consent to now, so later silent requests for them succeed.
+    public var extraScopesToConsent: [String]? {
+        get { interactive.withLock { $0.extraScopesToConsent } }
+        set { interactive.withLock { $0.extraScopesToConsent = newValue } }
+    }
+
+    /// How the user is reached: the system browser, a command, or the app's own web UI.
+    public var webviewParameters: MSALWebviewParameters {
+        get { interactive.withLock { $0.webviewParameters } }
+        set { interactive.withLock { $0.webviewParameters = newValue } }
+    }
+
+    package struct InteractiveValues: Sendable {
+        var promptType: MSALPromptType
+        var loginHint: String?
+        var domainHint: String?
+        var extraScopesToConsent: [String]
+        var webviewParameters: MSALWebviewParameters
+    }
+
+    /// One consistent copy of the interactive values, taken when a request starts.
+    package var interactiveSnapshot: InteractiveValues {
+        interactive.withLock {
+            InteractiveValues(
+                promptType: $0.promptType, loginHint: $0.loginHint, domainHint: $0.domainHint,
+                extraScopesToConsent: $0.extraScopesToConsent ?? [], webviewParameters: $0.webviewParameters)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// What the sign-in page asks of the user (the OpenID Connect `prompt` parameter).
+public enum MSALPromptType: Int, Sendable, CaseIterable, Hashable {
+    /// Let the user pick an account, even when one is signed in (`prompt=select_account`).
+    case selectAccount = 0
+    /// Ask for credentials again (`prompt=login`).
+    case login = 1
+    /// Ask for consent again (`prompt=consent`).
+    case consent = 2
+    /// No `prompt`: the service asks only for what it needs.
+    case promptIfNecessary = 3
+    /// Offer to create an account (`prompt=create`).
+    case create = 4
+
+    /// MSAL for iOS's default, ``selectAccount``.
+    public static let `default` = MSALPromptType.selectAccount
+
+    /// The `prompt` value sent, or `nil` for none.
+    package var parameterValue: String? {
+        switch self {
+        case .selectAccount: "select_account"
+        case .login: "login"
+        case .consent: "consent"
+        case .promptIfNecessary: nil
+        case .create: "create"
+        }
+    }
+}

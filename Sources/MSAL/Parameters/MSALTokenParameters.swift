@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+
+/// What every token request says: the scopes, the account, the authority and the extras.
+///
+/// A reference type, as in MSAL for iOS, so `let parameters = …; parameters.account = account`
+/// ports unchanged. Safe to share between tasks; a request reads the values once, when it starts.
+// @unchecked Sendable: every stored property is a `let` of a Sendable type or lives in the
+// `Mutex`; the class is `public` (not `open`), so only this module's subclasses exist, and they
+// follow the same rule.
+public class MSALTokenParameters: @unchecked Sendable {
+    package struct Values: Sendable {
+        var scopes: [String]
+        var account: MSALAccount?
+        var authority: MSALAuthority?
+        var claimsRequest: MSALClaimsRequest?
+        var extraQueryParameters: [String: String]?
+        var correlationId: UUID?
+    }
+
+    private let values: Mutex<Values>
+
+    /// Creates parameters for `scopes`.
+    public init(scopes: [String]) {
+        values = Mutex(Values(scopes: scopes))
+    }
+
+    /// The scopes to request, such as `["User.Read"]` or `["https://graph.microsoft.com/.default"]`.
+    /// `openid`, `profile` and `offline_access` are always added.
+    public var scopes: [String] {
+        get { values.withLock { $0.scopes } }
+        set { values.withLock { $0.scopes = newValue } }
+    }
+
+    /// The account to get a token for. Required for silent requests; for interactive ones it
+    /// pre-fills the username and the signed-in user must be this account.
+    public var account: MSALAccount? {
+        get { values.withLock { $0.account } }
+        set { values.withLock { $0.account = newValue } }
+    }
+
+    /// The authority for this request, overriding the configuration's (for example the tenant of
+    /// a guest account).
+    public var authority: MSALAuthority? {
+        get { values.withLock { $0.authority } }
+        set { values.withLock { $0.authority = newValue } }
+    }
+
+    /// Additional claims to request, such as a claims challenge from a resource. A request with
+    /// claims never answers from the cache.
+    public var claimsRequest: MSALClaimsRequest? {
+        get { values.withLock { $0.claimsRequest } }
+        set { values.withLock { $0.claimsRequest = newValue } }
+    }
+
+    /// Extra query parameters sent to the authorization and token endpoints.
+    public var extraQueryParameters: [String: String]? {
+        get { values.withLock { $0.extraQueryParameters } }
+        set { values.withLock { $0.extraQueryParameters = newValue } }
+    }
+
+    /// The correlation id sent with the request's HTTP calls and reported in its result and
+    /// errors; a new one is made when `nil`.
+    public var correlationId: UUID? {
+        get { values.withLock { $0.correlationId } }
+        set { values.withLock { $0.correlationId = newValue } }
+    }
+
+    /// One consistent copy of the values, taken when a request starts.
+    package var snapshot: Values { values.withLock { $0 } }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import NIOCore
+import Synchronization
+
+/// The state one loopback listener shares between its connections, its timer and its caller.
+///
+/// The outcome is settled exactly once — by the redirect, an unusable redirect, the timeout, cancellation or
+/// ``settle(_:answering:)`` from `close()` — and settling closes the server sockets and every connection
+/// except the one answering the redirect, which closes itself once its page is written.
+final class LoopbackListenerCore: Sendable {
+    typealias Outcome = Result<LoopbackRedirect, MSALError>
+
+    private struct State {
+        var rules: LoopbackRequestRules?
+        var outcome: Outcome?
+        var waiters: [CheckedContinuation<Outcome, Never>] = []
+        var servers: [any Channel] = []
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var timer: Scheduled<Void>?
+    }
+
+    /// The most bytes one connection may send.
+    let maximumRequestBytes: Int
+    /// How long one connection may take to deliver its request.
+    let connectionTimeout: TimeAmount
+    /// The most connections served at once; further ones are closed at once.
+    let maximumConnections: Int
+    /// The pages answered to the browser.
+    let pages: LoopbackPages
+    private let state = Mutex(State())
+
+    init(maximumRequestBytes: Int, connectionTimeout: TimeAmount, maximumConnections: Int, pages: LoopbackPages) {
+        self.maximumRequestBytes = maximumRequestBytes
+        self.connectionTimeout = connectionTimeout
+        self.maximumConnections = maximumConnections
+        self.pages = pages
+    }
+
+    /// Starts serving with `rules` once every server socket is bound; `timer` settles the timeout.
+    func activate(rules: LoopbackRequestRules, servers: [any Channel], timer: Scheduled<Void>) {
+        let settled = state.withLock { state -> Bool in
+            state.rules = rules
+            guard state.outcome == nil else { return true }
+            state.servers = servers
+            state.timer = timer
+            return false
+        }
+        if settled {
+            timer.cancel()
+            servers.forEach { $0.close(promise: nil) }
+        }
+    }
+
+    /// The rules, once the listener is active.
+    var rules: LoopbackRequestRules? {
+        state.withLock { $0.rules }
+    }
+
+    /// Registers a new connection; `false` when the listener is done or has too many connections.
+    func admit(_ channel: any Channel) -> Bool {
+        state.withLock { state in
+            guard state.outcome == nil, state.connections.count < maximumConnections else { return false }
+            state.connections[ObjectIdentifier(channel)] = channel
+            return true
+        }
+    }
+
+    /// Forgets a closed connection.
+    func release(_ channel: any Channel) {
+        state.withLock { state in
+            _ = state.connections.removeValue(forKey: ObjectIdentifier(channel))
+        }
+    }
+
+    /// Settles the outcome unless it already is; returns whether this call settled it.
+    ///
+    /// Closes the server sockets and every connection but `answering`, cancels the timer and resumes the waiters.
+    @discardableResult
+    func settle(_ outcome: Outcome, answering: (any Channel)? = nil) -> Bool {
+        let taken = state.withLock { state -> (waiters: [CheckedContinuation<Outcome, Never>], channels: [any Channel], timer: Scheduled<Void>?)? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            if let answering {
+                state.connections.removeValue(forKey: ObjectIdentifier(answering))
+            }
+            defer {
+                state.waiters = []
+                state.servers = []
+                state.connections = [:]
+                state.timer = nil
+            }
+            return (state.waiters, state.servers + Array(state.connections.values), state.timer)
+        }
+        guard let taken else { return false }
+        taken.timer?.cancel()
+        taken.channels.forEach { $0.close(promise: nil) }
+        taken.waiters.forEach { $0.resume(returning: outcome) }
+        return true
+    }
+
+    /// The outcome, once settled. Canceling the waiting task settles it as canceled.
+    func outcome() async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let settled = state.withLock { state -> Outcome? in
+                    if let outcome = state.outcome { return outcome }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let settled {
+                    continuation.resume(returning: settled)
+                }
+            }
+        } onCancel: {
+            settle(.failure(.loopbackCanceled()))
+        }
+    }
+}

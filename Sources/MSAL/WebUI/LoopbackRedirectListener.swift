@@ -1,0 +1,204 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Receives the browser's redirect on a loopback port (RFC 8252 §7.3), once.
+///
+/// ```swift
+/// let listener = try await LoopbackRedirectListener.start(redirectURI: config.redirectUri, expectedState: state,
+///                                                          timeout: webview.timeout)
+/// // send listener.redirectURI as redirect_uri, open the browser …
+/// let redirect = try await listener.waitForRedirect()
+/// ```
+///
+/// It binds `127.0.0.1` — and, for a `localhost` redirect URI, `[::1]` on the same port, so a browser
+/// that tries IPv6 first reaches this listener and no other process can take that address — on an
+/// ephemeral port unless the redirect URI names one, without `SO_REUSEADDR`. It accepts exactly one `GET`
+/// on the redirect path whose `state` is the expected one (see ``LoopbackRequestRules``), answers it with
+/// the success or failure page and closes: the port is released and a replay finds nothing listening.
+/// Every other request is answered with an error status (or dropped) and the listener keeps waiting until
+/// its timeout. Connections are served concurrently, each for at most the connection timeout.
+package final class LoopbackRedirectListener: Sendable {
+    /// The default cap on the bytes of one request: 16 KiB.
+    package static let defaultMaximumRequestBytes = 16 * 1024
+    /// The default time one connection has to deliver its request: 10 s.
+    package static let defaultConnectionTimeout: TimeInterval = 10
+    /// The most connections served at once.
+    package static let maximumConnections = 64
+    /// The longest listener timeout honoured; longer ones are shortened to it.
+    package static let maximumTimeout: TimeInterval = 86_400
+
+    /// The `redirect_uri` to send: `http://localhost:<port><path>` (or `127.0.0.1` when configured so).
+    package let redirectURI: URL
+    /// The bound port.
+    package let port: Int
+    /// The addresses the listener is bound to: `127.0.0.1`, and `::1` when the host is `localhost` and IPv6 is available.
+    package let boundAddresses: [SocketAddress]
+    private let core: LoopbackListenerCore
+    private let servers: [any Channel]
+
+    private init(redirectURI: URL, port: Int, core: LoopbackListenerCore, servers: [any Channel]) {
+        self.redirectURI = redirectURI
+        self.port = port
+        self.core = core
+        self.servers = servers
+        self.boundAddresses = servers.compactMap(\.localAddress)
+    }
+
+    /// Starts a listener for the app's configured redirect URI.
+    ///
+    /// - Parameter redirectURI: `nil` (→ `http://localhost:<ephemeral>/`), `http://localhost[:port][/path]` or
+    ///   `http://127.0.0.1[:port][/path]`; anything else throws ``MSALInternalError/invalidRedirectURI``.
+    package static func start(
+        redirectURI: String?,
+        expectedState: String,
+        timeout: TimeInterval,
+        successPageHTML: String? = nil,
+        failurePageHTML: String? = nil,
+        maximumRequestBytes: Int = defaultMaximumRequestBytes,
+        connectionTimeout: TimeInterval = defaultConnectionTimeout
+    ) async throws(MSALError) -> LoopbackRedirectListener {
+        let parsed = try LoopbackRedirectURI(parsing: redirectURI)
+        return try await start(
+            path: parsed.path, port: parsed.port ?? 0, host: parsed.host, expectedState: expectedState, timeout: timeout,
+            successPageHTML: successPageHTML, failurePageHTML: failurePageHTML,
+            maximumRequestBytes: maximumRequestBytes, connectionTimeout: connectionTimeout)
+    }
+
+    /// Starts a listener on `path` and `port` (0: ephemeral).
+    ///
+    /// - Parameters:
+    ///   - path: The redirect path, `/` by default.
+    ///   - port: A fixed port, or 0 for an ephemeral one.
+    ///   - host: The host name of the redirect URI.
+    ///   - expectedState: The `state` of the authorization request; the only redirect accepted carries it.
+    ///   - timeout: Seconds to wait for the redirect (at most a day); then ``waitForRedirect()`` throws
+    ///     ``MSALInternalError/redirectTimeout`` and the port is closed.
+    ///   - successPageHTML: The page after a successful redirect; `nil` is the built-in one.
+    ///   - failurePageHTML: The failure page template (see ``MSALWebviewParameters/failurePageHTML``).
+    ///   - maximumRequestBytes: The most bytes a connection may send before it gets 431 and is closed.
+    ///   - connectionTimeout: Seconds a connection has to deliver its request.
+    /// - Throws: ``MSALInternalError/invalidRedirectURI`` for a bad path or port,
+    ///   ``MSALInternalError/invalidParameter`` for an empty state or a bad timeout or cap,
+    ///   ``MSALInternalError/loopbackListenerFailed`` when the port cannot be bound.
+    package static func start(
+        path: String = "/",
+        port: Int = 0,
+        host: LoopbackRedirectURI.Host = .localhost,
+        expectedState: String,
+        timeout: TimeInterval,
+        successPageHTML: String? = nil,
+        failurePageHTML: String? = nil,
+        maximumRequestBytes: Int = defaultMaximumRequestBytes,
+        connectionTimeout: TimeInterval = defaultConnectionTimeout
+    ) async throws(MSALError) -> LoopbackRedirectListener {
+        let redirect = try LoopbackRedirectURI(host: host, port: port == 0 ? nil : port, path: path)
+        guard !expectedState.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "The expected state is empty.")
+        }
+        guard timeout.isFinite, timeout > 0 else {
+            throw MSALError(.internal, internalCode: .invalidParameter,
+                            message: "The web UI timeout must be a positive number of seconds, not \(timeout).")
+        }
+        guard connectionTimeout.isFinite, connectionTimeout > 0, maximumRequestBytes > 0 else {
+            throw MSALError(.internal, internalCode: .invalidParameter,
+                            message: "The connection timeout and request size cap must be positive.")
+        }
+        let core = LoopbackListenerCore(
+            maximumRequestBytes: maximumRequestBytes,
+            connectionTimeout: Self.amount(min(connectionTimeout, maximumTimeout)),
+            maximumConnections: maximumConnections,
+            pages: LoopbackPages(successHTML: successPageHTML, failureTemplate: failurePageHTML))
+        let servers = try await bind(core: core, port: redirect.port ?? 0, dualStack: redirect.host == .localhost)
+        guard let boundPort = servers.first?.localAddress?.port else {
+            servers.forEach { $0.close(promise: nil) }
+            throw .loopbackListenerFailed("the bound port is unknown")
+        }
+        let redirectURI = redirect.url(boundPort: boundPort)
+        let timer = servers[0].eventLoop.scheduleTask(in: Self.amount(min(timeout, maximumTimeout))) {
+            _ = core.settle(.failure(.redirectTimeout(redirectURI: redirectURI, timeout: timeout)))
+        }
+        core.activate(rules: LoopbackRequestRules(redirectURI: redirect, port: boundPort, expectedState: expectedState),
+                      servers: servers, timer: timer)
+        return LoopbackRedirectListener(redirectURI: redirectURI, port: boundPort, core: core, servers: servers)
+    }
+
+    /// Waits for the redirect; returns once the listener is closed.
+    ///
+    /// An OAuth error on the redirect (such as `access_denied`) is returned in ``LoopbackRedirect/error``,
+    /// not thrown. Calling it again returns the same outcome.
+    ///
+    /// - Throws: ``MSALInternalError/redirectTimeout`` when no redirect arrived in time;
+    ///   ``MSALInternalError/invalidRedirect`` for a redirect with the right `state` but neither `code` nor
+    ///   `error`; code ``MSALError/Code/userCanceled`` with ``MSALInternalError/sessionCanceled`` when the
+    ///   waiting task is canceled or ``close()`` was called first.
+    package func waitForRedirect() async throws(MSALError) -> LoopbackRedirect {
+        let outcome = await core.outcome()
+        await waitUntilClosed()
+        return try outcome.get()
+    }
+
+    /// Stops listening and closes every connection; a pending ``waitForRedirect()`` throws canceled.
+    /// Safe to call more than once and after the redirect arrived.
+    package func close() async {
+        core.settle(.failure(.loopbackCanceled()))
+        await waitUntilClosed()
+    }
+
+    private func waitUntilClosed() async {
+        for server in servers {
+            try? await server.closeFuture.get()
+        }
+    }
+
+    /// Binds `127.0.0.1:port`, then for `dualStack` `[::1]` on the same port.
+    ///
+    /// With an ephemeral port taken on `::1` by someone else, another port is tried; with a fixed one that
+    /// is an error. A system without IPv6 loopback gets the IPv4 socket alone.
+    private static func bind(core: LoopbackListenerCore, port: Int, dualStack: Bool) async throws(MSALError) -> [any Channel] {
+        let attempts = port == 0 && dualStack ? 8 : 1
+        var lastError: (any Error)?
+        for _ in 0..<attempts {
+            let ipv4: any Channel
+            do {
+                ipv4 = try await bind(core: core, address: try SocketAddress(ipAddress: "127.0.0.1", port: port))
+            } catch {
+                throw .loopbackListenerFailed("cannot listen on 127.0.0.1:\(port) (\(error))", underlying: error)
+            }
+            guard dualStack, let boundPort = ipv4.localAddress?.port else { return [ipv4] }
+            do {
+                let ipv6 = try await bind(core: core, address: try SocketAddress(ipAddress: "::1", port: boundPort))
+                return [ipv4, ipv6]
+            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                try? await ipv4.close()
+                lastError = error
+            } catch {
+                return [ipv4]  // No IPv6 loopback here.
+            }
+        }
+        throw .loopbackListenerFailed("port \(port == 0 ? "(ephemeral)" : String(port)) is in use on ::1",
+                                      underlying: lastError)
+    }
+
+    private static func bind(core: LoopbackListenerCore, address: SocketAddress) async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 32)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        LoopbackRequestLimiter(maximumBytes: core.maximumRequestBytes),
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)),
+                        HTTPResponseEncoder(),
+                        LoopbackConnectionHandler(core: core),
+                    ])
+                }
+            }
+            .bind(to: address)
+            .get()
+    }
+
+    private static func amount(_ seconds: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64(seconds * 1_000_000_000))
+    }
+}

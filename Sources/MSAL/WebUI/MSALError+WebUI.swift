@@ -1,0 +1,30 @@
+import Foundation
+
+extension MSALError {
+    /// No redirect arrived at `redirectURI` within `timeout` seconds.
+    package static func redirectTimeout(redirectURI: URL, timeout: TimeInterval) -> MSALError {
+        MSALError(.internal, internalCode: .redirectTimeout,
+                  message: "No redirect arrived at \(redirectURI.absoluteString) within \(Self.seconds(timeout)); the listener was closed.")
+    }
+
+    /// The interactive request was canceled (its task, or the listener was closed) before the redirect arrived.
+    package static func loopbackCanceled() -> MSALError {
+        MSALError(.userCanceled, internalCode: .sessionCanceled,
+                  message: "The interactive request was canceled before the redirect arrived.")
+    }
+
+    /// The listener could not bind or serve.
+    package static func loopbackListenerFailed(_ reason: String, underlying: (any Error & Sendable)? = nil) -> MSALError {
+        MSALError(.internal, internalCode: .loopbackListenerFailed,
+                  message: "The loopback redirect listener failed: \(reason).", underlyingError: underlying)
+    }
+
+    /// A redirect with the expected `state` that cannot be used.
+    package static func invalidRedirect(_ reason: String) -> MSALError {
+        MSALError(.internal, internalCode: .invalidRedirect, message: "Invalid redirect: \(reason)")
+    }
+
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+
+/// How an interactive request reaches the user on Linux, and how long it waits for them.
+///
+/// Three ways, one initializer each:
+/// - ``init()``: the system browser (`$BROWSER`, then `xdg-open`), see ``MSALSystemBrowser``;
+/// - ``init(browserCommand:)``: a launcher command of the app's choice, see ``MSALBrowserCommand``;
+/// - ``init(webUI:)``: an app-supplied ``MSALWebUI`` (an embedded web view, a test driver).
+///
+/// When the browser follows the redirect, swift-msal's loopback listener receives it on
+/// `http://localhost:<port>` and answers the browser with a small page (``successPageHTML``,
+/// ``failurePageHTML``). A reference type, as in MSAL for iOS; safe to share between tasks.
+public final class MSALWebviewParameters: Sendable {
+    private struct Values: Sendable {
+        var timeout: TimeInterval = MSALWebviewParameters.defaultTimeout
+        var successPageHTML: String?
+        var failurePageHTML: String?
+    }
+
+    /// The default ``timeout``: 300 seconds.
+    public static let defaultTimeout: TimeInterval = 300
+
+    /// The web UI that presents the authorization URL: the system browser launcher, a command launcher or
+    /// the app's own.
+    package let webUI: any MSALWebUI
+    private let values = Mutex(Values())
+
+    /// Presents sign-in in the system browser: each command of `$BROWSER`, then `xdg-open`.
+    public init() {
+        self.webUI = MSALSystemBrowser()
+    }
+
+    /// Presents sign-in with a custom launcher.
+    ///
+    /// - Parameter browserCommand: An argument vector run without a shell; `%s` in an argument is replaced by
+    ///   the URL, else the URL is appended. For example `["firefox", "--private-window", "%s"]`.
+    public init(browserCommand: [String]) {
+        self.webUI = MSALBrowserCommand(arguments: browserCommand)
+    }
+
+    /// Presents sign-in with an app-supplied web UI.
+    public init(webUI: any MSALWebUI) {
+        self.webUI = webUI
+    }
+
+    /// How long the loopback listener waits for the browser's redirect, in seconds. Default 300.
+    ///
+    /// When it passes, the request fails with ``MSALInternalError/redirectTimeout`` and the port is closed.
+    /// A value that is not positive and finite makes the request fail with
+    /// ``MSALInternalError/invalidParameter``; one longer than a day is shortened to a day.
+    public var timeout: TimeInterval {
+        get { values.withLock { $0.timeout } }
+        set { values.withLock { $0.timeout = newValue } }
+    }
+
+    /// The HTML page the browser shows after a successful redirect; `nil` is a small built-in page.
+    ///
+    /// Served as `text/html; charset=utf-8` exactly as given.
+    public var successPageHTML: String? {
+        get { values.withLock { $0.successPageHTML } }
+        set { values.withLock { $0.successPageHTML = newValue } }
+    }
+
+    /// The HTML page the browser shows when the redirect carries an error; `nil` is a small built-in page.
+    ///
+    /// `{{error}}` and `{{error_description}}` in it are replaced by the redirect's `error` and
+    /// `error_description`, HTML-escaped, stripped of control characters and shortened to 512 characters.
+    public var failurePageHTML: String? {
+        get { values.withLock { $0.failurePageHTML } }
+        set { values.withLock { $0.failurePageHTML = newValue } }
+    }
+}
+
+extension MSALWebviewParameters {
+    /// Whether the web UI is the app's own (which may capture a non-loopback redirect itself)
+    /// rather than a browser launcher.
+    package var isAppSuppliedWebUI: Bool {
+        !(webUI is MSALSystemBrowser) && !(webUI is MSALBrowserCommand)
+    }
+}

@@ -1,0 +1,261 @@
+import ArgumentParser
+import Foundation
+import MSAL
+import MSALJOSE
+import MSALTesting
+
+/// Options shared by `msal login`, `msal token` and `msal logout`: which application, authority,
+/// scopes, cache and transport.
+struct ApplicationOptions: ParsableArguments {
+    @Option(name: .customLong("client-id"), help: "The application (client) id. Default: $MSAL_CLIENT_ID.")
+    var clientID: String?
+
+    @Option(help: "The authority. Default: https://login.microsoftonline.com/common.")
+    var authority: String?
+
+    @Option(help: ArgumentHelp("The scopes, separated by spaces or commas. Default: User.Read.", valueName: "scopes"))
+    var scopes: String = "User.Read"
+
+    @Option(name: .customLong("redirect-uri"), help: "The redirect URI. Default: http://localhost on an ephemeral port.")
+    var redirectURI: String?
+
+    @OptionGroup var cache: CacheFileOptions
+
+    @OptionGroup var network: NetworkOptions
+
+    @Flag(name: .customLong("allow-http-loopback"), help: "Allow a plain-http authority on a loopback host (local identity providers).")
+    var allowHTTPLoopback = false
+
+    @Option(help: "Output format: text or json.")
+    var output: OutputFormat = .text
+
+    var scopeList: [String] {
+        scopes.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+    }
+
+    /// The application these options describe.
+    func application() throws -> MSALPublicClientApplication {
+        guard let clientID = clientID ?? ProcessInfo.processInfo.environment["MSAL_CLIENT_ID"], !clientID.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "No client id: pass --client-id or set MSAL_CLIENT_ID")
+        }
+        var authorityObject: MSALAuthority?
+        if let authority {
+            guard let url = URL(string: authority) else {
+                throw MSALError(.internal, internalCode: .invalidAuthority, message: "The authority is not a URL")
+            }
+            authorityObject = try MSALAuthority.authority(url: url, options: allowHTTPLoopback ? [.allowInsecureLoopback] : [])
+        }
+        let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: redirectURI, authority: authorityObject)
+        if let authorityObject, authorityObject.url.host.map({ ["127.0.0.1", "localhost", "[::1]", "::1"].contains($0) }) == true {
+            // A local identity provider is trusted as given: there is no instance discovery for it.
+            config.knownAuthorities = [authorityObject]
+        }
+        var path = cache.path
+        if let given = path, !given.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + given }
+        config.cacheConfig = MSALCacheConfig(storage: .file(path: path))
+        config.transport = try network.transport()
+        return try MSALPublicClientApplication(configuration: config)
+    }
+
+    /// The account with `identifier`, else the current one; `nil` when none is signed in.
+    func account(_ identifier: String?, in application: MSALPublicClientApplication) async throws -> MSALAccount? {
+        if let identifier {
+            guard let account = try application.account(forIdentifier: identifier) ?? application.account(forUsername: identifier) else {
+                throw MSALError(.internal, internalCode: .accountRequired, message: "No account \(identifier) in the cache")
+            }
+            return account
+        }
+        return try await application.currentAccount(with: nil).0
+    }
+}
+
+/// Writes a token result in the chosen format.
+enum TokenOutput {
+    static func write(_ result: MSALResult, format: OutputFormat) {
+        switch format {
+        case .json:
+            CommandOutput.writeJSON(json(result))
+        case .text:
+            CommandOutput.write(result.accessToken)
+            let username = result.account.username ?? "-"
+            CommandOutput.write(
+                "# \(username) (\(result.account.identifier ?? "-")), scopes \(result.scopes.joined(separator: " ")), expires \(CommandOutput.epochDescription(result.expiresOn?.timeIntervalSince1970)), from \(result.tokenSource)",
+                toStandardError: true)
+        }
+    }
+
+    static func json(_ result: MSALResult) -> JSON {
+        var claims: JSON = .null
+        if let idToken = result.idToken, let decoded = try? JWT.decodeUnverified(idToken) {
+            // Verified when the token was received; decoded again here only for display.
+            claims = JSON(decoded.claims.root)
+        }
+        return .object([
+            JSONMember(name: "access_token", value: .string(result.accessToken)),
+            JSONMember(name: "expires_on", value: result.expiresOn.map { .integer(Int(Int64($0.timeIntervalSince1970))) } ?? .null),
+            JSONMember(name: "scopes", value: .array(result.scopes.map { .string($0) })),
+            JSONMember(name: "token_source", value: .string(result.tokenSource.description)),
+            JSONMember(name: "correlation_id", value: .string(result.correlationId.uuidString.lowercased())),
+            JSONMember(
+                name: "account",
+                value: .object([
+                    JSONMember(name: "identifier", value: result.account.identifier.map { .string($0) } ?? .null),
+                    JSONMember(name: "username", value: result.account.username.map { .string($0) } ?? .null),
+                    JSONMember(name: "environment", value: .string(result.account.environment)),
+                    JSONMember(name: "tenant_id", value: .string(result.tenantProfile.tenantId)),
+                ])),
+            JSONMember(name: "id_token_claims", value: claims),
+        ])
+    }
+}
+
+/// `msal login`
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Sign a user in (system browser, a browser command, or device code) and cache the tokens.")
+
+    @OptionGroup var app: ApplicationOptions
+
+    @Flag(name: .customLong("device-code"), help: "Sign in with a code entered on another device.")
+    var deviceCode = false
+
+    @Option(help: ArgumentHelp("The command that opens the sign-in URL (the URL is appended, or replaces %s).", valueName: "command"))
+    var browser: String?
+
+    @Option(help: "The prompt: select_account, login, consent, create or none (only if needed).")
+    var prompt: String?
+
+    @Option(name: .customLong("login-hint"), help: "The username to pre-fill.")
+    var loginHint: String?
+
+    func run() async throws {
+        do {
+            let application = try app.application()
+            let result: MSALResult
+            if deviceCode {
+                let parameters = MSALTokenParameters(scopes: app.scopeList)
+                result = try await DeviceCodeProgress.run(format: app.output) { callback in
+                    try await application.acquireTokenWithDeviceCode(with: parameters, deviceCodeCallback: callback)
+                }
+            } else {
+                let parameters = MSALInteractiveTokenParameters(
+                    scopes: app.scopeList, webviewParameters: try Self.webview(browser))
+                if let prompt { parameters.promptType = try Self.promptType(prompt) }
+                parameters.loginHint = loginHint
+                result = try await application.acquireToken(with: parameters)
+            }
+            TokenOutput.write(result, format: app.output)
+        } catch {
+            throw CommandOutput.fail(error, format: app.output)
+        }
+    }
+
+    static func webview(_ browser: String?) throws -> MSALWebviewParameters {
+        guard let browser else { return MSALWebviewParameters() }
+        let argv = browser.split(separator: " ").map(String.init)
+        guard !argv.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "--browser names no command")
+        }
+        return MSALWebviewParameters(browserCommand: argv)
+    }
+
+    static func promptType(_ text: String) throws -> MSALPromptType {
+        switch text.lowercased() {
+        case "select_account": return .selectAccount
+        case "login": return .login
+        case "consent": return .consent
+        case "create": return .create
+        case "none", "if_necessary", "": return .promptIfNecessary
+        default:
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "Unknown prompt \(text): use select_account, login, consent, create or none")
+        }
+    }
+}
+
+/// `msal token`
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Get an access token silently from the cache (refreshing it when needed).")
+
+    @OptionGroup var app: ApplicationOptions
+
+    @Option(help: "The account's identifier (uid.utid) or username. Default: the signed-in account.")
+    var account: String?
+
+    @Flag(name: .customLong("force-refresh"), help: "Redeem the refresh token even when a cached token is valid.")
+    var forceRefresh = false
+
+    @Option(help: ArgumentHelp("A claims request (JSON), such as a resource's claims challenge.", valueName: "json"))
+    var claims: String?
+
+    @Flag(name: .customLong("interactive-fallback"), help: "Sign in interactively when the user must act (interactionRequired).")
+    var interactiveFallback = false
+
+    @Option(help: ArgumentHelp("The browser command for --interactive-fallback.", valueName: "command"))
+    var browser: String?
+
+    func run() async throws {
+        do {
+            let application = try app.application()
+            let claimsRequest = try claims.map { try MSALClaimsRequest(jsonString: $0) }
+            guard let signedIn = try await app.account(account, in: application) else {
+                guard interactiveFallback else {
+                    throw MSALError(.interactionRequired, internalCode: .accountRequired, message: "No account is signed in: run msal login")
+                }
+                TokenOutput.write(try await interactive(application, account: nil, claims: claimsRequest), format: app.output)
+                return
+            }
+            let parameters = MSALSilentTokenParameters(scopes: app.scopeList, account: signedIn)
+            parameters.forceRefresh = forceRefresh
+            parameters.claimsRequest = claimsRequest
+            do {
+                TokenOutput.write(try await application.acquireTokenSilent(with: parameters), format: app.output)
+            } catch let error as MSALError where error.code == .interactionRequired && interactiveFallback {
+                let challenge = try error.claims.map { try MSALClaimsRequest(jsonString: $0) } ?? claimsRequest
+                TokenOutput.write(try await interactive(application, account: signedIn, claims: challenge), format: app.output)
+            }
+        } catch {
+            throw CommandOutput.fail(error, format: app.output)
+        }
+    }
+
+    private func interactive(_ application: MSALPublicClientApplication, account: MSALAccount?, claims: MSALClaimsRequest?) async throws -> MSALResult {
+        let parameters = MSALInteractiveTokenParameters(scopes: app.scopeList, webviewParameters: try LoginCommand.webview(browser))
+        parameters.account = account
+        parameters.claimsRequest = claims
+        parameters.promptType = .promptIfNecessary
+        return try await application.acquireToken(with: parameters)
+    }
+}
+
+/// `msal logout`
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout", abstract: "Sign an account out of the application: remove its tokens from the cache.")
+
+    @OptionGroup var app: ApplicationOptions
+
+    @Option(help: "The account's identifier (uid.utid) or username.")
+    var account: String
+
+    @Flag(name: .customLong("browser-session"), help: "Also open the identity provider's end-session page.")
+    var browserSession = false
+
+    func run() async throws {
+        do {
+            let application = try app.application()
+            guard let signedIn = try await app.account(account, in: application) else { return }
+            let parameters = MSALSignoutParameters()
+            parameters.signoutFromBrowser = browserSession
+            try await application.signout(with: signedIn, signoutParameters: parameters)
+            switch app.output {
+            case .json:
+                CommandOutput.writeJSON(.object([JSONMember(name: "signed_out", value: .string(signedIn.identifier ?? account))]))
+            case .text:
+                CommandOutput.write("Signed out \(signedIn.identifier ?? account).")
+            }
+        } catch {
+            throw CommandOutput.fail(error, format: app.output)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import MSAL
+
+/// Shared helpers of the loopback listener tests.
+enum LoopbackTest {
+    static let state = "st-8c1f4e0a9b2d"
+
+    /// Starts a listener with short timeouts.
+    static func start(
+        redirectURI: String? = nil, state: String = state, timeout: TimeInterval = 2,
+        successPageHTML: String? = nil, failurePageHTML: String? = nil,
+        maximumRequestBytes: Int = LoopbackRedirectListener.defaultMaximumRequestBytes,
+        connectionTimeout: TimeInterval = 2
+    ) async throws -> LoopbackRedirectListener {
+        try await LoopbackRedirectListener.start(
+            redirectURI: redirectURI, expectedState: state, timeout: timeout,
+            successPageHTML: successPageHTML, failurePageHTML: failurePageHTML,
+            maximumRequestBytes: maximumRequestBytes, connectionTimeout: connectionTimeout)
+    }
+
+    /// The `MSALError` `body` throws; records an issue when it throws something else or nothing.
+    static func error(
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    ) async -> MSALError? {
+        do {
+            try await body()
+            Issue.record("expected an MSALError, nothing was thrown", sourceLocation: sourceLocation)
+        } catch let error as MSALError {
+            return error
+        } catch {
+            Issue.record("expected an MSALError, got \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+
+    /// Sends the real redirect and checks that the listener, still waiting, accepts it and closes its port.
+    static func expectStillAcceptsRedirect(
+        _ listener: LoopbackRedirectListener, path: String = "/", sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let response = try await RawHTTPClient.request(port: listener.port, target: "\(path)?code=the-real-code&state=\(state)")
+        #expect(response.status == 200, "the real redirect was answered \(response.text)", sourceLocation: sourceLocation)
+        let redirect = try await listener.waitForRedirect()
+        #expect(redirect.code == "the-real-code", sourceLocation: sourceLocation)
+        #expect(redirect.error == nil, sourceLocation: sourceLocation)
+        #expect(await RawHTTPClient.isRefused(port: listener.port), "the port is closed after the redirect",
+                sourceLocation: sourceLocation)
+    }
+
+    /// A free port on 127.0.0.1 (bound, then closed).
+    static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(to: try SocketAddress(ipAddress: "127.0.0.1", port: 0)).get()
+        let port = try #require(channel.localAddress?.port)
+        try await channel.close()
+        return port
+    }
+
+    /// `text` percent-encoded for a query value (only unreserved characters left as they are).
+    static func queryEncoded(_ text: String) -> String {
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved)!
+    }
+}
