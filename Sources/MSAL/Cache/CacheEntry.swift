@@ -167,6 +167,16 @@ package struct CacheEntry: Sendable, Equatable {
         }
     }
 
+    /// The string value of schema field `field`, as `candidate` itself when it has the same UTF-8
+    /// (no new string for a value the caller already holds); `nil` when absent or not a string.
+    package func string(_ field: CacheKnownField, reusing candidate: String) -> String? {
+        guard let index = lastIndex(of: field) else { return nil }
+        var candidate = candidate
+        let same = withUTF8(of: members[index]) { value in candidate.withUTF8 { CacheText.equal(value, $0) } }
+        guard let same else { return nil }
+        return same ? candidate : string(at: index)
+    }
+
     /// Whether schema field `field` is a string.
     package func hasString(_ field: CacheKnownField) -> Bool {
         guard let index = lastIndex(of: field) else { return false }
@@ -216,7 +226,15 @@ package struct CacheEntry: Sendable, Equatable {
 
     /// Schema field `field` as whole seconds since 1970; `nil` when absent or not a decimal integer.
     package func seconds(_ field: CacheKnownField) -> Int64? {
-        withUTF8(field) { CacheEntry.parseSeconds($0) } ?? nil
+        guard let index = lastIndex(of: field) else { return nil }
+        switch members[index].value {
+        case .slice(let slice) where slice.form != .escaped:
+            return source!.bytes.withUnsafeBufferPointer { CacheEntry.parseSeconds(UnsafeBufferPointer(rebasing: $0[slice.range])) }
+        case .raw:
+            return nil
+        default:
+            return withUTF8(of: members[index]) { CacheEntry.parseSeconds($0) } ?? nil
+        }
     }
 
     /// Parses decimal epoch seconds as written by the MSAL libraries (`"1700000000"`); a leading

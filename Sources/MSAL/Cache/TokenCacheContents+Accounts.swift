@@ -47,10 +47,9 @@ extension TokenCacheContents {
 
     /// One account from its index `items`, with the ID tokens of `client` (lower-cased).
     private func account(_ key: TokenCacheIndex.AccountKey, items: [TokenCacheIndex.Item], client: String) -> MSALAccount? {
-        let entries = document[.account]
         var profiles: [(entry: CacheEntry, realm: String)] = []
         for item in items where item.section == .account {
-            if let entry = entries[item.key] { profiles.append((entry, item.realm)) }
+            profiles.append((item.entry, item.realm))
         }
         guard let first = profiles.first?.entry, let identifier = first[.homeAccountID] else { return nil }
         let homeTenant = MSALAccountId(identifier: identifier).tenantId.map(CacheText.lowercased)

@@ -35,19 +35,22 @@ extension TokenCacheContents {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
         let client = CacheText.lowercased(clientID)
-        let tokens = document[.accessToken]
         for realm in realms {
             let realm = CacheText.lowercased(realm)
             var best: (index: Int, entry: CacheEntry, expiresOn: Int64)?
             // By position, so only the candidates' fields are touched (no copy of every item).
             for index in items.indices where items[index].section == .accessToken {
-                guard items[index].client == client, items[index].realm == realm, scopes.isSubset(of: items[index].scopes),
-                    let entry = tokens[items[index].key], entry.hasString(.secret), let expiresOn = entry.seconds(.expiresOn),
+                guard items[index].client == client, items[index].realm == realm, scopes.isSubset(of: items[index].scopes) else { continue }
+                let entry = items[index].entry
+                guard entry.hasString(.secret), let expiresOn = entry.seconds(.expiresOn),
                     (usingExtendedExpiry ? (Self.extendedExpiresOn(entry) ?? expiresOn) : expiresOn) - now > expiryBuffer
                 else { continue }
                 if best == nil || expiresOn > best!.expiresOn { best = (index, entry, expiresOn) }
             }
-            if let best { return Self.accessToken(items[best.index].key, best.entry) }
+            if let best {
+                return Self.accessToken(
+                    items[best.index].key, best.entry, target: items[best.index].target, home: homeAccountID, environment: environment, realm: realm)
+            }
         }
         return nil
     }
@@ -61,12 +64,18 @@ extension TokenCacheContents {
         return items.filter { $0.section == .accessToken && $0.client == client && $0.realm == realm }
     }
 
-    private static func accessToken(_ key: String, _ entry: CacheEntry) -> CachedAccessToken? {
+    /// The token in `entry`. Values equal to the ones given (the query's, the index's shared
+    /// target) are those strings, not new copies of the document's bytes.
+    private static func accessToken(
+        _ key: String, _ entry: CacheEntry, target: String, home: String, environment: String, realm: String
+    ) -> CachedAccessToken? {
         guard let secret = entry[.secret], let expiresOn = entry.seconds(.expiresOn) else { return nil }
         return CachedAccessToken(
-            key: key, secret: secret, target: entry[.target] ?? "", tokenType: entry[.tokenType] ?? "Bearer",
-            homeAccountID: entry[.homeAccountID] ?? "", environment: entry[.environment] ?? "",
-            realm: entry[.realm] ?? "", cachedAt: entry.seconds(.cachedAt), expiresOn: expiresOn,
+            key: key, secret: secret, target: entry.string(.target, reusing: target) ?? "",
+            tokenType: entry.string(.tokenType, reusing: "Bearer") ?? "Bearer",
+            homeAccountID: entry.string(.homeAccountID, reusing: home) ?? "",
+            environment: entry.string(.environment, reusing: environment) ?? "",
+            realm: entry.string(.realm, reusing: realm) ?? "", cachedAt: entry.seconds(.cachedAt), expiresOn: expiresOn,
             extendedExpiresOn: extendedExpiresOn(entry),
             refreshOn: entry.seconds(.refreshOn))
     }
@@ -89,18 +98,13 @@ extension TokenCacheContents {
 
     /// The refresh token among one account's `items` for `client` (lower-cased), else of `family`.
     package func refreshToken(in items: [TokenCacheIndex.Item], client: String, family: String?) -> (key: String, entry: CacheEntry)? {
-        if let item = items.last(where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }),
-            let entry = document[.refreshToken][item.key]
-        {
-            return (item.key, entry)
+        if let item = items.last(where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }) {
+            return (item.key, item.entry)
         }
-        guard let family else { return nil }
-        if let item = items.last(where: { $0.section == .refreshToken && $0.isFamily && $0.client == family }),
-            let entry = document[.refreshToken][item.key]
-        {
-            return (item.key, entry)
+        guard let family, let item = items.last(where: { $0.section == .refreshToken && $0.isFamily && $0.client == family }) else {
+            return nil
         }
-        return nil
+        return (item.key, item.entry)
     }
 
     /// The ID token of an account and client in one realm.
@@ -112,10 +116,8 @@ extension TokenCacheContents {
 
     /// The ID token among one account's `items` for `client` and `realm` (both lower-cased).
     package func idToken(in items: [TokenCacheIndex.Item], client: String, realm: String) -> (key: String, entry: CacheEntry)? {
-        guard let item = items.last(where: { $0.section == .idToken && $0.client == client && $0.realm == realm }),
-            let entry = document[.idToken][item.key]
-        else { return nil }
-        return (item.key, entry)
+        guard let item = items.last(where: { $0.section == .idToken && $0.client == client && $0.realm == realm }) else { return nil }
+        return (item.key, item.entry)
     }
 
     /// The accounts a client can use: those it holds a refresh token or an ID token for, and those
@@ -154,7 +156,7 @@ extension TokenCacheContents {
     /// The Account entries among one account's `items`.
     package func accountEntries(in items: [TokenCacheIndex.Item]) -> [(key: String, entry: CacheEntry)] {
         items.compactMap { item in
-            item.section == .account ? document[.account][item.key].map { (item.key, $0) } : nil
+            item.section == .account ? (item.key, item.entry) : nil
         }
     }
 }

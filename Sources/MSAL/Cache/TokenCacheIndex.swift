@@ -31,10 +31,15 @@ package struct TokenCacheIndex: Sendable {
         package var realm: String
         /// The entry's key in its section.
         package var key: String
+        /// The entry itself (the same value as in the document: a copy shares its storage), so
+        /// lookups read it without hashing the key again.
+        package var entry: CacheEntry
         /// Whether this is a refresh token of a family (`client` is then the family id).
         package var isFamily: Bool
         /// An access token's granted scopes, lower-cased; empty otherwise.
         package var scopes: Set<String>
+        /// An access token's `target` as written (shared by the entries with the same one); empty otherwise.
+        package var target: String
     }
 
     /// What a change to the tables touched, so callers can tell which accounts to look at again.
@@ -85,15 +90,16 @@ package struct TokenCacheIndex: Sendable {
             return .everything
         }
         guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo) else { return .none }
-        var item = Item(section: section, client: "", realm: "", key: key, isFamily: false, scopes: [])
+        var item = Item(section: section, client: "", realm: "", key: key, entry: entry, isFamily: false, scopes: [], target: "")
         switch section {
         case .accessToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret),
-                let scopes = entry.withUTF8(.target, { memo.scopes($0) })
+                let (target, scopes) = entry.withUTF8(.target, { memo.scopes($0) })
             else { return .none }
             item.client = client
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
             item.scopes = scopes
+            item.target = target
         case .refreshToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
             if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
@@ -160,8 +166,8 @@ extension TokenCacheIndex {
     fileprivate struct Memo {
         private var strings = Recent<String>()
         private var groups = Recent<String>()
-        private var scopeSets = Recent<Set<String>>()
-        private var scopeSetsByTarget: [String: Set<String>] = [:]
+        private var scopeSets = Recent<(String, Set<String>)>()
+        private var scopeSetsByTarget: [String: (String, Set<String>)] = [:]
 
         mutating func lowercased(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
             if let hit = strings.find(utf8) { return hit }
@@ -177,14 +183,15 @@ extension TokenCacheIndex {
             return value
         }
 
-        mutating func scopes(_ utf8: UnsafeBufferPointer<UInt8>) -> Set<String> {
+        /// The target as a string and its scope set.
+        mutating func scopes(_ utf8: UnsafeBufferPointer<UInt8>) -> (String, Set<String>) {
             if let hit = scopeSets.find(utf8) { return hit }
             let target = String(decoding: utf8, as: UTF8.self)
-            let value: Set<String>
+            let value: (String, Set<String>)
             if let known = scopeSetsByTarget[target] {
                 value = known
             } else {
-                value = CacheText.scopeSet(target)
+                value = (target, CacheText.scopeSet(target))
                 scopeSetsByTarget[target] = value
             }
             scopeSets.add(utf8, value)

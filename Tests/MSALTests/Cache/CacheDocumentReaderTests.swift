@@ -1,0 +1,232 @@
+import Foundation
+import MSALJOSE
+import Testing
+
+@testable import MSAL
+
+/// The one-pass cache document reader accepts and rejects exactly what MSALJOSE's validating JSON
+/// reader does, decodes strings the same way (eight, sixteen and thirty-two bytes at a time or
+/// not), and the writer escapes exactly as `JSONStringEncoding` does.
+@Suite("Token cache document reader and writer")
+struct CacheDocumentReaderTests {
+    /// A deterministic generator (SplitMix64), so a failure reproduces.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+            return value ^ (value >> 31)
+        }
+    }
+
+    /// What the reader must do with `bytes`: what the previous reader (MSALJOSE's `JSONDocument`
+    /// with the same limits, then the shape checks) did.
+    enum Outcome: Equatable {
+        case accepted
+        case rejected(MSALInternalError)
+    }
+
+    static func reference(_ bytes: [UInt8]) -> Outcome {
+        var content = bytes[...]
+        if content.starts(with: [0xEF, 0xBB, 0xBF]) { content = content.dropFirst(3) }
+        if content.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .accepted }
+        let document: JSONDocument
+        do {
+            document = try JSONDocument(parsing: Array(content), limits: TokenCacheDocument.readingLimits)
+        } catch {
+            return .rejected(error.code == .limitExceeded ? .cacheTooLarge : .cacheCorrupt)
+        }
+        guard document.root.kind == .object else { return .rejected(.cacheCorrupt) }
+        for (name, value) in document.root.members where CacheFixtures.sections.contains(name.string ?? "") {
+            if value.kind != .object { return .rejected(.cacheCorrupt) }
+        }
+        return .accepted
+    }
+
+    static func actual(_ bytes: [UInt8]) -> Outcome {
+        do {
+            _ = try TokenCacheDocument(parsing: bytes)
+            return .accepted
+        } catch {
+            return .rejected(error.internalCode ?? .cacheCorrupt)
+        }
+    }
+
+    /// A small document with what the reader treats specially: escapes, non-ASCII, numbers in
+    /// numeric members, a list target, a legacy key, nested unknown values, a long token.
+    static let seed = Array(
+        #"""
+        {"AccessToken": {"Home-Env-AccessToken-Client-Realm-Target": {"home_account_id": "Home", "secret": "eyJ0eXAiOiJKV1QiLCJub25jZSI6ImFiYyJ9.eyJhdWQiOiIwMDAwMDAwMy0wMDAwLTAwMDAtYzAwMC0wMDAwMDAwMDAwMDAifQ.c2lnbmF0dXJl", "expires_on": 1700000000, "cached_at": 1.5e9, "target": ["a", "B\u00e9"], "x": {"n": [1, -2.5e-3, true, false, null, "\ud83d\ude00"]}},
+          "home-env-accesstoken-client-realm-target": {"home_account_id": "home", "secret": "caf\u00e9 \"q\" \\ \/ \b\f\n\r\t é 😀 \u007f"}},
+         "Account": {}, "Other": [{"deep": [[[]]]}], "Num": -0.0e+1}
+        """#.utf8)
+
+    @Test("Every single-byte mutation at every offset of a string: accepted or rejected as before, decoded the same")
+    func singleBytes() throws {
+        let prefix = Array(#"{"AccessToken": {"k": {"secret": ""#.utf8)
+        let suffix = Array(#""}}}"#.utf8)
+        let filler = UInt8(ascii: "a")
+        for length in [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 70] {
+            for offset in 0..<length {
+                for byte in UInt8.min...UInt8.max {
+                    var value = [UInt8](repeating: filler, count: length)
+                    value[offset] = byte
+                    let bytes = prefix + value + suffix
+                    let expected = Self.reference(bytes)
+                    #expect(Self.actual(bytes) == expected, "byte \(byte) at \(offset) of \(length)")
+                    if expected == .accepted {
+                        let entry = try #require(try TokenCacheDocument(parsing: bytes)[.accessToken]["k"])
+                        #expect(entry["secret"] == String(decoding: value, as: UTF8.self))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("Escapes and multi-byte characters at every offset of long strings decode as JSONDocument decodes them")
+    func escapesAtEveryOffset() throws {
+        let pieces = [#"\""#, #"\\"#, #"\/"#, #"\b"#, #"\u0000"#, #"\u00e9"#, #"\ud83d\ude00"#, "é", "€", "😀", "\u{7F}", #"\ud800"#, #"\x"#]
+        for piece in pieces {
+            for length in [0, 5, 8, 13, 16, 29, 32, 45] {
+                for split in 0...length {
+                    let text = String(repeating: "b", count: split) + piece + String(repeating: "c", count: length - split)
+                    let bytes = Array(#"{"IdToken": {"k": {"secret": "\#(text)", "realm": "r"}}}"#.utf8)
+                    let expected = Self.reference(bytes)
+                    #expect(Self.actual(bytes) == expected, "\(piece) after \(split)")
+                    guard expected == .accepted else { continue }
+                    let reference = try JSONDocument(parsing: bytes, limits: TokenCacheDocument.readingLimits).root["IdToken"]?["k"]?["secret"]?.string
+                    let document = try TokenCacheDocument(parsing: bytes)
+                    #expect(document[.idToken]["k"]?["secret"] == reference, "\(piece) after \(split)")
+                    // Written back and read again: the same value, and writing again changes nothing.
+                    let written = document.serialized()
+                    #expect(try TokenCacheDocument(parsing: written)[.idToken]["k"]?["secret"] == reference)
+                    #expect(try TokenCacheDocument(parsing: written).serialized() == written)
+                }
+            }
+        }
+    }
+
+    @Test("Thousands of random mutations of a document: accepted or rejected exactly as before, content kept when accepted")
+    func randomMutations() throws {
+        var generator = Generator(state: 20_261_121)
+        let interesting: [UInt8] = Array(#"{}[]:,"\ 0-.eE+utnfal"#.utf8) + [0x00, 0x09, 0x0A, 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xC3, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
+        #expect(Self.actual(Self.seed) == .accepted)
+        var accepted = 0
+        for round in 0..<4000 {
+            var bytes = Self.seed
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes.remove(at: position)
+                case 1: bytes.insert(interesting.randomElement(using: &generator)!, at: position)
+                case 2: bytes[position] = interesting.randomElement(using: &generator)!
+                default: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+                }
+            }
+            let expected = Self.reference(bytes)
+            #expect(Self.actual(bytes) == expected, "round \(round): \(String(decoding: bytes, as: UTF8.self))")
+            guard expected == .accepted, let original = try? CacheFixtures.foundationJSON(bytes) else { continue }
+            accepted += 1
+            let written = try TokenCacheDocument(parsing: bytes).serialized()
+            let actual = try CacheFixtures.foundationJSON(written)
+            #expect(CacheFixtures.equal(CacheFixtures.normalized(actual), CacheFixtures.normalized(original)), "round \(round)")
+        }
+        #expect(accepted > 100)
+    }
+
+    @Test("Nesting up to the limit is read; one level deeper is cacheTooLarge, as before")
+    func depthLimit() throws {
+        let limit = TokenCacheDocument.readingLimits.maxDepth
+        for depth in [limit - 2, limit - 1, limit, limit + 1] {
+            // The root object is level 1 and the unknown member's array level 2.
+            let nested = String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1)
+            let bytes = Array(#"{"Future": \#(nested)}"#.utf8)
+            #expect(Self.actual(bytes) == Self.reference(bytes), "depth \(depth)")
+            #expect(Self.actual(bytes) == (depth <= limit ? .accepted : .rejected(.cacheTooLarge)), "depth \(depth)")
+            let inEntry = String(repeating: "{\"a\": ", count: depth - 3) + "1" + String(repeating: "}", count: depth - 3)
+            let entryBytes = Array(#"{"Account": {"k": \#(inEntry)}}"#.utf8)
+            #expect(Self.actual(entryBytes) == Self.reference(entryBytes), "entry depth \(depth)")
+        }
+    }
+
+    @Test("Shapes: empty input, byte-order mark, not an object, a known section that is not an object, trailing bytes")
+    func shapes() {
+        let cases: [String] = [
+            "", "  \n", "\u{FEFF}", "\u{FEFF}{}", "\u{FEFF}\u{FEFF}{}", " \u{FEFF}{}", "[]", "\"x\"", "12", "null", "{}",
+            #"{"AccessToken": []}"#, #"{"AccessToken": "x"}"#, #"{"Unknown": []}"#, "{} x", "{}}", #"{"a":1,}"#, #"{"a" 1}"#,
+            #"{"AccessToken": {"k": 1, "K": [], "k2": "x"}}"#, #"{"AccessToken": {}, "AccessToken": {"k": {}}}"#,
+        ]
+        for text in cases {
+            let bytes = Array(text.utf8)
+            #expect(Self.actual(bytes) == Self.reference(bytes), "\(text.debugDescription)")
+        }
+    }
+
+    @Test("The writer escapes every character exactly as JSONStringEncoding does, at every offset")
+    func writerEscapes() throws {
+        var characters = (0...0x7F).map { String(UnicodeScalar(UInt8($0))) }
+        characters += ["é", "€", "😀", "\u{2028}"]
+        for character in characters {
+            for split in [0, 3, 8, 11, 20] {
+                let value = String(repeating: "v", count: split) + character + String(repeating: "w", count: 9)
+                var document = TokenCacheDocument()
+                document[.account]["k"] = CacheEntry(["secret": value, "odd\(character)name": "x"])
+                let written = document.serialized()
+                var expected: [UInt8] = []
+                JSONStringEncoding.appendQuoted(value, to: &expected)
+                #expect(written.firstRange(of: expected) != nil, "\(character.unicodeScalars.first!.value) after \(split)")
+                let reread = try TokenCacheDocument(parsing: written)
+                #expect(reread[.account]["k"]?["secret"] == value)
+                #expect(reread[.account]["k"]?["odd\(character)name"] == "x")
+                #expect(reread.serialized() == written)
+            }
+        }
+    }
+
+    @Test("Keys are written in the order of their UTF-8 bytes")
+    func keyOrder() throws {
+        var document = TokenCacheDocument()
+        let keys = ["b", "a", "ab", "abcdefgh", "abcdefgh1", "abcdefgg~", "é", "z", "", "abcdefgh0", "A"]
+        for key in keys { document[.account][key] = CacheEntry(["realm": key]) }
+        let written = try #require(String(bytes: document.serialized(), encoding: .utf8))
+        let positions = keys.map { key in written.range(of: "\"\(key)\": {")!.lowerBound }
+        let order = zip(keys, positions).sorted { $0.1 < $1.1 }.map(\.0)
+        #expect(order == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
+    @Test("Every schema field: its name, quoted name and byte matching agree")
+    func knownFields() {
+        for field in CacheKnownField.allCases {
+            #expect(field.staticName.description == field.name)
+            #expect(field.quotedName.description == "\"\(field.name)\": ")
+            #expect(CacheKnownField(name: field.name) == field)
+            #expect(CacheMember(name: field.name, value: .string("v")).known == field)
+        }
+        for name in ["", "nam", "Name", "secreT", "home_account_i", "home_account_idd", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "realm "] {
+            #expect(CacheKnownField(name: name) == nil, "\(name)")
+        }
+        #expect(CacheFieldNames.isKnown("family_id"))
+        #expect(!CacheFieldNames.isKnown("future_field"))
+    }
+
+    @Test("Members read from a document stay slices of it; changed ones are plain values; lookups see both")
+    func slicesAndChanges() throws {
+        let bytes = Array(#"{"Account": {"k": {"home_account_id": "h", "username": "u\u00e9", "future": {"a": 1}}}}"#.utf8)
+        var entry = try #require(try TokenCacheDocument(parsing: bytes)[.account]["k"])
+        #expect(entry.source != nil)
+        if case .slice = entry.members[0].value {} else { Issue.record("home_account_id is not a slice") }
+        #expect(entry["username"] == "ué")
+        #expect(entry.fields.last == CacheField(name: "future", value: .raw(Array(#"{"a": 1}"#.utf8))))
+        entry["username"] = "v"
+        #expect(entry[.username] == "v")
+        #expect(entry.string(.homeAccountID, reusing: "h") == "h")
+        #expect(entry.string(.homeAccountID, reusing: "x") == "h")
+        #expect(entry.lazyString(.username)?.string == "v")
+        var document = TokenCacheDocument()
+        document[.account]["k"] = entry
+        #expect(String(decoding: document.serialized(), as: UTF8.self).contains(#"{"home_account_id": "h", "username": "v", "future": {"a": 1}}"#))
+    }
+}
