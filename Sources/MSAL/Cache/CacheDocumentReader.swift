@@ -29,6 +29,26 @@ struct CacheDocumentReader {
     private var position: Int
     /// Values (names included) seen so far, against `limits.maxValues`.
     private var values = 0
+    /// The index being built along with the document, while each entry is still in the cache.
+    private var indexing: Indexing?
+
+    /// An index built entry by entry as they are read.
+    struct Indexing {
+        var index = TokenCacheIndex()
+        let aliases: CacheEnvironmentAliases
+        var memo = TokenCacheIndex.Memo()
+        /// Sections where an entry read (and indexed) was then replaced or dropped (a duplicate
+        /// key, a legacy spelling): indexed again from the final entries at the end.
+        var stale: Set<CacheSection> = []
+
+        init(aliases: CacheEnvironmentAliases) {
+            self.aliases = aliases
+        }
+
+        mutating func add(key: String, entry: CacheEntry, section: CacheSection) {
+            index.insert(key: key, entry: entry, section: section, aliases: aliases, memo: &memo)
+        }
+    }
 
     private init(bytes: UnsafeBufferPointer<UInt8>, start: Int, limits: JSONLimits) {
         self.bytes = bytes
@@ -38,19 +58,31 @@ struct CacheDocumentReader {
         self.limits = limits
     }
 
-    /// Reads `source.bytes[start...]` into `document` (an empty document).
-    static func read(_ source: CacheSource, from start: Int, limits: JSONLimits, into document: inout TokenCacheDocument) throws(Failure) {
+    /// Reads `source.bytes[start...]` into `document` (an empty document); with `aliases`, also
+    /// returns the index of the entries read, built as they are read.
+    static func read(
+        _ source: CacheSource, from start: Int, limits: JSONLimits, into document: inout TokenCacheDocument,
+        indexingWith aliases: CacheEnvironmentAliases? = nil
+    ) throws(Failure) -> TokenCacheIndex? {
         // The buffer pointer lives only inside this closure; the reader never escapes it.
-        let result: Result<Void, Failure> = source.bytes.withUnsafeBufferPointer { buffer in
+        let result: Result<TokenCacheIndex?, Failure> = source.bytes.withUnsafeBufferPointer { buffer in
             var reader = CacheDocumentReader(bytes: buffer, start: start, limits: limits)
+            reader.indexing = aliases.map(Indexing.init)
             do throws(Failure) {
                 try reader.readDocument(source: source, into: &document)
-                return .success(())
             } catch {
                 return .failure(error)
             }
+            guard var indexing = reader.indexing else { return .success(nil) }
+            for section in CacheSection.allCases where indexing.stale.contains(section) {
+                indexing.index.removeAll(section)
+                for (key, entry) in document[section] {
+                    indexing.add(key: key, entry: entry, section: section)
+                }
+            }
+            return .success(indexing.index)
         }
-        try result.get()
+        return try result.get()
     }
 
     // MARK: Structure
@@ -107,19 +139,25 @@ struct CacheDocumentReader {
                 try reader.skipValue(depth: 2)
                 entry = CacheEntry(opaque: Array(reader.bytes[valueStart..<reader.position]))
             }
+            reader.indexing?.add(key: key, entry: entry, section: section)
             read.append((key, exact, entry))
         }
         entries.reserveCapacity(entries.count + read.count)
+        var replaced = false
         if allExact {
-            for item in read { entries[item.key] = item.entry }
-            return
+            for item in read where entries.updateValue(item.entry, forKey: item.key) != nil {
+                replaced = true
+            }
+        } else {
+            replaced = true
+            var exactKeys = Set<String>()
+            for item in read {
+                if !item.exact, exactKeys.contains(item.key) { continue }  // a legacy spelling never replaces the current one
+                if item.exact { exactKeys.insert(item.key) }
+                entries[item.key] = item.entry
+            }
         }
-        var exactKeys = Set<String>()
-        for item in read {
-            if !item.exact, exactKeys.contains(item.key) { continue }  // a legacy spelling never replaces the current one
-            if item.exact { exactKeys.insert(item.key) }
-            entries[item.key] = item.entry
-        }
+        if replaced { indexing?.stale.insert(section) }
     }
 
     /// Members whose values are epoch seconds or small integers: accepted as JSON numbers on read

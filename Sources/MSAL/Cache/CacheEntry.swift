@@ -20,34 +20,6 @@ package struct CacheField: Sendable, Equatable {
     }
 }
 
-/// One member of a cache entry as stored: a string read from a document stays a slice of it.
-package struct CacheMember: Sendable {
-    package enum Value: Sendable {
-        case string(String)
-        case raw([UInt8])
-        /// A string in the entry's ``CacheEntry/source``.
-        case slice(CacheSlice)
-    }
-
-    package let name: String
-    /// The schema field `name` is, if any.
-    package let known: CacheKnownField?
-    package var value: Value
-
-    package init(name: String, value: Value) {
-        self.name = name
-        self.known = CacheKnownField(name: name)
-        self.value = value
-    }
-
-    /// A member of a field the schema defines (the name is `known`'s).
-    package init(known: CacheKnownField, value: Value) {
-        self.name = known.name
-        self.known = known
-        self.value = value
-    }
-}
-
 /// One entry of a unified-cache section (an access token, an account, …) with every member it
 /// was read with, known or not, so a read-modify-write keeps what newer writers added.
 ///
@@ -263,15 +235,5 @@ package struct CacheEntry: Sendable, Equatable {
             index += 1
         }
         return negative ? -value : value
-    }
-}
-
-extension CacheMember {
-    /// A member holding `field`'s value.
-    package init(field: CacheField) {
-        switch field.value {
-        case .string(let text): self.init(name: field.name, value: .string(text))
-        case .raw(let raw): self.init(name: field.name, value: .raw(raw))
-        }
     }
 }

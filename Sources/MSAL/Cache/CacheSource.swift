@@ -34,6 +34,12 @@ package struct CacheSlice: Sendable, Hashable {
         self.form = form
     }
 
+    package init(start: Int32, end: Int32, form: Form) {
+        self.start = start
+        self.end = end
+        self.form = form
+    }
+
     package var range: Range<Int> { Int(start)..<Int(end) }
 
     /// The UTF-8 of the string.

@@ -20,7 +20,7 @@ import Synchronization
 
     /// Parses and indexes a cache document (what reading the cache file costs).
     public static func load(_ bytes: [UInt8]) throws -> Loaded {
-        Loaded(contents: TokenCacheContents(document: try TokenCacheDocument(parsing: bytes)))
+        Loaded(contents: try TokenCacheContents(parsing: bytes))
     }
 
     /// The number of entries in the known sections (so a profiler's loop uses what it loads).

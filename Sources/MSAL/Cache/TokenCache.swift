@@ -139,13 +139,14 @@ package final class TokenCache: Sendable {
             }
             return
         }
-        let parsed: Result<TokenCacheDocument, MSALError>
+        let aliases = state.withLock { $0.contents.aliases }
+        let parsed: Result<TokenCacheContents, MSALError>
         do throws(MSALError) {
-            parsed = .success(try TokenCacheDocument(parsing: bytes))
+            parsed = .success(try TokenCacheContents(parsing: bytes, aliases: aliases))
         } catch {
             parsed = .failure(error)
         }
-        let document: TokenCacheDocument
+        let document: TokenCacheContents
         switch parsed {
         case .success(let value):
             document = value
@@ -163,7 +164,7 @@ package final class TokenCache: Sendable {
             throw reported
         }
         state.withLock { state in
-            state.contents.replaceDocument(document)
+            state.contents.replaceContents(with: document)
             state.stamp = readStamp
             state.loaded = true
         }

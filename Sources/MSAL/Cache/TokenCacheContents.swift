@@ -24,6 +24,15 @@ package struct TokenCacheContents: Sendable {
         self.index = TokenCacheIndex(document: document, aliases: aliases)
     }
 
+    /// Reads a cache document and indexes it in the same pass (see
+    /// ``TokenCacheDocument/parse(_:indexingWith:)``).
+    ///
+    /// - Throws: ``MSALError`` as ``TokenCacheDocument/init(parsing:)`` does.
+    package init(parsing bytes: [UInt8], aliases: CacheEnvironmentAliases = .builtIn) throws(MSALError) {
+        (document, index) = try TokenCacheDocument.parse(bytes, indexingWith: aliases)
+        self.aliases = aliases
+    }
+
     /// Adds alias groups learned from instance discovery; rebuilds the index when a host changes group.
     package mutating func addAliases(_ hosts: [String], preferredCache: String) {
         if aliases.add(hosts, preferredCache: preferredCache) {
@@ -37,6 +46,15 @@ package struct TokenCacheContents: Sendable {
     package mutating func replaceDocument(_ document: TokenCacheDocument) {
         self.document = document
         self.index = TokenCacheIndex(document: document, aliases: aliases)
+        revision += 1
+        changes.recordEverything(revision: revision)
+    }
+
+    /// Replaces the whole document with the one `parsed` read, keeping its index when it was built
+    /// with the same alias groups as these contents have now.
+    package mutating func replaceContents(with parsed: TokenCacheContents) {
+        document = parsed.document
+        index = parsed.aliases == aliases ? parsed.index : TokenCacheIndex(document: parsed.document, aliases: aliases)
         revision += 1
         changes.recordEverything(revision: revision)
     }

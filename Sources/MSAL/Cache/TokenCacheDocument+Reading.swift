@@ -22,9 +22,23 @@ extension TokenCacheDocument {
     ///   known section that is not an object) or ``MSALInternalError/cacheTooLarge``.
     package init(parsing bytes: [UInt8]) throws(MSALError) {
         self.init()
+        _ = try Self.read(bytes, into: &self, indexingWith: nil)
+    }
+
+    /// Reads a cache document and, with `aliases`, indexes its entries as they are read (so each
+    /// entry is visited while it is still in the processor's cache); see ``init(parsing:)``.
+    package static func parse(_ bytes: [UInt8], indexingWith aliases: CacheEnvironmentAliases) throws(MSALError) -> (TokenCacheDocument, TokenCacheIndex) {
+        var document = TokenCacheDocument()
+        let index = try read(bytes, into: &document, indexingWith: aliases)
+        return (document, index ?? TokenCacheIndex())
+    }
+
+    private static func read(
+        _ bytes: [UInt8], into document: inout TokenCacheDocument, indexingWith aliases: CacheEnvironmentAliases?
+    ) throws(MSALError) -> TokenCacheIndex? {
         var start = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
-        if bytes[start...].allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return }
+        if bytes[start...].allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
         let limits = Self.readingLimits
         guard bytes.count - start <= limits.maxBytes, bytes.count < Int(Int32.max) else {
             throw MSALError(
@@ -32,7 +46,7 @@ extension TokenCacheDocument {
                 message: "The token cache is not valid JSON: JSON document of \(bytes.count - start) bytes exceeds the \(limits.maxBytes)-byte limit")
         }
         do throws(CacheDocumentReader.Failure) {
-            try CacheDocumentReader.read(CacheSource(bytes: bytes), from: start, limits: limits, into: &self)
+            return try CacheDocumentReader.read(CacheSource(bytes: bytes), from: start, limits: limits, into: &document, indexingWith: aliases)
         } catch {
             switch error {
             case .invalid(let message, let offset):

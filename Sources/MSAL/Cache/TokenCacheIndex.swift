@@ -77,7 +77,9 @@ package struct TokenCacheIndex: Sendable {
         return insert(key: key, entry: entry, section: section, aliases: aliases, memo: &memo)
     }
 
-    private mutating func insert(
+    /// ``insert(key:entry:section:aliases:)`` deriving recurring values through `memo`.
+    @discardableResult
+    mutating func insert(
         key: String, entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases, memo: inout Memo
     ) -> Change {
         guard entry.opaque == nil else { return .none }
@@ -145,6 +147,20 @@ package struct TokenCacheIndex: Sendable {
         return .account(account)
     }
 
+    /// Removes everything the entries of `section` added.
+    mutating func removeAll(_ section: CacheSection) {
+        if section == .appMetadata {
+            familyOfClient = [:]
+            return
+        }
+        var emptied: [AccountKey] = []
+        for key in accounts.keys {
+            accounts[key]!.removeAll { $0.section == section }
+            if accounts[key]!.isEmpty { emptied.append(key) }
+        }
+        for key in emptied { accounts[key] = nil }
+    }
+
     /// The account an entry belongs to; `nil` when it names no home account or environment.
     private static func accountKey(_ entry: CacheEntry, aliases: CacheEnvironmentAliases, memo: inout Memo) -> AccountKey? {
         guard let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) }),
@@ -163,7 +179,7 @@ extension TokenCacheIndex {
     /// Values recently derived from member bytes (lower-cased client ids and realms, alias groups,
     /// scope sets), so indexing a document of thousands of entries that share a few clients,
     /// realms, clouds and targets derives each once instead of once per entry.
-    fileprivate struct Memo {
+    struct Memo {
         private var strings = Recent<String>()
         private var groups = Recent<String>()
         private var scopeSets = Recent<(String, Set<String>)>()
@@ -200,7 +216,7 @@ extension TokenCacheIndex {
     }
 
     /// The last few values derived from byte strings, found by comparing bytes.
-    fileprivate struct Recent<Value> {
+    struct Recent<Value> {
         private var keys: [[UInt8]] = []
         private var values: [Value] = []
         private var next = 0

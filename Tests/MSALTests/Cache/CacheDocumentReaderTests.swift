@@ -137,6 +137,45 @@ struct CacheDocumentReaderTests {
         #expect(accepted > 100)
     }
 
+    /// The index as sorted text: the same whichever order it was built in.
+    static func describe(_ index: TokenCacheIndex) -> [String] {
+        var lines = index.familyOfClient.map { "family \($0.key) \($0.value)" }
+        for (account, items) in index.accounts {
+            for item in items {
+                lines.append(
+                    "\(account.home) \(account.environment) \(item.section) \(item.client) \(item.realm) \(item.key) \(item.isFamily) "
+                        + "\(item.scopes.sorted()) \(item.target) \(item.entry.fields.map { "\($0.name)=\($0.value)" })")
+            }
+        }
+        return lines.sorted()
+    }
+
+    @Test("Indexing while reading gives the index built from the document read, duplicates and legacy keys included")
+    func indexWhileReading() throws {
+        var documents = try CacheFixtures.names("documents").map { try CacheFixtures.bytes("documents", $0) }
+        documents.append(Self.seed)
+        documents.append(Array(#"""
+            {"RefreshToken": {"h-e-refreshtoken-c--": {"home_account_id": "H", "environment": "login.windows.net", "client_id": "C", "secret": "1"},
+                              "H-E-RefreshToken-C--": {"home_account_id": "H", "environment": "login.windows.net", "client_id": "C", "secret": "2"}},
+             "AccessToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "s", "target": "a b"}},
+             "AccessToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "t", "target": "b"},
+                             "k": {"home_account_id": "h2", "environment": "e", "client_id": "c", "secret": "u", "target": "c"}},
+             "AppMetadata": {"m": {"client_id": "c", "family_id": "1"}, "m": {"client_id": "c"}},
+             "Account": {"x": {"home_account_id": "h", "environment": "e", "realm": "r"}, "y": "opaque"}}
+            """#.utf8))
+        for bytes in documents {
+            let fused = try TokenCacheContents(parsing: bytes)
+            let separate = TokenCacheContents(document: try TokenCacheDocument(parsing: bytes))
+            #expect(fused.document == separate.document)
+            #expect(Self.describe(fused.index) == Self.describe(separate.index))
+        }
+        let duplicates = try TokenCacheContents(parsing: documents.last!)
+        #expect(duplicates.index.familyOfClient.isEmpty)
+        #expect(duplicates.accessTokenKeys(homeAccountID: "h2", environment: "e", clientID: "c", realm: "").map(\.entry["secret"]) == ["u"])
+        #expect(duplicates.accessTokenKeys(homeAccountID: "h", environment: "e", clientID: "c", realm: "").isEmpty)
+        #expect(duplicates.refreshToken(homeAccountID: "h", environment: "login.microsoftonline.com", clientID: "c")?.entry["secret"] == "1")
+    }
+
     @Test("Nesting up to the limit is read; one level deeper is cacheTooLarge, as before")
     func depthLimit() throws {
         let limit = TokenCacheDocument.readingLimits.maxDepth
