@@ -68,6 +68,9 @@ struct CacheDocumentReader {
         let result: Result<TokenCacheIndex?, Failure> = source.bytes.withUnsafeBufferPointer { buffer in
             var reader = CacheDocumentReader(bytes: buffer, start: start, limits: limits)
             reader.indexing = aliases.map(Indexing.init)
+            // About one account per 4 KB of document (6.4 KB in MSAL for Python's form): room for
+            // them up front instead of growing (and rehashing) the table many times.
+            reader.indexing?.index.accounts.reserveCapacity(min(buffer.count / 4096, 1 << 20))
             do throws(Failure) {
                 try reader.readDocument(source: source, into: &document)
             } catch {
@@ -278,6 +281,12 @@ struct CacheDocumentReader {
     /// A member: with the schema field its name is, if any (the name is then a shared literal), else decoded.
     @inline(__always)
     private func member(named slice: CacheSlice, value: CacheMember.Value) -> CacheMember {
+        // Safe: 24 bytes from the name's start are inside the buffer (checked first).
+        if slice.form != .escaped, Int(slice.start) &+ 24 <= count,
+            let known = CacheKnownField.match(length: Int(slice.end - slice.start), at: UnsafeRawPointer(bytes.baseAddress! + Int(slice.start)))
+        {
+            return CacheMember(known: known, value: value)
+        }
         if slice.form != .escaped {
             let raw = UnsafeBufferPointer(rebasing: bytes[slice.range])
             if let known = CacheKnownField(utf8: raw) { return CacheMember(known: known, value: value) }
@@ -465,6 +474,22 @@ struct CacheDocumentReader {
         let outside = SIMD16<UInt8>(repeating: 0x5F)
         // Safe: `baseAddress` is non-nil because `position` < `count` (the opening quote was read).
         let base = bytes.baseAddress!
+        // Names and short values end within sixteen bytes: look there eight at a time first
+        // (`position + 16 <= count` bounds both loads).
+        if position &+ 16 <= count {
+            let first = Self.stopMask(UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)))
+            if first != 0 {
+                position += first.trailingZeroBitCount >> 3
+            } else {
+                let second = Self.stopMask(UInt64(littleEndian: UnsafeRawPointer(base + position + 8).loadUnaligned(as: UInt64.self)))
+                position += second != 0 ? 8 + second.trailingZeroBitCount >> 3 : 16
+            }
+            if position < count, base[position] == UInt8(ascii: "\"") {
+                let stringEnd = position
+                position += 1
+                return CacheSlice(start: stringStart, end: stringEnd, form: form)
+            }
+        }
         while true {
             // Thirty-two bytes at a time while they are all plain (the bulk of a token):
             // `position + 32 <= count` bounds both loads.
@@ -578,14 +603,17 @@ struct CacheDocumentReader {
         while position < count {
             switch bytes[position] {
             case 0x20:
-                position += 1
-                // Indentation comes in runs of spaces: eight at a time (`position + 8 <= count`
-                // bounds the load; `baseAddress` is non-nil since `count` > `position` ≥ 0).
-                while position &+ 8 <= count,
-                    UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020
-                {
+                // Indentation comes in runs of spaces: count them eight at a time (`position + 8
+                // <= count` bounds the load; `baseAddress` is non-nil since `count` > `position`).
+                while position &+ 8 <= count {
+                    let others = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self) ^ 0x2020_2020_2020_2020
+                    if others != 0 {
+                        position += UInt64(littleEndian: others).trailingZeroBitCount >> 3
+                        break
+                    }
                     position += 8
                 }
+                if position < count, bytes[position] == 0x20 { position += 1 }
             case 0x09, 0x0A, 0x0D:
                 position += 1
             default:
