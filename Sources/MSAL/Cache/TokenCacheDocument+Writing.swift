@@ -22,7 +22,13 @@ extension TokenCacheDocument {
         }
     }
 
-    private func write<Sink: CacheByteSink>(order: [[[String: CacheEntry].Index]], to sink: inout Sink) {
+    /// An entry's place in a section and whether its key is written as it is (no byte to escape).
+    private struct Position {
+        var index: [String: CacheEntry].Index
+        var plainKey: Bool
+    }
+
+    private func write<Sink: CacheByteSink>(order: [[Position]], to sink: inout Sink) {
         sink.append(UInt8(ascii: "{"))
         for section in CacheSection.allCases {
             if section.rawValue > 0 { sink.append(UInt8(ascii: ",")) }
@@ -31,11 +37,20 @@ extension TokenCacheDocument {
             sink.append(": {")
             let entries = sections[section.rawValue]
             let indices = order[section.rawValue]
-            for (offset, index) in indices.enumerated() {
+            for (offset, position) in indices.enumerated() {
                 if offset > 0 { sink.append(UInt8(ascii: ",")) }
                 sink.append("\n    ")
-                let (key, entry) = entries[index]
-                Self.appendQuoted(Self.writtenKey(key, entry: entry, section: section), to: &sink)
+                let (key, entry) = entries[position.index]
+                if position.plainKey, section != .appMetadata {
+                    var key = key
+                    key.withUTF8 { utf8 in
+                        sink.append(UInt8(ascii: "\""))
+                        sink.append(utf8)
+                        sink.append(UInt8(ascii: "\""))
+                    }
+                } else {
+                    Self.appendQuoted(Self.writtenKey(key, entry: entry, section: section), to: &sink)
+                }
                 sink.append(": ")
                 Self.append(entry, to: &sink)
             }
@@ -51,33 +66,57 @@ extension TokenCacheDocument {
         sink.append("\n}\n")
     }
 
-    /// The positions of `entries` in the order of their keys' UTF-8 bytes: compared by their
-    /// first eight bytes, then in full on a tie.
-    private static func sortedIndices(_ entries: [String: CacheEntry]) -> [[String: CacheEntry].Index] {
-        var order: [(prefix: UInt64, index: [String: CacheEntry].Index)] = []
+    /// The positions of `entries` in the order of their keys' UTF-8 bytes (compared by their
+    /// first eight bytes, then in full on a tie), each with whether its key needs no escaping.
+    private static func sortedIndices(_ entries: [String: CacheEntry]) -> [Position] {
+        var order: [(prefix: UInt64, position: Position)] = []
         order.reserveCapacity(entries.count)
         var index = entries.startIndex
         while index != entries.endIndex {
-            order.append((prefix(entries[index].key), index))
+            var key = entries[index].key
+            let (prefix, plain) = key.withUTF8 { (Self.prefix($0), !needsEscaping($0)) }
+            order.append((prefix, Position(index: index, plainKey: plain)))
             entries.formIndex(after: &index)
         }
         order.sort { lhs, rhs in
-            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(entries[lhs.index].key, entries[rhs.index].key)
+            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(entries[lhs.position.index].key, entries[rhs.position.index].key)
         }
-        return order.map(\.index)
+        return order.map(\.position)
     }
 
-    /// The first eight UTF-8 bytes of `key`, big-endian, zero-padded: ordered as the bytes are.
-    @inline(__always)
-    private static func prefix(_ key: String) -> UInt64 {
-        var key = key
-        return key.withUTF8 { utf8 in
-            var value: UInt64 = 0
-            for index in 0..<8 {
-                value = value << 8 | (index < utf8.count ? UInt64(utf8[index]) : 0)
-            }
-            return value
+    /// Whether any byte of `utf8` must be escaped; sixteen bytes at a time.
+    private static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = utf8.count
+        guard count > 0, let base = utf8.baseAddress else { return false }
+        let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+        let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+        let delete = SIMD16<UInt8>(repeating: 0x7F)
+        let space = SIMD16<UInt8>(repeating: 0x20)
+        var index = 0
+        // `index + 16 <= count` bounds each load.
+        while index &+ 16 <= count {
+            let vector = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)
+            let found = (vector .== quote) .| (vector .== backslash) .| (vector .== delete) .| (vector .< space)
+            // `any(found)` without the generic reduction: the mask's lanes are 0 or all ones.
+            let lanes = unsafeBitCast(found, to: SIMD2<UInt64>.self)
+            if lanes[0] | lanes[1] != 0 { return true }
+            index += 16
         }
+        while index < count {
+            if needsEscape(base[index]) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// The first eight bytes of `utf8`, big-endian, zero-padded: ordered as the bytes are.
+    @inline(__always)
+    private static func prefix(_ utf8: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<8 {
+            value = value << 8 | (index < utf8.count ? UInt64(utf8[index]) : 0)
+        }
+        return value
     }
 
     /// Whether `lhs`'s UTF-8 bytes come before `rhs`'s.

@@ -213,13 +213,18 @@ struct CacheDocumentReaderTests {
                 let value = String(repeating: "v", count: split) + character + String(repeating: "w", count: 9)
                 var document = TokenCacheDocument()
                 document[.account]["k"] = CacheEntry(["secret": value, "odd\(character)name": "x"])
+                let key = String(repeating: "k", count: split) + character.lowercased() + String(repeating: "-", count: 17)
+                document[.idToken][key] = CacheEntry(["realm": "r"])
                 let written = document.serialized()
-                var expected: [UInt8] = []
-                JSONStringEncoding.appendQuoted(value, to: &expected)
-                #expect(written.firstRange(of: expected) != nil, "\(character.unicodeScalars.first!.value) after \(split)")
+                for text in [value, key] {
+                    var expected: [UInt8] = []
+                    JSONStringEncoding.appendQuoted(text, to: &expected)
+                    #expect(written.firstRange(of: expected) != nil, "\(character.unicodeScalars.first!.value) after \(split)")
+                }
                 let reread = try TokenCacheDocument(parsing: written)
                 #expect(reread[.account]["k"]?["secret"] == value)
                 #expect(reread[.account]["k"]?["odd\(character)name"] == "x")
+                #expect(reread[.idToken][key]?["realm"] == "r")
                 #expect(reread.serialized() == written)
             }
         }
