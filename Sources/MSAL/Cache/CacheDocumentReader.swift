@@ -502,6 +502,7 @@ struct CacheDocumentReader {
                     (low .== quote) .| (low .== backslash) .| ((low &- space) .>= outside)
                     .| (high .== quote) .| (high .== backslash) .| ((high &- space) .>= outside)
                 // `any(stop)` without the generic reduction: the mask's lanes are 0 or all ones.
+                // Sound: a 16-lane byte mask is 16 bytes, and any 16 bytes are two valid UInt64s.
                 let lanes = unsafeBitCast(stop, to: SIMD2<UInt64>.self)
                 if lanes[0] | lanes[1] != 0 { break }
                 position += 32

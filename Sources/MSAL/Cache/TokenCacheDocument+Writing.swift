@@ -98,6 +98,7 @@ extension TokenCacheDocument {
             let vector = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)
             let found = (vector .== quote) .| (vector .== backslash) .| (vector .== delete) .| (vector .< space)
             // `any(found)` without the generic reduction: the mask's lanes are 0 or all ones.
+            // Sound: a 16-lane byte mask is 16 bytes, and any 16 bytes are two valid UInt64s.
             let lanes = unsafeBitCast(found, to: SIMD2<UInt64>.self)
             if lanes[0] | lanes[1] != 0 { return true }
             index += 16
