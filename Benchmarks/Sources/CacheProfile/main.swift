@@ -1,7 +1,7 @@
 // A plain loop over one token-cache operation, for profilers that need a simple process
 // (valgrind --tool=callgrind, perf). Not a benchmark: it prints no timing.
 //
-//   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|lookup> DOCUMENT [count]
+//   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup> DOCUMENT [count]
 //
 // DOCUMENT is one of the files of scripts/make_cache_documents.py (cache-10000.json).
 
@@ -10,7 +10,7 @@ import Foundation
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let data = FileManager.default.contents(atPath: arguments[2]) else {
-    print("usage: CacheProfile <deserialize|serialize|accounts-after-change|lookup> DOCUMENT [count]")
+    print("usage: CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup> DOCUMENT [count]")
     exit(2)
 }
 let bytes = [UInt8](data)
@@ -36,6 +36,11 @@ case "accounts-after-change":
     for round in 0..<count {
         MSALCacheBenchmarkSupport.touchOneAccount(loaded, clientID: clientID, round: round)
         checksum &+= MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: true).count
+    }
+case "accounts-rebuilt":
+    let loaded = try MSALCacheBenchmarkSupport.load(bytes)
+    for _ in 0..<count {
+        checksum &+= MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: false).count
     }
 case "lookup":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)

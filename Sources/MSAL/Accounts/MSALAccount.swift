@@ -16,11 +16,18 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     /// One profile per tenant the account signed in to, the home tenant's first.
     public let tenantProfiles: [MSALTenantProfile]?
 
-    package init(identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile]) {
+    package convenience init(identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile]) {
+        self.init(
+            identifier: identifier, username: username, environment: environment, tenantProfiles: tenantProfiles,
+            homeAccountId: MSALAccountId(identifier: identifier))
+    }
+
+    /// An account whose identifier's parts the caller already split (`homeAccountId` is `identifier`'s).
+    package init(identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile], homeAccountId: MSALAccountId) {
         self.identifier = identifier
         self.username = username
         self.environment = environment
-        self.homeAccountId = MSALAccountId(identifier: identifier)
+        self.homeAccountId = homeAccountId
         self.tenantProfiles = tenantProfiles
     }
 

@@ -10,11 +10,18 @@ public struct MSALAccountId: Sendable, Hashable {
     /// Splits `identifier` at its last `.` (B2C object ids contain `-` and `_`, never `.`).
     public init(identifier: String) {
         self.identifier = identifier
-        // On the UTF-8 view: `.` is ASCII, so its index is a valid `String` index (and no grapheme breaking runs).
-        let utf8 = identifier.utf8
-        if let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex, utf8.index(after: dot) != utf8.endIndex {
-            objectId = String(identifier[..<dot])
-            tenantId = String(identifier[utf8.index(after: dot)...])
+        // On the UTF-8 bytes: `.` is ASCII, so no grapheme breaking runs and the parts are whole characters.
+        var copy = identifier
+        let dot: Int? = copy.withUTF8 { utf8 in
+            var index = utf8.count - 1
+            while index >= 0, utf8[index] != UInt8(ascii: ".") { index -= 1 }
+            return index > 0 && index < utf8.count - 1 ? index : nil
+        }
+        if let dot {
+            let utf8 = identifier.utf8
+            let split = utf8.index(utf8.startIndex, offsetBy: dot)
+            objectId = String(identifier[..<split])
+            tenantId = String(identifier[utf8.index(after: split)...])
         } else {
             objectId = nil
             tenantId = nil

@@ -45,25 +45,26 @@ extension TokenCacheContents {
         account(key, items: index.accounts[key] ?? [], client: CacheText.lowercased(clientID))
     }
 
-    /// One account from its index `items`, with the ID tokens of `client` (lower-cased).
+    /// One account from its index `items`, with the ID tokens of `client` (lower-cased). The items
+    /// are read by position, so only the fields used are touched (no copy of each item).
     private func account(_ key: TokenCacheIndex.AccountKey, items: [TokenCacheIndex.Item], client: String) -> MSALAccount? {
-        var profiles: [(entry: CacheEntry, realm: String)] = []
-        for item in items where item.section == .account {
-            profiles.append((item.entry, item.realm))
-        }
-        guard let first = profiles.first?.entry, let identifier = first[.homeAccountID] else { return nil }
-        let homeTenant = MSALAccountId(identifier: identifier).tenantId.map(CacheText.lowercased)
+        guard let firstIndex = items.firstIndex(where: { $0.section == .account }) else { return nil }
+        // Values equal to the index's (already lower-case) ones are those strings, not new copies.
+        guard let identifier = items[firstIndex].entry.string(.homeAccountID, reusing: key.home) else { return nil }
+        let accountID = MSALAccountId(identifier: identifier)
+        let homeTenant = accountID.tenantId.map(CacheText.lowercased)
         var tenantProfiles: [MSALTenantProfile] = []
-        tenantProfiles.reserveCapacity(profiles.count)
-        var home: CacheEntry?
-        for (entry, realm) in profiles {
+        var homeIndex: Int?
+        for index in firstIndex..<items.count where items[index].section == .account {
+            let realm = items[index].realm
             let isHome = homeTenant != nil && realm == homeTenant
-            if isHome, home == nil { home = entry }
+            if isHome, homeIndex == nil { homeIndex = index }
+            let entry = items[index].entry
             tenantProfiles.append(
                 MSALTenantProfile(
                     identifier: entry[.localAccountID] ?? "",
-                    environment: entry[.environment] ?? key.environment,
-                    tenantId: entry[.realm] ?? "",
+                    environment: entry.string(.environment, reusing: key.environment) ?? key.environment,
+                    tenantId: entry.string(.realm, reusing: realm) ?? "",
                     isHomeTenantProfile: isHome,
                     lazyIDToken: idToken(in: items, client: client, realm: realm)?.entry.lazyString(.secret)))
         }
@@ -72,11 +73,11 @@ extension TokenCacheContents {
                 lhs.isHomeTenantProfile != rhs.isHomeTenantProfile ? lhs.isHomeTenantProfile : lhs.tenantId < rhs.tenantId
             }
         }
-        let homeEntry = home ?? first
+        let homeEntry = items[homeIndex ?? firstIndex].entry
         var username = homeEntry[.username].flatMap { $0.isEmpty ? nil : $0 }
         if username == nil {
-            for (entry, _) in profiles {
-                if let name = entry[.username], !name.isEmpty {
+            for index in firstIndex..<items.count where items[index].section == .account {
+                if let name = items[index].entry[.username], !name.isEmpty {
                     username = name
                     break
                 }
@@ -85,8 +86,9 @@ extension TokenCacheContents {
         return MSALAccount(
             identifier: identifier,
             username: username,
-            environment: homeEntry[.environment] ?? key.environment,
-            tenantProfiles: tenantProfiles)
+            environment: homeEntry.string(.environment, reusing: key.environment) ?? key.environment,
+            tenantProfiles: tenantProfiles,
+            homeAccountId: accountID)
     }
 }
 

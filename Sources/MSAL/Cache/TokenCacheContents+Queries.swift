@@ -98,13 +98,25 @@ extension TokenCacheContents {
 
     /// The refresh token among one account's `items` for `client` (lower-cased), else of `family`.
     package func refreshToken(in items: [TokenCacheIndex.Item], client: String, family: String?) -> (key: String, entry: CacheEntry)? {
-        if let item = items.last(where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }) {
-            return (item.key, item.entry)
+        if let index = Self.lastIndex(in: items, where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }) {
+            return (items[index].key, items[index].entry)
         }
-        guard let family, let item = items.last(where: { $0.section == .refreshToken && $0.isFamily && $0.client == family }) else {
+        guard let family, let index = Self.lastIndex(in: items, where: { $0.section == .refreshToken && $0.isFamily && $0.client == family })
+        else { return nil }
+        return (items[index].key, items[index].entry)
+    }
+
+    /// The position of the last item matching `predicate`, read in place (no copy of each item).
+    @inline(__always)
+    private static func lastIndex(in items: [TokenCacheIndex.Item], where predicate: (borrowing TokenCacheIndex.Item) -> Bool) -> Int? {
+        items.withUnsafeBufferPointer { buffer in
+            var index = buffer.count - 1
+            while index >= 0 {
+                if predicate(buffer[index]) { return index }
+                index -= 1
+            }
             return nil
         }
-        return (item.key, item.entry)
     }
 
     /// The ID token of an account and client in one realm.
@@ -116,8 +128,9 @@ extension TokenCacheContents {
 
     /// The ID token among one account's `items` for `client` and `realm` (both lower-cased).
     package func idToken(in items: [TokenCacheIndex.Item], client: String, realm: String) -> (key: String, entry: CacheEntry)? {
-        guard let item = items.last(where: { $0.section == .idToken && $0.client == client && $0.realm == realm }) else { return nil }
-        return (item.key, item.entry)
+        guard let index = Self.lastIndex(in: items, where: { $0.section == .idToken && $0.client == client && $0.realm == realm })
+        else { return nil }
+        return (items[index].key, items[index].entry)
     }
 
     /// The accounts a client can use: those it holds a refresh token or an ID token for, and those
@@ -137,11 +150,11 @@ extension TokenCacheContents {
     package static func isListed(_ items: [TokenCacheIndex.Item], client: String, family: String?) -> Bool {
         var hasAccount = false
         var usable = false
-        for item in items {
-            switch item.section {
+        for index in items.indices {
+            switch items[index].section {
             case .account: hasAccount = true
-            case .refreshToken: usable = usable || item.client == (item.isFamily ? family : client)
-            case .idToken: usable = usable || item.client == client
+            case .refreshToken: usable = usable || items[index].client == (items[index].isFamily ? family : client)
+            case .idToken: usable = usable || items[index].client == client
             case .accessToken, .appMetadata: break
             }
         }
