@@ -5,7 +5,6 @@ import Synchronization
 /// Shows the device code message, then a progress indicator on standard error until the sign-in ends.
 enum DeviceCodeProgress {
     static func run(
-        format: OutputFormat,
         _ body: (@escaping @Sendable (MSALDeviceCodeInfo) -> Void) async throws -> MSALResult
     ) async throws -> MSALResult {
         let progress = ProgressTicker()

@@ -134,7 +134,7 @@ struct LoginCommand: AsyncParsableCommand {
             let result: MSALResult
             if deviceCode {
                 let parameters = MSALTokenParameters(scopes: app.scopeList)
-                result = try await DeviceCodeProgress.run(format: app.output) { callback in
+                result = try await DeviceCodeProgress.run { callback in
                     try await application.acquireTokenWithDeviceCode(with: parameters, deviceCodeCallback: callback)
                 }
             } else {

@@ -1,3 +1,5 @@
+import MSALJOSE
+
 /// The bytes of a cache document as it was read, shared by every entry read from it.
 ///
 /// Entries keep their string members as ``CacheSlice``s of these bytes until someone asks for a
@@ -53,67 +55,10 @@ package struct CacheSlice: Sendable, Hashable {
         return String(decoding: source.bytes[range], as: UTF8.self)
     }
 
-    /// Resolves the escapes of validated JSON string content.
+    /// Resolves the escapes of validated JSON string content (the JSON reader's decoder: the cache
+    /// reader accepts exactly the escapes `JSONDocument` does).
     package static func unescape(_ raw: ArraySlice<UInt8>) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(raw.count)
-        var index = raw.startIndex
-        while index < raw.endIndex {
-            let byte = raw[index]
-            guard byte == UInt8(ascii: "\\") else {
-                output.append(byte)
-                index += 1
-                continue
-            }
-            let escaped = raw[index + 1]
-            index += 2
-            switch escaped {
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = hex4(raw, index)
-                index += 4
-                if scalar >= 0xD800, scalar < 0xDC00 {
-                    // The reader accepted only a high surrogate followed by `\u` and a low one.
-                    let low = hex4(raw, index + 2)
-                    index += 6
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                }
-                appendUTF8(scalar, to: &output)
-            default: output.append(escaped)  // " \ /
-            }
-        }
-        return output
-    }
-
-    private static func hex4(_ raw: ArraySlice<UInt8>, _ offset: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for index in offset..<(offset + 4) {
-            value = value << 4 | UInt32(CacheDocumentReader.hexValue(raw[index]) ?? 0)
-        }
-        return value
-    }
-
-    private static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
-        switch scalar {
-        case 0..<0x80:
-            output.append(UInt8(scalar))
-        case 0x80..<0x800:
-            output.append(UInt8(0xC0 | scalar >> 6))
-            output.append(UInt8(0x80 | scalar & 0x3F))
-        case 0x800..<0x10000:
-            output.append(UInt8(0xE0 | scalar >> 12))
-            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            output.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            output.append(UInt8(0xF0 | scalar >> 18))
-            output.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            output.append(UInt8(0x80 | scalar & 0x3F))
-        }
+        JSONStringDecoding.unescape(raw)
     }
 }
 

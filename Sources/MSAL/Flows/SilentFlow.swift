@@ -176,7 +176,7 @@ package struct SilentFlow: Sendable {
         let environment = request.authority.components.host
         let identifier = request.account.identifier ?? ""
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
-        let found = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (CachedAccessToken, MSALAccount?, String?)? in
+        let found = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (CachedAccessToken, String?)? in
             let token: CachedAccessToken?
             if extended {
                 token = contents.accessToken(
@@ -189,9 +189,9 @@ package struct SilentFlow: Sendable {
             }
             guard let token else { return nil }
             let idToken = contents.idToken(homeAccountID: identifier, environment: environment, clientID: clientID, realm: token.realm)?.entry["secret"]
-            return (token, nil, idToken)
+            return (token, idToken)
         }
-        guard let (token, _, idToken) = found else { return nil }
+        guard let (token, idToken) = found else { return nil }
         let account = request.account
         let profile = account.tenantProfiles?.first { $0.tenantId.caseInsensitiveCompare(token.realm) == .orderedSame }
             ?? MSALTenantProfile(

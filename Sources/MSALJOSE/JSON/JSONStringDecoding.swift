@@ -1,7 +1,13 @@
 /// Turns the raw bytes between a JSON string's quotes into UTF-8, resolving escapes.
 /// The input has already been validated by the parser.
-enum JSONStringDecoding {
-    static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+package enum JSONStringDecoding {
+    /// Resolves the escapes of JSON string content already validated by a reader (this one, or the
+    /// token cache's), as UTF-8.
+    package static func unescape(_ raw: ArraySlice<UInt8>) -> [UInt8] {
+        raw.withUnsafeBufferPointer { unescape($0) }
+    }
+
+    package static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
         var index = 0
