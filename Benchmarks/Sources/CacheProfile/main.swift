@@ -1,7 +1,7 @@
 // A plain loop over one token-cache operation, for profilers that need a simple process
 // (valgrind --tool=callgrind, perf). Not a benchmark: it prints no timing.
 //
-//   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup> DOCUMENT [count]
+//   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup|silent> DOCUMENT [count]
 //
 // DOCUMENT is one of the files of scripts/make_cache_documents.py (cache-10000.json).
 
@@ -10,7 +10,7 @@ import Foundation
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let data = FileManager.default.contents(atPath: arguments[2]) else {
-    print("usage: CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup> DOCUMENT [count]")
+    print("usage: CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup|silent> DOCUMENT [count]")
     exit(2)
 }
 let bytes = [UInt8](data)
@@ -53,6 +53,31 @@ case "lookup":
             loaded, homeAccountID: homes[index], environment: environment, clientID: clientID, realms: realms[index],
             scopes: scopes, now: 1_767_225_600)?.utf8.count ?? 0
     }
+case "silent":
+    // acquireTokenSilent cache hits through the public async API on a copy of the document.
+    let copy = FileManager.default.temporaryDirectory.appendingPathComponent("msal-silent-profile-\(getpid()).json").path
+    FileManager.default.createFile(atPath: copy, contents: data, attributes: [.posixPermissions: 0o600])
+    defer { try? FileManager.default.removeItem(atPath: copy) }
+    let loaded = try MSALCacheBenchmarkSupport.load(bytes)
+    let homes = MSALCacheBenchmarkSupport.homeAccountIDs(loaded, count: 16)
+    let config = MSALPublicClientApplicationConfig(
+        clientId: clientID, redirectUri: nil, authority: try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/organizations")!))
+    config.cacheConfig = MSALCacheConfig(storage: .file(path: copy))
+    let application = try MSALPublicClientApplication(configuration: config)
+    let parameters = try homes.map { home in
+        MSALSilentTokenParameters(scopes: ["User.Read"], account: try application.account(forIdentifier: home)!)
+    }
+    // The loop runs in a nonisolated function, as an app's background task would (top-level code is
+    // on the main actor, and every call from it would hop to the global executor and back).
+    @Sendable nonisolated func loop() async throws -> Int {
+        var sum = 0
+        for round in 0..<count {
+            let result = try await application.acquireTokenSilent(with: parameters[round % parameters.count])
+            sum &+= result.accessToken.utf8.count
+        }
+        return sum
+    }
+    checksum &+= try await Task.detached { try await loop() }.value
 default:
     print("unknown case \(arguments[1])")
     exit(2)

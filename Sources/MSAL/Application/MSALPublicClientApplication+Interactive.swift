@@ -43,7 +43,7 @@ extension MSALPublicClientApplication {
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws {
         try remove(account)
         guard signoutParameters.signoutFromBrowser else { return }
-        let correlationID = signoutParameters.correlationId ?? UUID()
+        let correlationID = signoutParameters.correlationId ?? CorrelationID.make()
         let metadata = try await client.resolver.resolve(configuration.authority, correlationID: correlationID)
         guard let endpoint = metadata.endSessionEndpoint else {
             throw MSALError(

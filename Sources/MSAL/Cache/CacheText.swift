@@ -73,8 +73,64 @@ package enum CacheText {
         target.split(separator: " ", omittingEmptySubsequences: true)
     }
 
+    /// The scopes of a space-separated `target` as strings, split on its bytes (the generic `split`
+    /// showed in every silent cache hit).
+    package static func scopeStrings(_ target: String) -> [String] {
+        var scopes: [String] = []
+        let utf8 = target.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: " ") {
+                if start != index { scopes.append(String(target[start..<index])) }
+                start = utf8.index(after: index)
+            }
+            utf8.formIndex(after: &index)
+        }
+        if start != index { scopes.append(String(target[start..<index])) }
+        return scopes
+    }
+
     /// The lower-cased scope set of a `target`, for case-insensitive subset checks.
     package static func scopeSet(_ target: String) -> Set<String> {
         Set(scopes(target).map { lowercased(String($0)) })
+    }
+
+    /// Whether `lhs` and `rhs` are equal when ASCII letters are compared without case (tenant ids,
+    /// realms, environments). Unlike Foundation's `caseInsensitiveCompare`, no Unicode folding and no
+    /// bridging: non-ASCII bytes must match exactly.
+    package static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.utf8, right = rhs.utf8
+        guard left.count == right.count else { return false }
+        var leftIndex = left.startIndex, rightIndex = right.startIndex
+        while leftIndex != left.endIndex {
+            let a = left[leftIndex], b = right[rightIndex]
+            if a != b {
+                let foldedA = a &- UInt8(ascii: "A") < 26 ? a | 0x20 : a
+                let foldedB = b &- UInt8(ascii: "A") < 26 ? b | 0x20 : b
+                guard foldedA == foldedB else { return false }
+            }
+            left.formIndex(after: &leftIndex)
+            right.formIndex(after: &rightIndex)
+        }
+        return true
+    }
+
+    /// Whether `text` has the shape of a GUID (`8-4-4-4-12` hexadecimal digits), as tenant ids do.
+    package static func isGUID(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard utf8.count == 36 else { return false }
+            for offset in 0..<36 {
+                let byte = utf8[offset]
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                } else {
+                    let isHex = (byte &- UInt8(ascii: "0") < 10) || ((byte | 0x20) &- UInt8(ascii: "a") < 6)
+                    guard isHex else { return false }
+                }
+            }
+            return true
+        }
     }
 }

@@ -29,7 +29,7 @@ package struct SilentFlow: Sendable {
     /// Reads and checks the parameters.
     package func request(_ parameters: MSALSilentTokenParameters) throws -> Request {
         let values = parameters.snapshot
-        let correlationID = values.correlationId ?? UUID()
+        let correlationID = values.correlationId ?? CorrelationID.make()
         guard let account = values.account, let identifier = account.identifier, !identifier.isEmpty else {
             throw MSALError(
                 .internal, internalCode: .accountRequired, message: "A silent request needs an account (MSALSilentTokenParameters.account)",
@@ -66,7 +66,7 @@ package struct SilentFlow: Sendable {
             tenant = home
         }
         guard origin != authority.components.origin || tenant != authority.components.tenant else { return authority }
-        return client.derivedAuthorities.authority(origin + "/" + tenant, options: authority.options) ?? authority
+        return client.derivedAuthorities.authority(origin: origin, tenant: tenant, options: authority.options) ?? authority
     }
 
     private static func isMultiTenant(_ tenant: String) -> Bool { TokenClient.isMultiTenant(tenant) }
@@ -146,22 +146,27 @@ package struct SilentFlow: Sendable {
     /// The realms an access token for this request may be cached under, most specific first.
     private func realms(_ request: Request) -> [String] {
         var realms: [String] = []
+        realms.reserveCapacity(3)
         let tenant = request.authority.components.tenant
         func add(_ realm: String?) {
-            guard let realm, !realm.isEmpty, !realms.contains(where: { $0.caseInsensitiveCompare(realm) == .orderedSame }) else { return }
+            guard let realm, !realm.isEmpty, !realms.contains(where: { CacheText.equalIgnoringASCIICase($0, realm) }) else { return }
             realms.append(realm)
         }
-        if Self.isMultiTenant(tenant) || request.authority.kind == .b2c || request.authority.kind == .ciam {
+        let isMultiTenant = Self.isMultiTenant(tenant)
+        if isMultiTenant || request.authority.kind == .b2c || request.authority.kind == .ciam {
             add(request.account.homeAccountId?.tenantId)
-        } else if tenant.lowercased() == "consumers" {
+        } else if CacheText.equalIgnoringASCIICase(tenant, "consumers") {
             add(TokenClient.consumersTenantID)
         }
         add(tenant)
         add(request.requestedTenant)
-        // A domain-named tenant (contoso.com) is cached under its id, which the issuer names.
-        if let issuer = client.resolver.cachedMetadata(for: request.authority)?.issuer, let url = URL(string: issuer) {
+        // A domain-named tenant (contoso.com) is cached under its id, which the issuer names. (A
+        // tenant id or a multi-tenant segment needs no metadata: the lookup stays free of it.)
+        if !isMultiTenant, !CacheText.isGUID(tenant), let issuer = client.resolver.cachedMetadata(for: request.authority)?.issuer,
+            let url = URL(string: issuer)
+        {
             let segments = url.path.split(separator: "/")
-            if let first = segments.first, UUID(uuidString: String(first)) != nil { add(String(first)) }
+            if let first = segments.first, CacheText.isGUID(String(first)) { add(String(first)) }
         }
         return realms
     }
@@ -176,31 +181,22 @@ package struct SilentFlow: Sendable {
         let environment = request.authority.components.host
         let identifier = request.account.identifier ?? ""
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
-        let found = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (CachedAccessToken, String?)? in
-            let token: CachedAccessToken?
-            if extended {
-                token = contents.accessToken(
-                    homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
-                    now: now, expiryBuffer: 0, usingExtendedExpiry: true)
-            } else {
-                token = contents.accessToken(
-                    homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
-                    now: now, expiryBuffer: buffer)
-            }
-            guard let token else { return nil }
-            let idToken = contents.idToken(homeAccountID: identifier, environment: environment, clientID: clientID, realm: token.realm)?.entry["secret"]
-            return (token, idToken)
+        let found = try client.cache.read(clientID: clientID, accountID: identifier) { contents in
+            contents.accessTokenAndIDToken(
+                homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
+                now: now, expiryBuffer: extended ? 0 : buffer, usingExtendedExpiry: extended)
         }
         guard let (token, idToken) = found else { return nil }
         let account = request.account
-        let profile = account.tenantProfiles?.first { $0.tenantId.caseInsensitiveCompare(token.realm) == .orderedSame }
+        let profile = account.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.tenantId, token.realm) }
             ?? MSALTenantProfile(
                 identifier: "", environment: account.environment, tenantId: token.realm,
-                isHomeTenantProfile: account.homeAccountId?.tenantId?.caseInsensitiveCompare(token.realm) == .orderedSame, idToken: idToken)
+                isHomeTenantProfile: account.homeAccountId?.tenantId.map { CacheText.equalIgnoringASCIICase($0, token.realm) } ?? false,
+                idToken: idToken)
         let isExtended = extended && token.expiresOn - now <= buffer
         return MSALResult(
             accessToken: token.secret, expiresOn: Date(timeIntervalSince1970: Double(isExtended ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn)),
-            extendedLifeTimeToken: isExtended, idToken: idToken, scopes: CacheText.scopes(token.target).map(String.init),
+            extendedLifeTimeToken: isExtended, idToken: idToken, scopes: CacheText.scopeStrings(token.target),
             tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
             tokenSource: .cache, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
     }

@@ -34,7 +34,6 @@ package struct TokenClient: Sendable {
 
     /// Whether `tenant` is one of Entra's multi-tenant aliases.
     package static func isMultiTenant(_ tenant: String) -> Bool {
-        let folded = tenant.lowercased()
-        return folded == "common" || folded == "organizations"
+        CacheText.equalIgnoringASCIICase(tenant, "common") || CacheText.equalIgnoringASCIICase(tenant, "organizations")
     }
 }

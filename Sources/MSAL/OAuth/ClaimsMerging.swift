@@ -12,6 +12,8 @@ package enum ClaimsMerging {
     /// `claims` was validated as a JSON object when the ``MSALClaimsRequest`` was made; text that
     /// does not parse here is sent unchanged rather than dropped.
     package static func merged(claims: String?, capabilities: [String]?) -> String? {
+        // Neither claims nor capabilities (every plain silent request): nothing to build.
+        if claims?.isEmpty ?? true, capabilities?.allSatisfy(\.isEmpty) ?? true { return nil }
         let capabilities = (capabilities ?? []).filter { !$0.isEmpty }
         let capabilityMember = JSONMember(name: "xms_cc", value: .object(["values": .array(capabilities.map(JSON.string))]))
         guard let claims, !claims.isEmpty else {

@@ -11,7 +11,7 @@ package enum TokenRequests {
         var seen = Set<String>()
         var out: [String] = []
         for scope in scopes + extra {
-            let trimmed = scope.trimmingCharacters(in: .whitespaces)
+            let trimmed = trimmed(scope)
             let folded = trimmed.lowercased()
             guard !trimmed.isEmpty, !reservedScopes.contains(folded), seen.insert(folded).inserted else { continue }
             out.append(trimmed)
@@ -19,11 +19,24 @@ package enum TokenRequests {
         return (out + reservedScopes).joined(separator: " ")
     }
 
+    /// `scope` without surrounding whitespace; `scope` itself when it starts and ends with a visible
+    /// ASCII character (Foundation's trimming bridges to `NSString`, which showed in silent requests).
+    private static func trimmed(_ scope: String) -> String {
+        guard let first = scope.utf8.first, let last = scope.utf8.last else { return scope }
+        if first > 0x20, first < 0x7F, last > 0x20, last < 0x7F { return scope }
+        return scope.trimmingCharacters(in: .whitespaces)
+    }
+
     /// The requested scopes as the cache and results use them: trimmed, reserved ones and duplicates dropped.
     package static func resourceScopes(_ scopes: [String]) -> [String] {
+        if scopes.count == 1 {
+            // The common case, without the set: one scope has no duplicate.
+            let trimmed = trimmed(scopes[0])
+            return trimmed.isEmpty || reservedScopes.contains(trimmed.lowercased()) ? [] : [trimmed]
+        }
         var seen = Set<String>()
         return scopes.compactMap { scope in
-            let trimmed = scope.trimmingCharacters(in: .whitespaces)
+            let trimmed = trimmed(scope)
             let folded = trimmed.lowercased()
             guard !trimmed.isEmpty, !reservedScopes.contains(folded), seen.insert(folded).inserted else { return nil }
             return trimmed
