@@ -50,7 +50,10 @@ final class AppStorageCacheSerializer: MSALTokenCacheSerializer {
         let data = access.serialize()
         stored.withLock { $0 = data }
     }
+}
 
+// Not in the README: what the tests look at.
+extension AppStorageCacheSerializer {
     /// What the store holds now.
     var storedDocument: Data? { stored.withLock { $0 } }
 

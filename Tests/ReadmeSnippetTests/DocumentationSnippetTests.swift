@@ -24,13 +24,13 @@ import Testing
         #expect(blocks.count >= 6)
         let sources = try Self.snippetSources()
         for block in blocks {
-            let named = block.introduction.firstMatch(of: /Tests\/ReadmeSnippetTests\/[A-Za-z]+\.swift/).map { String($0.output) }
-            guard let named else {
-                Issue.record("README.md:\(block.line): the line before a Swift block must name the file that compiles it, not \"\(block.introduction)\"")
+            guard let named = block.namedFile, named.hasPrefix("\(Self.snippetFolder)/") else {
+                Issue.record("README.md:\(block.line): the text before a Swift block must name the file of \(Self.snippetFolder) that compiles it")
                 continue
             }
             let source = try #require(sources[named], "README.md:\(block.line) names \(named), which does not exist")
-            #expect(block.appears(in: source), "README.md:\(block.line): the block is not in \(named) as written")
+            let found = block.appears(in: source)
+            #expect(found, "README.md:\(block.line): the block is not in \(named) as written")
         }
     }
 
@@ -45,7 +45,8 @@ import Testing
             let text = try RepositoryFiles.text("\(Self.articleFolder)/\(article)")
             for block in MarkdownCodeBlock.blocks(in: text) where block.language == "swift" {
                 count += 1
-                #expect(sources.values.contains { block.appears(in: $0) }, "\(article):\(block.line): the block is compiled nowhere in \(Self.snippetFolder)")
+                let found = sources.values.contains { block.appears(in: $0) }
+                #expect(found, "\(article):\(block.line): the block is compiled nowhere in \(Self.snippetFolder)")
             }
         }
         #expect(count >= 4)
@@ -73,8 +74,9 @@ import Testing
 
     @Test func theMarkdownReaderFindsBlocksAndRuns() {
         let markdown = """
-            Text before.
-            Compiled in `Tests/ReadmeSnippetTests/X.swift`:
+            Text before, about `Tests/Other/Y.swift`.
+            Compiled in `Tests/ReadmeSnippetTests/X.swift`
+            and run.
 
             ```swift
             let a = 1
@@ -87,8 +89,9 @@ import Testing
             """
         let blocks = MarkdownCodeBlock.blocks(in: markdown)
         #expect(blocks.map(\.language) == ["swift", "sh"])
-        #expect(blocks[0].introduction == "Compiled in `Tests/ReadmeSnippetTests/X.swift`:")
-        #expect(blocks[0].line == 4)
+        #expect(blocks[0].namedFile == "Tests/ReadmeSnippetTests/X.swift")
+        #expect(blocks[1].namedFile == "Tests/ReadmeSnippetTests/X.swift")
+        #expect(blocks[0].line == 5)
         #expect(blocks[0].appears(in: "func f() {\n    let a = 1\n    let b = 2\n}"))
         #expect(!blocks[0].appears(in: "let a = 1\nlet c = 3\nlet b = 2"))
         #expect(!blocks[0].appears(in: "let b = 2\nlet a = 1"))

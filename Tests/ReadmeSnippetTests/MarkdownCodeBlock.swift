@@ -8,14 +8,14 @@ struct MarkdownCodeBlock: Sendable {
     var lines: [String]
     /// The 1-based line number of the opening fence.
     var line: Int
-    /// The last non-blank line before the opening fence.
-    var introduction: String
+    /// The last source file (`Tests/<target>/<name>.swift`) the prose before the block names.
+    var namedFile: String?
 
     /// The fenced blocks of `markdown`, in order.
     static func blocks(in markdown: String) -> [MarkdownCodeBlock] {
         var blocks: [MarkdownCodeBlock] = []
         var open: MarkdownCodeBlock?
-        var lastText = ""
+        var lastNamed: String?
         for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if var block = open {
@@ -27,9 +27,9 @@ struct MarkdownCodeBlock: Sendable {
                     open = block
                 }
             } else if trimmed.hasPrefix("```") {
-                open = MarkdownCodeBlock(language: String(trimmed.dropFirst(3)), lines: [], line: index + 1, introduction: lastText)
-            } else if !trimmed.isEmpty {
-                lastText = trimmed
+                open = MarkdownCodeBlock(language: String(trimmed.dropFirst(3)), lines: [], line: index + 1, namedFile: lastNamed)
+            } else if let named = line.matches(of: /Tests\/[A-Za-z]+\/[A-Za-z+]+\.swift/).last {
+                lastNamed = String(named.output)
             }
         }
         return blocks
