@@ -79,6 +79,16 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The Swift code of README.md and the DocC articles, compiled in Swift 6 mode and run offline.
+        .testTarget(
+            name: "ReadmeSnippetTests",
+            dependencies: [
+                "MSAL", "MSALJOSE", "MSALTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "MSALCommandLineTests",
             dependencies: ["MSALCommandLine"]

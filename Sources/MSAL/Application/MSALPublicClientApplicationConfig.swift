@@ -38,6 +38,8 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     /// Creates a configuration.
     ///
     /// - Parameters:
+    ///   - clientId: The application (client) id registered with the identity provider.
+    ///   - redirectUri: The registered redirect URI; `nil` is `http://localhost` on a free port.
     ///   - authority: `nil` is `https://login.microsoftonline.com/common`.
     public init(clientId: String, redirectUri: String?, authority: MSALAuthority?) {
         self.clientId = clientId

@@ -14,8 +14,10 @@ import Foundation
 public protocol MSALHTTPTransport: Sendable {
     /// Sends `request` and returns the response.
     ///
-    /// - Parameter limits: the caps the response must respect; stop reading and throw
-    ///   ``MSALInternalError/bodyTooLarge`` when the body exceeds ``MSALHTTPLimits/maximumResponseBodySize``.
+    /// - Parameters:
+    ///   - request: The request to send, exactly once: no retries, no redirects followed.
+    ///   - limits: The caps the response must respect; stop reading and throw
+    ///     ``MSALInternalError/bodyTooLarge`` when the body exceeds ``MSALHTTPLimits/maximumResponseBodySize``.
     func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse
 }
 

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// README.md's list of `msal` verbs (the `sh` block after the sentence naming this file) is the
+/// tool's real interface: each verb listed exists, its flags are exactly those its `--help` shows,
+/// and the literal values the README gives a flag (`--output text|json`) are the ones the help names.
+@Suite("README: the msal verbs and flags")
+struct ReadmeCLITests {
+    /// One verb of the README's list.
+    struct ListedVerb {
+        var words: [String]
+        var flags: [String: [String]] = [:]
+        var usesApplicationOptions = false
+    }
+
+    /// The README's verb list.
+    static func listedVerbs() throws -> [ListedVerb] {
+        let readme = try String(contentsOf: CommandRunner.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let mention = try #require(lines.firstIndex { $0.contains("Tests/MSALCommandLineTests/ReadmeCLITests.swift") })
+        let open = try #require(lines[mention...].firstIndex { $0.hasPrefix("```sh") })
+        let close = try #require(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") })
+
+        var verbs: [ListedVerb] = []
+        var applicationOptions = ListedVerb(words: ["APP_OPTIONS"])
+        var current: ListedVerb?
+        func finish() {
+            guard let verb = current else { return }
+            if verb.words == ["APP_OPTIONS"] { applicationOptions = verb } else { verbs.append(verb) }
+            current = nil
+        }
+        for line in lines[(open + 1)..<close] {
+            if line.hasPrefix("msal ") {
+                finish()
+                let words = line.split(separator: " ").dropFirst().prefix { $0.allSatisfy { $0.isLowercase } }.map(String.init)
+                current = ListedVerb(words: words)
+            } else if line.hasPrefix("APP_OPTIONS:") {
+                finish()
+                current = ListedVerb(words: ["APP_OPTIONS"])
+            } else if !line.hasPrefix(" ") {
+                Issue.record("README verb list: unexpected line \"\(line)\"")
+                continue
+            }
+            if line.contains(" APP_OPTIONS") { current?.usesApplicationOptions = true }
+            for match in line.matches(of: /--([a-z-]+)(?:[ =]([a-z0-9_]+(?:\|[a-z0-9_]+)+)(?![A-Za-z0-9_|]))?/) {
+                let values = match.output.2.map { $0.split(separator: "|").map(String.init) } ?? []
+                current?.flags["--" + match.output.1] = values
+            }
+        }
+        finish()
+        return verbs.map { verb in
+            var verb = verb
+            if verb.usesApplicationOptions { verb.flags.merge(applicationOptions.flags) { mine, _ in mine } }
+            return verb
+        }
+    }
+
+    /// The options `msal <words> --help` describes: flag → its help text.
+    static func helpOptions(_ words: [String]) throws -> [String: String] {
+        let result = try CommandRunner.run(words + ["--help"])
+        #expect(result.status == 0, "msal \(words.joined(separator: " ")) --help: \(result.standardError)")
+        var options: [String: String] = [:]
+        var current: String?
+        var inOptions = false
+        for line in result.standardOutput.split(separator: "\n").map(String.init) {
+            if line == "OPTIONS:" { inOptions = true; continue }
+            guard inOptions else { continue }
+            if let match = line.firstMatch(of: /^  (?:-[a-z], )?(--[a-z-]+)/) {
+                current = String(match.output.1)
+                options[current!] = line
+            } else if let current, line.hasPrefix("   ") {
+                options[current, default: ""] += " " + line.trimmingCharacters(in: .whitespaces)
+            } else if !line.hasPrefix(" ") {
+                inOptions = false
+            }
+        }
+        options["--help"] = nil
+        return options
+    }
+
+    @Test("Every listed verb has exactly the listed flags, with the listed values")
+    func verbsAndFlags() throws {
+        let verbs = try Self.listedVerbs()
+        #expect(verbs.map { $0.words.joined(separator: " ") } == [
+            "login", "token", "logout", "accounts", "cache show", "cache remove", "authority show", "jwt decode", "jwt verify",
+        ])
+        for verb in verbs {
+            let name = "msal " + verb.words.joined(separator: " ")
+            let options = try Self.helpOptions(verb.words)
+            #expect(Set(verb.flags.keys) == Set(options.keys), "\(name): README \(verb.flags.keys.sorted()), --help \(options.keys.sorted())")
+            for (flag, values) in verb.flags {
+                let help = options[flag] ?? ""
+                for value in values {
+                    #expect(help.contains(value), "\(name) \(flag): the help does not name \"\(value)\": \(help)")
+                }
+            }
+        }
+    }
+
+    @Test("The verb list parser reads flags, values and shared options")
+    func parserSeesValues() throws {
+        let verbs = try Self.listedVerbs()
+        let login = try #require(verbs.first { $0.words == ["login"] })
+        #expect(login.usesApplicationOptions)
+        #expect(login.flags["--prompt"] == ["select_account", "login", "consent", "create", "none"])
+        #expect(login.flags["--output"] == ["text", "json"])
+        #expect(login.flags["--client-id"] == [])
+        let authority = try #require(verbs.first { $0.words == ["authority", "show"] })
+        #expect(authority.flags["--kind"] == ["auto", "aad", "b2c", "ciam", "adfs", "oidc"])
+        #expect(authority.flags["--known-authority"] == [])
+        #expect(authority.flags["--allow-http-loopback"] == [])
+    }
+}

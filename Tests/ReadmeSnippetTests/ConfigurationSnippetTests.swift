@@ -1,0 +1,80 @@
+import Foundation
+import MSAL
+import Testing
+
+/// The README's configuration snippets (ConfigurationSnippets.swift), run offline.
+@Suite struct ConfigurationSnippetTests {
+    @Test func authorityExamplesHaveTheKindsTheREADMENames() throws {
+        let authorities = try authorityExamples()
+        #expect(authorities.map(\.kind) == [.aad, .aad, .b2c, .ciam, .adfs, .oidc, .b2c])
+        #expect(authorities.map(\.tenant) == [
+            "contoso.onmicrosoft.com", "organizations", "contoso.onmicrosoft.com", "contoso.onmicrosoft.com", "adfs", "", "contoso.onmicrosoft.com",
+        ])
+        #expect(authorities[1].host == "login.microsoftonline.us")
+        #expect((authorities[2] as? MSALB2CAuthority)?.policy == "B2C_1_signupsignin")
+        #expect(authorities[4] is MSALADFSAuthority)
+        #expect((authorities[5] as? MSALOIDCAuthority)?.issuer == "https://accounts.example.com")
+        #expect((authorities[6] as? MSALB2CAuthority)?.policy == "B2C_1_edit")
+    }
+
+    @Test func aLocalProviderNeedsTheLoopbackOptIn() throws {
+        let application = try localProviderApplication(port: 8400)
+        let authority = application.configuration.authority
+        #expect(authority.url.absoluteString == "http://127.0.0.1:8400/common")
+        #expect(application.configuration.knownAuthorities == [authority])
+        // Without the option the same URL is refused.
+        #expect {
+            _ = try MSALAuthority.authority(url: URL(string: "http://127.0.0.1:8400/common")!)
+        } throws: { error in
+            (error as? MSALError)?.internalCode == .invalidAuthority
+        }
+    }
+
+    @Test func theFileCacheIsWhereTheAppSaysAndNothingIsWrittenUntilUsed() throws {
+        let application = try fileCacheApplication()
+        guard case .file(let path) = application.configuration.cacheConfig.storage else {
+            Issue.record("expected a file cache")
+            return
+        }
+        #expect(path == "/var/lib/my-app/token_cache.json")
+        #expect(application.configuration.cacheConfig.fileLockTimeout == 5)
+        #expect(!FileManager.default.fileExists(atPath: "/var/lib/my-app/token_cache.json"))
+    }
+
+    @Test func deviceCodeSignInStoresTheCacheInTheAppsStorage() async throws {
+        let replay = try SnippetReplay(fixture: "Fixtures/Conformance/Flows/device-code-common-authority.json")
+        let storage = AppStorageCacheSerializer()
+        let application = try replay.application(cache: MSALCacheConfig(storage: .custom(storage)))
+
+        let result = try await signInWithDeviceCode(application, scopes: ["User.Read"])
+        #expect(result.accessToken == "at-device-1")
+        #expect(result.tokenSource == .identityProvider)
+        #expect(replay.clock.waits == [5])  // one poll interval before the token was issued
+        try replay.transport.verifyAllInteractionsUsed()
+
+        // The app's storage now holds the cache document, in the unified format.
+        let document = try #require(storage.storedDocument)
+        let json = try #require(try JSONSerialization.jsonObject(with: document) as? [String: Any])
+        let accessTokens = try #require(json["AccessToken"] as? [String: [String: Any]])
+        #expect(accessTokens.values.map { $0["secret"] as? String } == ["at-device-1"])
+
+        // A later run loads it from the storage: the token comes from the cache, with no request.
+        let laterStorage = AppStorageCacheSerializer()
+        laterStorage.store(document)
+        let later = try replay.application(cache: MSALCacheConfig(storage: .custom(laterStorage)))
+        let account = try #require(try later.allAccounts().first)
+        let requests = replay.transport.sentRequests.count
+        let silent = try await later.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+        #expect(silent.accessToken == "at-device-1")
+        #expect(silent.tokenSource == .cache)
+        #expect(replay.transport.sentRequests.count == requests)
+
+        // The README's application takes the same storage.
+        let readmeApplication = try customCacheApplication(storage: laterStorage)
+        guard case .custom(let serializer) = readmeApplication.configuration.cacheConfig.storage else {
+            Issue.record("expected the app's storage")
+            return
+        }
+        #expect(serializer as? AppStorageCacheSerializer === laterStorage)
+    }
+}

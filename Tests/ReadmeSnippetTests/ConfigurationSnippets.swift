@@ -1,0 +1,89 @@
+// README.md, "Configuration" (and the DocC articles): authorities, the token cache, device code
+// sign-in, logging and HTTP settings. ConfigurationSnippetTests runs every function here except
+// `configureLoggingAndHTTP()`, which changes process-wide settings that other suites check: it is
+// compiled, not run.
+
+import Foundation
+import MSAL
+import Synchronization
+
+/// One authority of each kind.
+func authorityExamples() throws -> [MSALAuthority] {
+    let organization = try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/contoso.onmicrosoft.com")!)
+    let usGovernment = try MSALAADAuthority(cloudInstance: .usGovernmentCloudInstance, audienceType: .azureADMultipleOrgsAudience, rawTenant: nil)
+    let b2c = try MSALB2CAuthority(url: URL(string: "https://contoso.b2clogin.com/contoso.onmicrosoft.com/B2C_1_signupsignin")!)
+    let ciam = try MSALCIAMAuthority(url: URL(string: "https://contoso.ciamlogin.com")!)
+    let adfs = try MSALADFSAuthority(url: URL(string: "https://sts.contoso.com/adfs")!)
+    let oidc = try MSALOIDCAuthority(url: URL(string: "https://accounts.example.com")!)
+    let detected = try MSALAuthority.authority(url: URL(string: "https://contoso.b2clogin.com/contoso.onmicrosoft.com/B2C_1_edit")!)  // an MSALB2CAuthority
+    return [organization, usGovernment, b2c, ciam, adfs, oidc, detected]
+}
+
+/// An application signing in against an identity provider on this machine (such as `msal emulator`).
+func localProviderApplication(port: Int) throws -> MSALPublicClientApplication {
+    let local = try MSALAuthority.authority(url: URL(string: "http://127.0.0.1:\(port)/common")!, options: [.allowInsecureLoopback])
+    let config = MSALPublicClientApplicationConfig(clientId: kClientID, redirectUri: nil, authority: local)
+    config.knownAuthorities = [local]  // trusted as given: no instance discovery for a local host
+    return try MSALPublicClientApplication(configuration: config)
+}
+
+/// An application whose token cache is a file of its choice.
+func fileCacheApplication() throws -> MSALPublicClientApplication {
+    let config = MSALPublicClientApplicationConfig(clientId: kClientID)
+    config.cacheConfig = MSALCacheConfig(storage: .file(path: "/var/lib/my-app/token_cache.json"), fileLockTimeout: 5)
+    return try MSALPublicClientApplication(configuration: config)
+}
+
+/// Keeps the token cache in the app's own storage: here a value in memory, standing in for a
+/// database row or a secret-service item.
+final class AppStorageCacheSerializer: MSALTokenCacheSerializer {
+    private let stored = Mutex<Data?>(nil)
+
+    func beforeAccess(_ access: MSALTokenCacheAccess) throws {
+        if let data = stored.withLock({ $0 }) {
+            try access.deserialize(data)  // the unified format of every MSAL library
+        }
+    }
+
+    func afterAccess(_ access: MSALTokenCacheAccess) throws {
+        guard access.hasStateChanged else { return }
+        let data = access.serialize()
+        stored.withLock { $0 = data }
+    }
+}
+
+// Not in the README: what the tests look at.
+extension AppStorageCacheSerializer {
+    /// What the store holds now.
+    var storedDocument: Data? { stored.withLock { $0 } }
+
+    /// Puts a cache document in the store, as if an earlier run had left it there.
+    func store(_ data: Data) { stored.withLock { $0 = data } }
+}
+
+/// An application whose token cache lives in `storage`.
+func customCacheApplication(storage: AppStorageCacheSerializer) throws -> MSALPublicClientApplication {
+    let config = MSALPublicClientApplicationConfig(clientId: kClientID)
+    config.cacheConfig = MSALCacheConfig(storage: .custom(storage))
+    return try MSALPublicClientApplication(configuration: config)
+}
+
+/// Signs in on a machine without a browser: the user enters a code on another device.
+func signInWithDeviceCode(_ application: MSALPublicClientApplication, scopes: [String]) async throws -> MSALResult {
+    let parameters = MSALTokenParameters(scopes: scopes)
+    return try await application.acquireTokenWithDeviceCode(with: parameters) { info in
+        // "To sign in, use a web browser to open the page https://microsoft.com/devicelogin and enter the code …"
+        print(info.message)
+    }
+}
+
+/// Process-wide logging and HTTP settings, set once at launch.
+func configureLoggingAndHTTP() {
+    MSALGlobalConfig.loggerConfig.logLevel = .info                         // default .error
+    MSALGlobalConfig.loggerConfig.logMaskingLevel = .settingsMaskAllPII    // the default: no user or account ids
+    MSALGlobalConfig.loggerConfig.setLogCallback { level, message, containsPII in
+        if let message, !containsPII { print(level, message) }
+    }
+    MSALGlobalConfig.httpConfig.timeoutIntervalForRequest = 20             // seconds
+    MSALGlobalConfig.httpConfig.retryCount = 1                             // one retry of idempotent requests on 5xx/timeouts
+}
