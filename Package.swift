@@ -92,7 +92,11 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALEmulatorTests",
-            dependencies: ["MSAL", "MSALJOSE", "MSALEmulator"]
+            dependencies: [
+                "MSAL", "MSALJOSE", "MSALEmulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "MSALCommandLineTests",

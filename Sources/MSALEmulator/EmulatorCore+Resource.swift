@@ -36,8 +36,7 @@ extension EmulatorCore {
         guard let expiry = jwt.numberClaim("exp"), expiry > now else { return unauthorized("The token is expired.") }
         if let notBefore = jwt.numberClaim("nbf"), notBefore > now + 300 { return unauthorized("The token is not valid yet.") }
         let username = jwt.stringClaim("preferred_username") ?? ""
-        let issuedAt = jwt.numberClaim("iat") ?? 0
-        if let cutoff = state.withLock({ $0.accessTokensNotBefore[username.lowercased()] }), issuedAt < cutoff.timeIntervalSince1970 {
+        if let tokenID = jwt.stringClaim("uti"), state.withLock({ $0.revokedAccessTokens.contains(tokenID) }) {
             return unauthorized("The token was revoked.")
         }
         info.clientID = jwt.stringClaim("azp")

@@ -24,13 +24,15 @@ extension EmulatorCore {
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         let issuer = self.issuer(tenantID: issue.tenantID)
         let subject = Base64URL.encode(Array("\(issue.client.clientID):\(objectID)".utf8))
+        let tokenID = String(Self.randomToken().prefix(22))
+        let accessExpiry = issued + Int64(lifetimes.accessToken)
 
         let accessClaims = JSON.object([
             "aud": .string(issue.scope.resource),
             "iss": .string(issuer),
             "iat": .integer(issued),
             "nbf": .integer(issued),
-            "exp": .integer(issued + Int64(lifetimes.accessToken)),
+            "exp": .integer(accessExpiry),
             "azp": .string(issue.client.clientID),
             "azpacr": .string("0"),
             "name": .string(user.name),
@@ -39,7 +41,7 @@ extension EmulatorCore {
             "scp": .string(issue.scope.permissions.joined(separator: " ")),
             "sub": .string(subject),
             "tid": .string(issue.tenantID),
-            "uti": .string(Self.randomToken().prefix(22).description),
+            "uti": .string(tokenID),
             "ver": .string("2.0"),
         ])
         let accessToken: String
@@ -47,6 +49,11 @@ extension EmulatorCore {
             accessToken = try signingKey.sign(claims: accessClaims)
         } catch {
             throw EmulatorOAuthError(status: 500, "server_error", 90033, "The emulator could not sign the access token: \(error).")
+        }
+
+        state.withLock {
+            $0.prune(now: now)
+            $0.accessTokens[tokenID] = (user.username.lowercased(), Date(timeIntervalSince1970: TimeInterval(accessExpiry)))
         }
 
         var members: [JSONMember] = [

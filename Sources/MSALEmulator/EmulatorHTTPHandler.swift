@@ -85,8 +85,10 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         let respond = self.respond
         promise.completeWithTask { await respond(request) }
         promise.futureResult.assumeIsolated().whenSuccess { response in
-            self.write(response, version: version, keepAlive: keepAlive, context: context)
+            // Ready for the next request before the answer is written: the pipelining handler
+            // hands over a request it held back as soon as this answer's end goes out.
             if case .responding = self.state { self.state = .idle }
+            self.write(response, version: version, keepAlive: keepAlive, context: context)
         }
     }
 

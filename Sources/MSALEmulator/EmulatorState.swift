@@ -16,8 +16,10 @@ struct EmulatorState: Sendable {
     var faults: [(id: Int, fault: MSALEmulator.Fault)] = []
     var nextFaultID = 1
     var log: [MSALEmulator.RequestRecord] = []
-    /// Access tokens of a user (home object id) issued before this date are refused by the resource.
-    var accessTokensNotBefore: [String: Date] = [:]
+    /// Access tokens issued and not yet expired: `uti` → (username lower-cased, expiry).
+    var accessTokens: [String: (username: String, expiresAt: Date)] = [:]
+    /// The `uti` of access tokens the protected resource refuses.
+    var revokedAccessTokens: Set<String> = []
 
     /// Most request records kept; older ones are dropped.
     static let maximumLogEntries = 100_000
@@ -37,6 +39,10 @@ struct EmulatorState: Sendable {
     mutating func prune(now: Date) {
         if codes.count > Self.pruneThreshold { codes = codes.filter { $0.value.expiresAt > now } }
         if refreshTokens.count > Self.pruneThreshold { refreshTokens = refreshTokens.filter { $0.value.expiresAt > now && $0.value.status == .active } }
+        if accessTokens.count > Self.pruneThreshold {
+            accessTokens = accessTokens.filter { $0.value.expiresAt > now }
+            revokedAccessTokens = revokedAccessTokens.filter { accessTokens[$0] != nil }
+        }
         if deviceCodes.count > Self.pruneThreshold {
             deviceCodes = deviceCodes.filter { $0.value.expiresAt > now }
             userCodes = userCodes.filter { deviceCodes[$0.value] != nil }

@@ -91,14 +91,21 @@ extension MSALEmulator {
         }
     }
 
-    /// Makes the protected resource refuse the access tokens `username` holds now (those issued
-    /// before this second); tokens issued afterwards are accepted.
+    /// Makes the protected resource refuse every access token issued to `username` so far (as
+    /// continuous access evaluation would after a password change); tokens issued afterwards work.
     ///
+    /// - Returns: How many unexpired access tokens were revoked.
     /// - Throws: ``MSALEmulatorError/Code/unknownUser``.
-    public func revokeAccessTokens(of username: String) throws {
+    @discardableResult
+    public func revokeAccessTokens(of username: String) throws -> Int {
         let user = try knownUser(username)
-        let cutoff = Date(timeIntervalSince1970: core.now().timeIntervalSince1970.rounded(.down))
-        core.state.withLock { $0.accessTokensNotBefore[user.username.lowercased()] = cutoff }
+        let folded = user.username.lowercased()
+        let now = core.now()
+        return core.state.withLock { state in
+            let revoked = state.accessTokens.filter { $0.value.username == folded && $0.value.expiresAt > now }.map(\.key)
+            state.revokedAccessTokens.formUnion(revoked)
+            return revoked.count
+        }
     }
 
     /// Ends every browser session: the next `prompt=none` request fails with `login_required`.
