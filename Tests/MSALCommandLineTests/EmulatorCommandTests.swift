@@ -9,6 +9,8 @@ struct EmulatorCommandTests {
         private let output = Pipe()
         private let errors = Pipe()
         private(set) var firstLine = ""
+        /// Everything read from standard output so far.
+        private var printed = Data()
 
         init(_ arguments: [String]) throws {
             process.executableURL = CommandRunner.executable
@@ -22,10 +24,11 @@ struct EmulatorCommandTests {
                 if chunk.isEmpty { break }  // Exited before printing.
                 buffer.append(chunk)
             }
+            printed = buffer
             firstLine = String(decoding: buffer.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
         }
 
-        /// Sends SIGTERM (or SIGINT), waits for the exit, and returns the status, the rest of standard output and standard error.
+        /// Sends SIGTERM (or SIGINT), waits for the exit, and returns the status, all of standard output and standard error.
         func stop(interrupt: Bool = false) -> (status: Int32, standardOutput: String, standardError: String) {
             if process.isRunning {
                 if interrupt { process.interrupt() } else { process.terminate() }
@@ -33,7 +36,7 @@ struct EmulatorCommandTests {
             let rest = output.fileHandleForReading.readDataToEndOfFile()
             let standardError = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: rest, as: UTF8.self), String(decoding: standardError, as: UTF8.self))
+            return (process.terminationStatus, String(decoding: printed + rest, as: UTF8.self), String(decoding: standardError, as: UTF8.self))
         }
     }
 
