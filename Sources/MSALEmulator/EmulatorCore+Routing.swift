@@ -27,6 +27,9 @@ extension EmulatorCore {
         var response: EmulatorHTTPResponse
         if !request.path.hasPrefix("/") {
             response = .text("The request target must be a path.", status: 400)
+        } else if let host = request.header("host"), !Self.isLoopbackHost(host) {
+            // A page elsewhere reaching the emulator through a rebound DNS name gets nothing.
+            response = .text("The Host header must name a loopback address.", status: 400)
         } else {
             response = await dispatch(request, tenant: tenant, info: &info)
         }
@@ -41,6 +44,18 @@ extension EmulatorCore {
             oauthError: response.oauthError, faulted: info.faulted, correlationID: request.correlationID, date: info.received)
         state.withLock { $0.append(record) }
         return response
+    }
+
+    /// Whether a `Host` header names `127.0.0.1`, `localhost` or `[::1]` (any port).
+    static func isLoopbackHost(_ header: String) -> Bool {
+        var host = Substring(header.lowercased())
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            host = host[...close]
+        } else if let colon = host.firstIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return RedirectURIMatcher.loopbackHosts.contains(String(host))
     }
 
     /// The endpoint a path names and its tenant segment.

@@ -26,7 +26,7 @@ final class EmulatorCore: Sendable {
         } catch {
             throw MSALEmulatorError(.keyGenerationFailed, "cannot create the RSA signing key: \(error)")
         }
-        self.state = Mutex(EmulatorState(lifetimes: configuration.lifetimes))
+        self.state = Mutex(EmulatorState(lifetimes: configuration.lifetimes.clamped))
     }
 
     /// `http://127.0.0.1:<port>`.

@@ -119,8 +119,9 @@ extension MSALEmulator {
     }
 
     /// Changes the lifetimes of what is issued from now on (already issued tokens keep theirs).
+    /// Values out of range are clamped (at least 1 second; the interval at least 0).
     public func setLifetimes(_ lifetimes: Lifetimes) {
-        core.state.withLock { $0.lifetimes = lifetimes }
+        core.state.withLock { $0.lifetimes = lifetimes.clamped }
     }
 
     /// Moves the emulator's clock forward (or back, with a negative value) by `seconds`: codes,

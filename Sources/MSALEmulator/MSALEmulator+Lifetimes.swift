@@ -33,5 +33,12 @@ extension MSALEmulator {
             self.deviceCode = max(1, deviceCode)
             self.deviceCodeInterval = max(0, deviceCodeInterval)
         }
+
+        /// The lifetimes with every value in range, as the initializer clamps them.
+        var clamped: Lifetimes {
+            Lifetimes(
+                accessToken: accessToken, extendedAccessToken: extendedAccessToken, idToken: idToken, refreshToken: refreshToken,
+                authorizationCode: authorizationCode, deviceCode: deviceCode, deviceCodeInterval: deviceCodeInterval)
+        }
     }
 }

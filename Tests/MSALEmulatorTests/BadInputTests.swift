@@ -225,31 +225,38 @@ struct BadInputTests {
             let tls: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0xA5, 0x01, 0x00, 0x00, 0xA1, 0x03, 0x03] + Array(repeating: 0x41, count: 64)
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, tls)).allSatisfy { $0 == 400 })
 
-            let longURI = "GET /" + String(repeating: "a", count: 2000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+            let longURI = "GET /" + String(repeating: "a", count: 2000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(longURI.utf8))) == [414])
 
-            let bigHeader = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "b", count: 4000) + "\r\n\r\n"
+            let bigHeader = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + String(repeating: "b", count: 4000) + "\r\n\r\n"
             let headerStatuses = RawSocket.statuses(try await RawSocket.exchange(port: port, Array(bigHeader.utf8)))
             #expect(headerStatuses == [400] || headerStatuses == [431])
 
-            let declared = "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
+            let declared = "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(declared.utf8))) == [413])
 
             let chunk = String(repeating: "c", count: 3000)
-            let chunked = "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            let chunked = "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "bb8\r\n\(chunk)\r\nbb8\r\n\(chunk)\r\n0\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(chunked.utf8))) == [413])
 
             let garbage = "\u{0}\u{1}\u{2} NOT HTTP AT ALL\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(garbage.utf8))).allSatisfy { $0 == 400 })
 
-            let absolute = "GET http://127.0.0.1/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            let absolute = "GET http://127.0.0.1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(absolute.utf8))) == [400])
 
-            let pipelined = "GET /common/discovery/v2.0/keys HTTP/1.1\r\nHost: x\r\n\r\n"
-                + "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"
-                + "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            let pipelined = "GET /common/discovery/v2.0/keys HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                + "GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                + "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(pipelined.utf8))) == [200, 404, 200])
+
+            let rebound = "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n"
+            #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(rebound.utf8))) == [400])
+            for host in ["localhost:\(port)", "[::1]:\(port)", "127.0.0.1"] {
+                let loopback = "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
+                #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(loopback.utf8))) == [200], "\(host)")
+            }
 
             #expect(try await harness.call("GET", "/common/v2.0/.well-known/openid-configuration").status == 200)
         }

@@ -256,4 +256,44 @@ struct ProtocolTests {
             #expect(harness.emulator.requests.last?.username == EmulatorHarness.ben)
         }
     }
+
+    @Test("honorsLoginHint: a hint naming a user of the tenant gets the self-submitting page; an unknown hint gets the list")
+    func loginHint() async throws {
+        var configuration = EmulatorHarness.configuration
+        configuration.honorsLoginHint = true
+        try await EmulatorHarness.with(configuration) { harness in
+            let flow = RawFlow(harness: harness)
+            let pkce = try PKCE.generate()
+            let hinted = try await RawResponse.send("GET", flow.authorizeURL(pkce: pkce, extra: [("login_hint", "Grace@Fabrikam.example")]))
+            #expect(hinted.text.contains(".submit()"))
+            #expect(hinted.text.contains("value=\"\(EmulatorHarness.grace)\""))
+            #expect(!hinted.text.contains(EmulatorHarness.adele))
+            let unknown = try await RawResponse.send("GET", flow.authorizeURL(pkce: pkce, extra: [("login_hint", "nobody@example")]))
+            #expect(!unknown.text.contains("<script>"))
+            #expect(unknown.text.contains(EmulatorHarness.adele) && unknown.text.contains(EmulatorHarness.grace))
+            // select_account always shows the choice.
+            let choice = try await RawResponse.send(
+                "GET", flow.authorizeURL(pkce: pkce, extra: [("login_hint", EmulatorHarness.grace), ("prompt", "select_account")]))
+            #expect(!choice.text.contains("<script>"))
+        }
+    }
+
+    @Test("Lifetimes set out of range are clamped; short access tokens come back with that expires_in")
+    func lifetimes() async throws {
+        var configuration = EmulatorHarness.configuration
+        configuration.lifetimes.accessToken = -10
+        try await EmulatorHarness.with(configuration) { harness in
+            #expect(harness.emulator.lifetimes.accessToken == 1)
+            var lifetimes = harness.emulator.lifetimes
+            lifetimes.accessToken = 60
+            lifetimes.deviceCodeInterval = -1
+            harness.emulator.setLifetimes(lifetimes)
+            #expect(harness.emulator.lifetimes.deviceCodeInterval == 0)
+            let flow = RawFlow(harness: harness)
+            let pkce = try PKCE.generate()
+            let tokens = try await flow.redeem(try await flow.code(pkce: pkce), verifier: pkce.verifier)
+            #expect(tokens.json["expires_in"] as? Int == 60)
+            #expect(tokens.json["ext_expires_in"] as? Int == 3600)
+        }
+    }
 }
