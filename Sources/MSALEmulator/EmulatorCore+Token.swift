@@ -70,7 +70,9 @@ extension EmulatorCore {
         guard let code = form.nonEmpty("code") else { throw .missing("code") }
         guard let redirectURI = form.nonEmpty("redirect_uri") else { throw .missing("redirect_uri") }
         guard let verifier = form.nonEmpty("code_verifier") else { throw .missing("code_verifier") }
-        let requested = try scope(form)
+        // Optional here: without one, the authorization request's scopes are granted.
+        var requested: EmulatorScope?
+        if let text = form.nonEmpty("scope") { requested = try EmulatorScope.parse(text) }
         let outcome: Result<AuthorizationCodeGrant, EmulatorOAuthError> = state.withLock { state in
             guard var grant = state.codes[code] else {
                 return .failure(.invalidGrant(70000, "The provided authorization code is invalid: the emulator never issued it."))
@@ -111,8 +113,10 @@ extension EmulatorCore {
         }
         let grant = try outcome.get()
         guard let user = user(homeObjectID: grant.userID) else { throw .invalidGrant(50034, "The user account no longer exists.") }
+        let granted: EmulatorScope
+        if let requested { granted = requested } else { granted = try EmulatorScope.parse(grant.scope) }
         return TokenIssue(
-            user: user, tenantID: grant.tenantID, client: client, scope: requested, nonce: grant.nonce,
+            user: user, tenantID: grant.tenantID, client: client, scope: granted, nonce: grant.nonce,
             includesClientInfo: form["client_info"] == "1", lineage: grant.lineage)
     }
 

@@ -97,6 +97,16 @@ struct ProtocolTests {
             #expect(otherRedirect.error == "invalid_grant")
             #expect(otherRedirect.errorCodes == [500112])
 
+            // Without a scope the code's own scopes are granted.
+            let withoutScope = try await harness.call(
+                "POST", "/common/oauth2/v2.0/token",
+                form: [
+                    ("client_id", flow.clientID), ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", flow.redirectURI),
+                    ("code_verifier", pkce.verifier),
+                ])
+            #expect(withoutScope.status == 200)
+            #expect(withoutScope.json["scope"] as? String == "User.Read openid profile")
+
             let late = try await flow.code(pkce: pkce)
             harness.emulator.advanceClock(by: TimeInterval(harness.emulator.lifetimes.authorizationCode))
             let expired = try await flow.redeem(late, verifier: pkce.verifier)
