@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALJOSE", targets: ["MSALJOSE"]),
         .library(name: "MSALTesting", targets: ["MSALTesting"]),
+        .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         .executable(name: "msal", targets: ["MSALCommandLine"]),
     ],
     dependencies: [
@@ -38,12 +39,22 @@ let package = Package(
             name: "MSALTesting",
             dependencies: ["MSAL", "MSALJOSE"]
         ),
+        .target(
+            name: "MSALEmulator",
+            dependencies: [
+                "MSALJOSE",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "MSALCommandLine",
             dependencies: [
                 "MSAL",
                 "MSALJOSE",
                 "MSALTesting",
+                "MSALEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -87,6 +98,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MSALEmulatorTests",
+            dependencies: [
+                "MSAL", "MSALJOSE", "MSALEmulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

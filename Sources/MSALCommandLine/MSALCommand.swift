@@ -6,7 +6,10 @@ struct MSALCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "msal",
         abstract: "swift-msal: Microsoft identity platform authentication for Linux.",
-        subcommands: [LoginCommand.self, TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AuthorityCommand.self, CacheCommand.self, JWTCommand.self]
+        subcommands: [
+            LoginCommand.self, TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AuthorityCommand.self, CacheCommand.self, JWTCommand.self,
+            EmulatorCommand.self,
+        ]
     )
 }
 

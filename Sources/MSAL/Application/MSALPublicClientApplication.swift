@@ -41,7 +41,7 @@ public final class MSALPublicClientApplication: Sendable {
         copy.validatesAuthority = configuration.validatesAuthority
         copy.interactiveSecrets = configuration.interactiveSecrets
         self.configuration = copy
-        self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.host
+        self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.components.hostAndPort
         let cache = try TokenCache(config: copy.cacheConfig)
         self.cache = cache
         let clock = copy.clock ?? MSALSystemClock()

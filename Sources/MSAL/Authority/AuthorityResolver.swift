@@ -103,10 +103,19 @@ package struct AuthorityResolver: Sendable {
     }
 
     /// The instance-discovery URL for a Microsoft Entra authority.
+    ///
+    /// A trusted Entra host is asked itself; a loopback authority (a local identity provider such
+    /// as `MSALEmulator`, which Microsoft's service cannot vouch for) is asked itself too, over its
+    /// own scheme; any other host is asked at `login.microsoftonline.com`.
     package static func instanceDiscoveryURL(_ components: AuthorityComponents) -> (discoveryHost: String, url: String) {
-        let discoveryHost = KnownClouds.trustedHosts.contains(components.host) ? components.hostAndPort : KnownClouds.defaultDiscoveryHost
-        let authorize = "https://\(components.hostAndPort)/\(components.tenant)/oauth2/v2.0/authorize"
-        return (discoveryHost, "https://\(discoveryHost)/common/discovery/instance?api-version=1.1&authorization_endpoint=\(authorize)")
+        let asksItself = components.isLoopback || KnownClouds.trustedHosts.contains(components.host)
+        let discoveryHost = asksItself ? components.hostAndPort : KnownClouds.defaultDiscoveryHost
+        let discoveryScheme = components.isLoopback ? components.scheme : "https"
+        let authorize = "\(components.scheme)://\(components.hostAndPort)/\(components.tenant)/oauth2/v2.0/authorize"
+        return (
+            discoveryHost,
+            "\(discoveryScheme)://\(discoveryHost)/common/discovery/instance?api-version=1.1&authorization_endpoint=\(authorize)"
+        )
     }
 
     private func instanceGroup(for components: AuthorityComponents, correlationID: UUID) async throws -> KnownClouds.Group {
@@ -122,7 +131,7 @@ package struct AuthorityResolver: Sendable {
                     return .init(.failure(error), timeToLive: negative ? AuthorityMetadataStore.negativeLifetime : nil)
                 }
                 let discovery = try InstanceDiscoveryResponse.parse(response.body, correlationID: correlationID)
-                let group = discovery.group(containing: components.host) ?? Self.ownGroup(components)
+                let group = discovery.group(containing: components.hostAndPort) ?? Self.ownGroup(components)
                 return .init(.success(group), timeToLive: AuthorityMetadataStore.metadataLifetime)
             } catch let error as MSALError {
                 return .init(.failure(error), timeToLive: nil)

@@ -46,10 +46,18 @@ package struct InstanceDiscoveryResponse: Sendable, Hashable {
         groups.first { $0.aliases.contains(host) }
     }
 
-    /// A DNS host name (letters, digits, hyphens, dots), at most 253 bytes.
+    /// A DNS host name (letters, digits, hyphens, dots), at most 253 bytes, optionally with a
+    /// `:port` (a local identity provider names itself `127.0.0.1:<port>`).
     private static func isHost(_ text: String) -> Bool {
-        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
-        return text.utf8.allSatisfy { byte in
+        var host = Substring(text)
+        if let colon = text.firstIndex(of: ":") {
+            let port = text[text.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(port), (1...65535).contains(value)
+            else { return false }
+            host = text[..<colon]
+        }
+        guard !host.isEmpty, host.utf8.count <= 253 else { return false }
+        return host.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):

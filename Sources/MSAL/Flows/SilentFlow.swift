@@ -58,7 +58,7 @@ package struct SilentFlow: Sendable {
         var origin = authority.components.origin
         var tenant = authority.components.tenant
         if client.multipleCloudsSupported, !account.environment.isEmpty,
-            CacheEnvironmentAliases.builtIn.group(of: account.environment) != CacheEnvironmentAliases.builtIn.group(of: authority.components.host)
+            CacheEnvironmentAliases.builtIn.group(of: account.environment) != CacheEnvironmentAliases.builtIn.group(of: authority.components.hostAndPort)
         {
             origin = "https://" + account.environment
         }
@@ -178,7 +178,7 @@ package struct SilentFlow: Sendable {
         let now = client.nowSeconds
         let buffer = client.expiryBuffer
         let realms = realms(request)
-        let environment = request.authority.components.host
+        let environment = request.authority.components.hostAndPort
         let identifier = request.account.identifier ?? ""
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
         let found = try client.cache.read(clientID: clientID, accountID: identifier) { contents in
@@ -205,7 +205,7 @@ package struct SilentFlow: Sendable {
     private func refresh(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
         let key = RefreshFlights.Key(
             home: CacheText.lowercased(request.account.identifier ?? ""),
-            environment: CacheEnvironmentAliases.builtIn.group(of: request.authority.components.host),
+            environment: CacheEnvironmentAliases.builtIn.group(of: request.authority.components.hostAndPort),
             realm: CacheText.lowercased(request.authority.components.tenant),
             scopes: TokenCacheContents.lookupScopes(request.scopes).sorted(), claims: request.claims)
         let flow = self
@@ -227,7 +227,7 @@ package struct SilentFlow: Sendable {
     private func redeemRefreshToken(_ request: Request) async throws -> MSALResult {
         let clientID = client.clientID
         let identifier = request.account.identifier ?? ""
-        let environment = request.authority.components.host
+        let environment = request.authority.components.hostAndPort
         let correlationID = request.correlationID
         let stored = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (key: String, secret: String, familyID: String?)? in
             guard let hit = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID),

@@ -111,6 +111,57 @@ struct AuthorityResolverTests {
         #expect(metadata.isValidated)
     }
 
+    // MARK: Loopback authorities
+
+    @Test("An opted-in http loopback authority is validated by its own host over http, with a port-qualified alias group")
+    func loopbackAuthorityAsksItself() async throws {
+        let harness = ResolverHarness()
+        let origin = "http://127.0.0.1:8400"
+        let tenant = "0b7e7b3c-6f3a-4c47-9a53-2f6a3d0c5e11"
+        let discovery = "\(origin)/common/discovery/instance?api-version=1.1&authorization_endpoint=\(origin)/\(tenant)/oauth2/v2.0/authorize"
+        harness.transport.on(discovery, json: AuthorityFixtures.json([
+            "tenant_discovery_endpoint": "\(origin)/\(tenant)/v2.0/.well-known/openid-configuration",
+            "api-version": "1.1",
+            "metadata": [["preferred_network": "127.0.0.1:8400", "preferred_cache": "127.0.0.1:8400", "aliases": ["127.0.0.1:8400"]]],
+        ]))
+        let configuration = "\(origin)/\(tenant)/v2.0/.well-known/openid-configuration"
+        harness.transport.on(configuration, json: AuthorityFixtures.json([
+            "issuer": "\(origin)/\(tenant)/v2.0",
+            "authorization_endpoint": "\(origin)/\(tenant)/oauth2/v2.0/authorize",
+            "token_endpoint": "\(origin)/\(tenant)/oauth2/v2.0/token",
+            "jwks_uri": "\(origin)/\(tenant)/discovery/v2.0/keys",
+        ]))
+        let metadata = try await harness.resolve("\(origin)/\(tenant)", options: .allowInsecureLoopback)
+        #expect(harness.transport.requestedURLs == [discovery, configuration])
+        #expect(metadata.isValidated)
+        #expect(metadata.aliases == ["127.0.0.1:8400"])
+        #expect(metadata.networkHost == "127.0.0.1:8400")
+        #expect(metadata.cacheEnvironment == "127.0.0.1:8400")
+        #expect(metadata.tokenEndpoint.absoluteString == "\(origin)/\(tenant)/oauth2/v2.0/token")
+    }
+
+    @Test("The loopback discovery URL keeps the authority's scheme; other hosts still ask login.microsoftonline.com over https")
+    func discoveryURLs() throws {
+        let loopback = try MSALAuthority(url: url("http://localhost:9000/common"), options: .allowInsecureLoopback).components
+        #expect(AuthorityResolver.instanceDiscoveryURL(loopback).url
+            == "http://localhost:9000/common/discovery/instance?api-version=1.1&authorization_endpoint=http://localhost:9000/common/oauth2/v2.0/authorize")
+        let untrusted = try MSALAuthority(url: url("https://login.contoso.com:8443/contoso.com")).components
+        #expect(AuthorityResolver.instanceDiscoveryURL(untrusted).url
+            == "https://login.microsoftonline.com/common/discovery/instance?api-version=1.1&authorization_endpoint=https://login.contoso.com:8443/contoso.com/oauth2/v2.0/authorize")
+    }
+
+    @Test("Discovery aliases may carry a port; a malformed port is still rejected")
+    func aliasPorts() throws {
+        func parse(_ alias: String) throws -> InstanceDiscoveryResponse {
+            try InstanceDiscoveryResponse.parse(
+                AuthorityFixtures.json(["metadata": [["preferred_network": alias, "preferred_cache": alias, "aliases": [alias]]]]), correlationID: nil)
+        }
+        #expect(try parse("127.0.0.1:8400").group(containing: "127.0.0.1:8400")?.preferredCache == "127.0.0.1:8400")
+        for bad in ["127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:80a", ":80", "host:1:2"] {
+            #expect(throws: MSALError.self, "\(bad)") { _ = try parse(bad) }
+        }
+    }
+
     // MARK: Known authorities and validation off
 
     @Test("A known authority skips instance discovery")

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import MSALEmulator
+import MSALJOSE
+
+/// `msal emulator`: runs the local identity provider until interrupted.
+struct EmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulator",
+        abstract: "Run a local identity provider (Microsoft identity platform v2.0) on 127.0.0.1.",
+        discussion: """
+            Serves the sample directory (tenants Contoso and Fabrikam, three users, three public \
+            clients) over plain HTTP on 127.0.0.1 until SIGINT or SIGTERM, then exits 0. Point an \
+            application at one of the printed authorities with MSALAuthorityOptions.allowInsecureLoopback, \
+            for example: msal authority show http://127.0.0.1:PORT/common --allow-http-loopback. \
+            See docs/emulator.md.
+            """
+    )
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port: Int = 0
+
+    @Option(name: .customLong("auto-sign-in"), help: ArgumentHelp("Sign this user in without showing the choice of users.", valueName: "username"))
+    var autoSignIn: String?
+
+    @Flag(help: "Sign in the user a login_hint names without showing the choice.")
+    var honorLoginHint = false
+
+    @Option(help: ArgumentHelp("Access token lifetime in seconds.", valueName: "seconds"))
+    var accessTokenLifetime: Int?
+
+    @Option(help: ArgumentHelp("Device code polling interval in seconds (0 turns slow_down off).", valueName: "seconds"))
+    var deviceCodeInterval: Int?
+
+    @Option(help: "Output format of the start-up summary: text or json (one line).")
+    var output: OutputFormat = .text
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+    }
+
+    func run() async throws {
+        var configuration = MSALEmulator.Configuration.sample
+        configuration.autoSignIn = autoSignIn
+        configuration.honorsLoginHint = honorLoginHint
+        if let accessTokenLifetime { configuration.lifetimes.accessToken = max(1, accessTokenLifetime) }
+        if let deviceCodeInterval { configuration.lifetimes.deviceCodeInterval = max(0, deviceCodeInterval) }
+
+        // Signals are watched before the port opens, so an early SIGTERM is not lost.
+        let (signals, continuation) = AsyncStream.makeStream(of: Int32.self)
+        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+
+        let emulator: MSALEmulator
+        do {
+            emulator = try MSALEmulator(configuration: configuration)
+            try await emulator.start(port: port)
+        } catch let error as MSALEmulatorError {
+            CommandOutput.write("msal emulator: \(error.message)", toStandardError: true)
+            throw ExitCode.failure
+        }
+        switch output {
+        case .text: CommandOutput.write(Self.summary(emulator))
+        case .json: CommandOutput.write(JSONWriter.string(Self.json(emulator)))
+        }
+        var iterator = signals.makeAsyncIterator()
+        let received = await iterator.next()
+        try await emulator.shutdown()
+        CommandOutput.write("msal emulator: stopped (\(received == SIGINT ? "SIGINT" : "SIGTERM")).", toStandardError: true)
+    }
+
+    /// Authorities by name: `common`, `organizations`, then each tenant's id.
+    private static func authorities(_ emulator: MSALEmulator) -> [(name: String, url: String, note: String)] {
+        [
+            ("common", emulator.authorityURL(tenant: "common").absoluteString, "any account"),
+            ("organizations", emulator.authorityURL(tenant: "organizations").absoluteString, "any account"),
+        ]
+            + emulator.configuration.tenants.map { tenant in
+                (tenant.displayName, emulator.authorityURL(tenant: tenant.id).absoluteString, tenant.domain.map { "also /\($0)" } ?? "")
+            }
+    }
+
+    static func summary(_ emulator: MSALEmulator) -> String {
+        let configuration = emulator.configuration
+        func tenantName(_ id: String) -> String { configuration.tenant(named: id)?.displayName ?? id }
+        var lines = ["MSAL Emulator listening on \(emulator.baseURL.absoluteString)", "", "Authorities (use MSALAuthorityOptions.allowInsecureLoopback):"]
+        let authorities = authorities(emulator)
+        let width = authorities.map(\.name.count).max() ?? 0
+        for authority in authorities {
+            lines.append("  \(authority.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(authority.url)  \(authority.note)")
+        }
+        lines += ["", "Clients:"]
+        for client in configuration.clients {
+            lines.append("  \(client.clientID)  \(client.displayName)\(client.isFamilyMember ? " (family)" : "")  redirect URIs: \(client.redirectURIs.joined(separator: ", "))")
+        }
+        lines += ["", "Users:"]
+        for user in configuration.users {
+            let guest = user.guestProfiles.isEmpty ? "" : ", guest in " + user.guestProfiles.map { tenantName($0.tenantID) }.joined(separator: ", ")
+            let automatic = configuration.autoSignIn?.lowercased() == user.username.lowercased() ? " (signed in automatically)" : ""
+            lines.append("  \(user.username)  \(user.name), home \(tenantName(user.tenantID))\(guest)\(automatic)")
+        }
+        lines += [
+            "",
+            "Device login:        \(emulator.deviceLoginURL.absoluteString)",
+            "Protected resource:  \(emulator.resourceURL.absoluteString) (audience \(configuration.resourceAudience))",
+            "",
+            "Press Ctrl-C to stop.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ emulator: MSALEmulator) -> JSON {
+        let configuration = emulator.configuration
+        return .object([
+            "base_url": .string(emulator.baseURL.absoluteString),
+            "port": .integer(emulator.port),
+            "authorities": .array(authorities(emulator).map { .object(["name": .string($0.name), "url": .string($0.url)]) }),
+            "tenants": .array(configuration.tenants.map { tenant in
+                .object(["id": .string(tenant.id), "domain": tenant.domain.map(JSON.string) ?? .null, "name": .string(tenant.displayName)])
+            }),
+            "clients": .array(configuration.clients.map { client in
+                .object([
+                    "client_id": .string(client.clientID), "name": .string(client.displayName), "family": .bool(client.isFamilyMember),
+                    "redirect_uris": .array(client.redirectURIs.map(JSON.string)),
+                ])
+            }),
+            "users": .array(configuration.users.map { user in
+                .object([
+                    "username": .string(user.username), "name": .string(user.name), "object_id": .string(user.objectID),
+                    "tenant_id": .string(user.tenantID), "guest_tenants": .array(user.guestProfiles.map { .string($0.tenantID) }),
+                ])
+            }),
+            "device_login_url": .string(emulator.deviceLoginURL.absoluteString),
+            "resource_url": .string(emulator.resourceURL.absoluteString),
+        ])
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import MSALJOSE
+import Synchronization
+
+/// The emulator's endpoints and state, independent of the socket that feeds it requests.
+final class EmulatorCore: Sendable {
+    let configuration: MSALEmulator.Configuration
+    let signingKey: JWSSigningKey
+    /// The signing key's public half, for the protected resource's checks.
+    let keySet: JSONWebKeySet
+    /// The public JWK set document served at `/discovery/v2.0/keys`.
+    let keySetDocument: JSON
+    let state: Mutex<EmulatorState>
+    /// `http://127.0.0.1:<port>` once bound.
+    private let originValue = Mutex("http://127.0.0.1:0")
+
+    init(configuration: MSALEmulator.Configuration) throws(MSALEmulatorError) {
+        try configuration.validate()
+        self.configuration = configuration
+        do {
+            let keyID = Base64URL.encode(try SecureRandom.bytes(count: 15))
+            let key = try JWSSigningKey.generateRSA(bits: 2048, keyID: keyID, algorithm: .rs256)
+            self.signingKey = key
+            self.keySet = JSONWebKeySet(keys: [try key.publicKey()])
+            self.keySetDocument = .object(["keys": .array([try key.publicJWK()])])
+        } catch {
+            throw MSALEmulatorError(.keyGenerationFailed, "cannot create the RSA signing key: \(error)")
+        }
+        self.state = Mutex(EmulatorState(lifetimes: configuration.lifetimes.clamped))
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    var origin: String {
+        get { originValue.withLock { $0 } }
+        set { originValue.withLock { $0 = newValue } }
+    }
+
+    /// `127.0.0.1:<port>`, the host as instance discovery names it.
+    var hostAndPort: String {
+        String(origin.dropFirst("http://".count))
+    }
+
+    /// The emulator's clock: the system clock plus the offset of ``MSALEmulator/advanceClock(by:)``.
+    func now() -> Date {
+        Date().addingTimeInterval(state.withLock { $0.clockOffset })
+    }
+
+    /// The issuer of tokens for `tenantID`.
+    func issuer(tenantID: String) -> String {
+        "\(origin)/\(tenantID)/v2.0"
+    }
+
+    // MARK: Directory
+
+    /// Which tenant a path segment names.
+    enum TenantSelector: Sendable {
+        case common
+        case organizations
+        case tenant(MSALEmulator.Tenant)
+
+        /// The tenant id for endpoints and issuers: the tenant's id, or the segment for the multi-tenant aliases.
+        var pathSegment: String {
+            switch self {
+            case .common: "common"
+            case .organizations: "organizations"
+            case .tenant(let tenant): tenant.id
+            }
+        }
+    }
+
+    /// The hosted tenant, `common` or `organizations` that `segment` names; `nil` otherwise (also `consumers`).
+    func tenantSelector(_ segment: Substring) -> TenantSelector? {
+        let folded = segment.lowercased()
+        switch folded {
+        case "common": return .common
+        case "organizations": return .organizations
+        default: return configuration.tenant(named: folded).map { .tenant($0) }
+        }
+    }
+
+    /// The tenant `user` signs into through `selector`: a hosted tenant the user has a profile in,
+    /// or the home tenant for `common`/`organizations`; `nil` when the user cannot sign in there.
+    func signInTenant(of user: MSALEmulator.User, through selector: TenantSelector) -> String? {
+        switch selector {
+        case .common, .organizations: user.tenantID
+        case .tenant(let tenant): user.objectID(inTenant: tenant.id) == nil ? nil : tenant.id
+        }
+    }
+
+    /// The users who can sign in through `selector`.
+    func users(signingInThrough selector: TenantSelector) -> [MSALEmulator.User] {
+        configuration.users.filter { signInTenant(of: $0, through: selector) != nil }
+    }
+
+    /// The user whose home object id is `objectID`.
+    func user(homeObjectID objectID: String) -> MSALEmulator.User? {
+        configuration.users.first { $0.objectID == objectID }
+    }
+
+    /// A new random value for codes and tokens: 32 bytes as base64url.
+    static func randomToken() -> String {
+        (try? SecureRandom.urlSafeToken()) ?? UUID().uuidString + UUID().uuidString
+    }
+}

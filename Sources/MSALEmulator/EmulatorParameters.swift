@@ -1,0 +1,75 @@
+/// Parameters of a query string or an `application/x-www-form-urlencoded` body, in order.
+struct EmulatorParameters: Sendable {
+    /// The name/value pairs as sent (duplicates kept).
+    var pairs: [(name: String, value: String)]
+
+    init(pairs: [(name: String, value: String)] = []) {
+        self.pairs = pairs
+    }
+
+    /// Parses `bytes`; `nil` for a bad percent escape or bytes that are not UTF-8.
+    init?(parsing bytes: some Collection<UInt8>) {
+        var pairs: [(name: String, value: String)] = []
+        for part in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = part.firstIndex(of: UInt8(ascii: "="))
+            let rawName = equals.map { part[part.startIndex..<$0] } ?? part[...]
+            let rawValue = equals.map { part[part.index(after: $0)...] } ?? part[part.endIndex...]
+            guard let name = Self.decode(rawName), let value = Self.decode(rawValue) else { return nil }
+            pairs.append((name, value))
+        }
+        self.pairs = pairs
+    }
+
+    /// The first value of `name`.
+    subscript(name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
+    /// The first value of `name`, `nil` when it is absent or empty.
+    func nonEmpty(_ name: String) -> String? {
+        guard let value = self[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The first parameter name that occurs more than once.
+    var duplicatedName: String? {
+        var seen = Set<String>()
+        for pair in pairs where !seen.insert(pair.name).inserted {
+            return pair.name
+        }
+        return nil
+    }
+
+    /// `+` as a space, `%XX` as a byte; the result must be UTF-8.
+    private static func decode(_ bytes: some Collection<UInt8>) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%") {
+                let first = bytes.index(after: index)
+                guard first != bytes.endIndex else { return nil }
+                let second = bytes.index(after: first)
+                guard second != bytes.endIndex, let high = hexValue(bytes[first]), let low = hexValue(bytes[second]) else { return nil }
+                out.append(high << 4 | low)
+                index = second
+            } else {
+                out.append(byte)
+            }
+            index = bytes.index(after: index)
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,37 @@
+extension MSALEmulator {
+    /// The emulator's endpoints, for fault injection and the request log.
+    public enum Endpoint: String, Sendable, Hashable, CaseIterable {
+        /// `GET /common/discovery/instance`.
+        case instanceDiscovery = "instance_discovery"
+        /// `GET /{tenant}/v2.0/.well-known/openid-configuration`.
+        case openIDConfiguration = "openid_configuration"
+        /// `GET /{tenant}/discovery/v2.0/keys`.
+        case keys
+        /// `GET`/`POST /{tenant}/oauth2/v2.0/authorize`.
+        case authorize
+        /// `POST /{tenant}/oauth2/v2.0/token`.
+        case token
+        /// `POST /{tenant}/oauth2/v2.0/devicecode`.
+        case deviceCode = "devicecode"
+        /// `GET`/`POST /devicelogin`, the page where a user enters a device code.
+        case deviceLogin = "devicelogin"
+        /// `GET`/`POST /{tenant}/oauth2/v2.0/logout`.
+        case logout
+        /// `GET /resource/me`, the protected resource.
+        case resource
+        /// `GET /`, the emulator's home page.
+        case home
+        /// Anything else (answered 404).
+        case unknown
+    }
+
+    /// The grant types of the token endpoint.
+    public enum GrantType: String, Sendable, Hashable, CaseIterable {
+        /// `authorization_code`.
+        case authorizationCode = "authorization_code"
+        /// `refresh_token`.
+        case refreshToken = "refresh_token"
+        /// `urn:ietf:params:oauth:grant-type:device_code`.
+        case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+    }
+}

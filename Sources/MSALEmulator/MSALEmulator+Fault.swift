@@ -1,0 +1,64 @@
+extension MSALEmulator {
+    /// A failure the emulator answers with instead of doing its job, for tests and demos.
+    ///
+    /// A fault matches a request by endpoint and, when set, grant type, client id and user; the
+    /// first matching fault answers (a ``Response/delay(seconds:)`` fault delays and lets the
+    /// request go on). It applies ``times`` times, or to every match when that is `nil`.
+    ///
+    /// ```swift
+    /// emulator.inject(.init(.invalidGrant(subError: "bad_token"), grantType: .refreshToken, times: 1))
+    /// emulator.inject(.init(.throttled(retryAfter: 30), clientID: app.clientID))
+    /// ```
+    public struct Fault: Sendable {
+        /// What the emulator answers.
+        public enum Response: Sendable, Hashable {
+            /// HTTP 400 `invalid_grant` (AADSTS70000) with an optional `suberror` such as
+            /// `bad_token`, `token_expired`, `basic_action`, `client_mismatch` or `protection_policy_required`.
+            case invalidGrant(subError: String? = nil)
+            /// HTTP 400 `interaction_required` (AADSTS50079) with optional `claims` (a JSON claims
+            /// challenge) and `suberror`.
+            case interactionRequired(claims: String? = nil, subError: String? = nil)
+            /// Any OAuth error in the AAD shape.
+            case oauthError(status: Int = 400, error: String, errorCode: Int, description: String, subError: String? = nil, claims: String? = nil)
+            /// HTTP 429 with `Retry-After: <seconds>` (omitted when `nil`) and a JSON error body.
+            case throttled(retryAfter: Int? = nil)
+            /// A 5xx answer (default 500), with `Retry-After` when given.
+            case serverError(status: Int = 500, retryAfter: Int? = nil)
+            /// Waits `seconds` (real time), then handles the request normally.
+            case delay(seconds: Double)
+        }
+
+        /// Identifies an injected fault, to remove it.
+        public struct ID: Sendable, Hashable {
+            let value: Int
+        }
+
+        /// The answer.
+        public var response: Response
+        /// The endpoint it applies to. Default ``Endpoint/token``.
+        public var endpoint: Endpoint
+        /// Only token requests of this grant type; `nil` for any (and for other endpoints).
+        public var grantType: GrantType?
+        /// Only requests of this client id; `nil` for any.
+        public var clientID: String?
+        /// Only requests for this user (by username, case-insensitive), where the emulator knows the
+        /// user before answering: token requests (from the code, refresh token or device code) and
+        /// the sign-in form's POST. `nil` for any.
+        public var username: String?
+        /// How many matching requests it answers; `nil` for all of them.
+        public var times: Int?
+
+        /// Creates a fault.
+        public init(
+            _ response: Response, endpoint: Endpoint = .token, grantType: GrantType? = nil, clientID: String? = nil,
+            username: String? = nil, times: Int? = nil
+        ) {
+            self.response = response
+            self.endpoint = endpoint
+            self.grantType = grantType
+            self.clientID = clientID
+            self.username = username
+            self.times = times.map { max(0, $0) }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@Suite("msal emulator")
+struct EmulatorCommandTests {
+    /// A running `msal emulator` process and the first line it printed.
+    final class RunningEmulator {
+        let process = Process()
+        private let output = Pipe()
+        private let errors = Pipe()
+        private(set) var firstLine = ""
+        /// Everything read from standard output so far.
+        private var printed = Data()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = CommandRunner.executable
+            process.arguments = ["emulator"] + arguments
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            var buffer = Data()
+            while !buffer.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }  // Exited before printing.
+                buffer.append(chunk)
+            }
+            printed = buffer
+            firstLine = String(decoding: buffer.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        }
+
+        /// Sends SIGTERM (or SIGINT), waits for the exit, and returns the status, all of standard output and standard error.
+        func stop(interrupt: Bool = false) -> (status: Int32, standardOutput: String, standardError: String) {
+            if process.isRunning {
+                if interrupt { process.interrupt() } else { process.terminate() }
+            }
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            let standardError = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: printed + rest, as: UTF8.self), String(decoding: standardError, as: UTF8.self))
+        }
+    }
+
+    @Test("Prints its authorities as JSON, answers the SDK's discovery (msal authority show), and exits 0 on SIGTERM")
+    func jsonSummaryDiscoveryAndSIGTERM() throws {
+        let emulator = try RunningEmulator(["--output", "json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(emulator.firstLine.utf8)) as? [String: Any], "\(emulator.firstLine)")
+        let base = try #require(summary["base_url"] as? String)
+        #expect(base.hasPrefix("http://127.0.0.1:"))
+        let authorities = try #require(summary["authorities"] as? [[String: Any]])
+        #expect(authorities.compactMap { $0["url"] as? String }.contains("\(base)/common"))
+        #expect((summary["users"] as? [[String: Any]])?.count == 3)
+        #expect((summary["clients"] as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c") == true)
+
+        let shown = try CommandRunner.run(["authority", "show", "\(base)/common", "--allow-http-loopback", "--output", "json"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let authority = try #require(try shown.json()["authority"] as? [String: Any])
+        #expect(authority["token_endpoint"] as? String == "\(base)/common/oauth2/v2.0/token")
+        #expect(authority["issuer"] as? String == "\(base)/{tenantid}/v2.0")
+
+        let (status, _, standardError) = emulator.stop()
+        #expect(status == 0)
+        #expect(standardError.contains("stopped (SIGTERM)"))
+    }
+
+    @Test("Text summary names the authority, clients and users; --auto-sign-in marks the user; SIGINT stops it with status 0")
+    func textSummaryAndSIGINT() throws {
+        let emulator = try RunningEmulator(["--auto-sign-in", "ben@contoso.example"])
+        #expect(emulator.firstLine.hasPrefix("MSAL Emulator listening on http://127.0.0.1:"))
+        let (status, text, standardError) = emulator.stop(interrupt: true)
+        #expect(status == 0)
+        #expect(text.contains("/common  any account"))
+        #expect(text.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c  MSAL Emulator Sample (family)"))
+        #expect(text.contains("ben@contoso.example  Ben Walters, home Contoso (signed in automatically)"))
+        #expect(text.contains("grace@fabrikam.example  Grace Taylor, home Fabrikam, guest in Contoso"))
+        #expect(text.contains("/devicelogin"))
+        #expect(standardError.contains("stopped (SIGINT)"))
+    }
+
+    @Test("A bad port or an unknown auto-sign-in user fails without listening")
+    func badArguments() throws {
+        let badPort = try CommandRunner.run(["emulator", "--port", "70000"])
+        #expect(badPort.status == 64)
+        let unknownUser = try CommandRunner.run(["emulator", "--auto-sign-in", "nobody@example"])
+        #expect(unknownUser.status == 1)
+        #expect(unknownUser.standardError.contains("autoSignIn"))
+    }
+}
