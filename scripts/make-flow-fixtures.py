@@ -500,6 +500,52 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
                expect_accounts=[]),
     ], setup(foci_cache, client=FAMILY_CLIENT)))
 
+    # FOCI for a client with no AppMetadata yet: family "1" is assumed (MSAL for iOS and Python do so).
+    foci_unknown_cache = cache_document(
+        access_tokens=[dict(VALID_AT, client_id=CLIENT)],
+        refresh_tokens=[{"secret": "frt-1", "client_id": CLIENT, "family_id": "1"}],
+        id_token_clients=[CLIENT], minter=minter,
+        app_metadata=[{"client_id": CLIENT, "family_id": "1"}])
+    b = new("silent-foci-unknown-app", "A second client that has no AppMetadata yet (it never signed in) is assumed to be "
+            "in family 1, as MSAL for iOS and Python assume: the account is listed for it and a silent request redeems the "
+            "family refresh token; the response's foci records the client in the family.")
+    b.cite("foci", ref.source("token-responses/dotnet_foci_token_response.json",
+                              "foci:\"1\" in the token response makes the refresh token a family refresh token"))
+    b.discovery()
+    b.token(b.success(access_token="at-family-2", refresh_token="frt-2", aud=FAMILY_CLIENT, foci="1"),
+            form=refresh_form("frt-1", client=FAMILY_CLIENT))
+    b.jwks()
+    out.append(b.document([silent(ok("at-family-2", "identity_provider"), requests=4,
+                                  expect_cache=cache_state([("at-cached-1", TENANT, TARGET), ("at-family-2", TENANT, TARGET)],
+                                                           [("frt-2", "1")], [(CLIENT, "1"), (FAMILY_CLIENT, "1")]))],
+                          setup(foci_unknown_cache, client=FAMILY_CLIENT)))
+
+    b = new("silent-foci-unknown-app-client-mismatch", "A client with no AppMetadata tries the family refresh token and the "
+            "service answers invalid_grant/client_mismatch: interactionRequired, the family token left for the family, and "
+            "the client recorded as in no family, so the account is no longer listed for it.")
+    b.discovery()
+    mismatch = b.reference_response("errors/dotnet_invalid_grant_client_mismatch_foci.json", "error body, verbatim")
+    mismatch["headers"] = {"Content-Type": "application/json; charset=utf-8"}
+    b.token(mismatch, form=refresh_form("frt-1", client=FAMILY_CLIENT))
+    out.append(b.document([
+        silent(error={"code": "interactionRequired", "internal_code": "invalidGrant", "oauth_error": "invalid_grant",
+                      "oauth_suberror": "client_mismatch", "http_status": 400}, requests=3,
+               expect_cache=cache_state(refresh_tokens=[("frt-1", "1")], app_metadata=[(CLIENT, "1"), (FAMILY_CLIENT, "")]),
+               expect_accounts=[]),
+    ], setup(foci_unknown_cache, client=FAMILY_CLIENT)))
+
+    b = new("silent-foci-unknown-app-refused", "A client with no AppMetadata tries the family refresh token and the service "
+            "refuses it with another invalid_grant: interactionRequired, and the token is not removed — it belongs to the "
+            "family's apps, whose sign-in may still work (MSAL for Python keeps it too).")
+    b.discovery()
+    refused = b.reference_response("errors/msaljs_invalid_grant_bad_token.json", "error body, verbatim")
+    refused["headers"] = {"Content-Type": "application/json; charset=utf-8"}
+    b.token(refused, form=refresh_form("frt-1", client=FAMILY_CLIENT))
+    out.append(b.document([
+        silent(error={"code": "interactionRequired", "oauth_error": "invalid_grant", "http_status": 400}, requests=3,
+               expect_cache=cache_state(refresh_tokens=[("frt-1", "1")], app_metadata=[(CLIENT, "1")])),
+    ], setup(foci_unknown_cache, client=FAMILY_CLIENT)))
+
     # Guest tenant through the parameters' authority.
     b = new("silent-guest-tenant", "A token for a tenant the account is a guest in, asked through the parameters' authority: "
             "the home refresh token is redeemed at the guest tenant, the token cached under the guest realm; a repeat is a "

@@ -19,7 +19,9 @@ package struct AuthorityDocument {
     package func root(_ body: [UInt8]) throws(MSALError) -> JSONValue {
         let document: JSONDocument
         do throws(JOSEError) {
-            document = try JSONDocument(parsing: body, limits: .document)
+            // A leading byte-order mark is skipped, as the error and device-code parsers do.
+            let hasBOM = body.starts(with: [0xEF, 0xBB, 0xBF])
+            document = try JSONDocument(parsing: hasBOM ? Array(body.dropFirst(3)) : body, limits: .document)
         } catch {
             throw fail("not JSON (\(error.message))", error)
         }

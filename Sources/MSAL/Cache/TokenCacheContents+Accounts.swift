@@ -11,7 +11,7 @@ extension TokenCacheContents {
     package struct AccountFilter: Sendable {
         /// The client id, lower-cased.
         package var client: String
-        /// The client's family, from AppMetadata.
+        /// The client's family, from AppMetadata (``TokenCacheIndex/family(of:)``).
         package var family: String?
         /// The alias group of the cloud, or `nil` for every cloud.
         package var group: String?
@@ -19,7 +19,7 @@ extension TokenCacheContents {
 
         package init(contents: TokenCacheContents, clientID: String, environment: String?, signedInOnly: Bool) {
             client = CacheText.lowercased(clientID)
-            family = contents.index.familyOfClient[client]
+            family = contents.index.family(of: client)
             group = environment.map { contents.aliases.group(of: $0) }
             self.signedInOnly = signedInOnly
         }

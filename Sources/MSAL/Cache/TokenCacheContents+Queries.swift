@@ -113,14 +113,13 @@ extension TokenCacheContents {
     }
 
     /// The refresh token for an account and client: the client's own, else a family refresh token
-    /// of the client's family (from AppMetadata), else — when `allowAnyFamily` — of family "1".
-    package func refreshToken(
-        homeAccountID: String, environment: String, clientID: String, allowAnyFamily: Bool = false
-    ) -> (key: String, entry: CacheEntry)? {
+    /// of the client's family (``TokenCacheIndex/family(of:)``: from AppMetadata, or family "1" when
+    /// the client has none yet).
+    package func refreshToken(homeAccountID: String, environment: String, clientID: String) -> (key: String, entry: CacheEntry)? {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
         let client = CacheText.lowercased(clientID)
-        return refreshToken(in: items, client: client, family: index.familyOfClient[client] ?? (allowAnyFamily ? "1" : nil))
+        return refreshToken(in: items, client: client, family: index.family(of: client))
     }
 
     /// The refresh token among one account's `items` for `client` (lower-cased), else of `family`.
@@ -165,7 +164,7 @@ extension TokenCacheContents {
     /// In no particular order.
     package func accountKeys(clientID: String, environment: String?) -> [TokenCacheIndex.AccountKey] {
         let client = CacheText.lowercased(clientID)
-        let family = index.familyOfClient[client]
+        let family = index.family(of: client)
         let group = environment.map { aliases.group(of: $0) }
         return index.accounts.compactMap { key, items in
             (group == nil || key.environment == group) && Self.isListed(items, client: client, family: family) ? key : nil

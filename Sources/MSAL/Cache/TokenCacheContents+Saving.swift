@@ -45,7 +45,8 @@ extension TokenCacheContents {
         let account = TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)
         guard let items = index.accounts[account] else { return 0 }
         let client = CacheText.lowercased(clientID)
-        let family = index.familyOfClient[client]
+        // Only a family the AppMetadata names: an assumed one would take other apps' family tokens.
+        let family = index.knownFamily(of: client)
         var removed = 0
         for item in items {
             let matches: Bool

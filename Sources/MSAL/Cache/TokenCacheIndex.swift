@@ -54,8 +54,30 @@ package struct TokenCacheIndex: Sendable {
 
     /// Each account's usable entries, in the order they were added.
     package var accounts: [AccountKey: [Item]] = [:]
-    /// Family id of each client id, from AppMetadata.
+    /// Family id of each client id with AppMetadata; `""` for a client known to be in no family.
+    /// Use ``family(of:)`` or ``knownFamily(of:)`` to read it.
     package var familyOfClient: [String: String] = [:]
+
+    /// The family of `client` (lower-cased) as the silent flow and account lists use it: the one its
+    /// AppMetadata names; none when the AppMetadata says it is in no family; and family `"1"` when the
+    /// client has no AppMetadata yet (MSAL for iOS and for Python assume the one family that exists: a
+    /// new family app can use the family's refresh tokens before its first sign-in. A client outside
+    /// the family learns so from the service's `client_mismatch` and records it).
+    package func family(of client: String) -> String? {
+        guard let family = familyOfClient[client] else { return Self.assumedFamily }
+        return family.isEmpty ? nil : family
+    }
+
+    /// The family the client's AppMetadata names, `nil` when it names none or there is no AppMetadata.
+    package func knownFamily(of client: String) -> String? {
+        familyOfClient[client].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether `client` has no AppMetadata, so ``family(of:)`` is an assumption.
+    package func familyIsAssumed(for client: String) -> Bool { familyOfClient[client] == nil }
+
+    /// The family assumed for a client without AppMetadata.
+    package static let assumedFamily = "1"
 
     package init() {}
 
@@ -84,10 +106,13 @@ package struct TokenCacheIndex: Sendable {
     ) -> Change {
         guard entry.opaque == nil else { return .none }
         if section == .appMetadata {
-            guard let clientID = entry[.clientID], let familyID = entry[.familyID], !familyID.isEmpty else { return .none }
+            guard let clientID = entry[.clientID] else { return .none }
             let client = CacheText.lowercased(clientID)
-            let family = CacheText.lowercased(familyID)
-            if familyOfClient[client] == family { return .none }
+            // No `family_id` (or JSON null, as MSAL for Python writes for a non-family app): in no family.
+            let family = CacheText.lowercased(entry[.familyID] ?? "")
+            // A client with AppMetadata in two clouds is in the family if either says so (whatever
+            // order the entries are read in).
+            if let known = familyOfClient[client], known == family || family.isEmpty { return .none }
             familyOfClient[client] = family
             return .everything
         }

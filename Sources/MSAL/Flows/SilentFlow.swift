@@ -229,11 +229,13 @@ package struct SilentFlow: Sendable {
         let identifier = request.account.identifier ?? ""
         let environment = request.authority.components.hostAndPort
         let correlationID = request.correlationID
-        let stored = try client.cache.read(clientID: clientID, accountID: identifier) { contents -> (key: String, secret: String, familyID: String?)? in
+        let stored = try client.cache.read(clientID: clientID, accountID: identifier) {
+            contents -> (key: String, secret: String, familyID: String?, familyAssumed: Bool)? in
             guard let hit = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID),
                 let secret = hit.entry["secret"], !secret.isEmpty
             else { return nil }
-            return (hit.key, secret, hit.entry["family_id"].flatMap { $0.isEmpty ? nil : $0 })
+            let familyID = hit.entry["family_id"].flatMap { $0.isEmpty ? nil : $0 }
+            return (hit.key, secret, familyID, familyID != nil && contents.index.familyIsAssumed(for: CacheText.lowercased(clientID)))
         }
         guard let stored else {
             var error = MSALError(
@@ -260,6 +262,11 @@ package struct SilentFlow: Sendable {
                 // The service says this client is not in the family whose refresh token it sent: the
                 // token is fine for the real members, so it stays, and the client stops using it.
                 if stored.familyID != nil { try? Self.leaveFamily(client, environment: metadata.cacheEnvironment) }
+            } else if error.oauthError?.lowercased() == "invalid_grant", stored.familyAssumed {
+                // A family refresh token tried because this app has no AppMetadata yet: it belongs to
+                // the family's apps, whose sign-in still works, so it stays (MSAL for Python does the same).
+                client.logger.info("A family refresh token tried for a new application was refused; it stays for the family", correlationID: correlationID)
+                client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(120))
             } else if error.oauthError?.lowercased() == "invalid_grant", error.code != .serverProtectionPoliciesRequired {
                 client.logger.info("The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache", correlationID: correlationID)
                 // The refresh token is dead; drop it unless another writer has replaced it meanwhile.

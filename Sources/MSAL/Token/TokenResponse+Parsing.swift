@@ -14,7 +14,9 @@ extension TokenResponse {
     package init(parsing body: [UInt8]) throws(MSALError) {
         let document: JSONDocument
         do throws(JOSEError) {
-            document = try JSONDocument(parsing: body, limits: .document)
+            // A leading byte-order mark is skipped, as the error and device-code parsers do.
+            let hasBOM = body.starts(with: [0xEF, 0xBB, 0xBF])
+            document = try JSONDocument(parsing: hasBOM ? Array(body.dropFirst(3)) : body, limits: .document)
         } catch {
             throw Self.invalid("is not valid JSON (\(error.message))")
         }

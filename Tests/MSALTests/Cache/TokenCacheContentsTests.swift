@@ -114,12 +114,21 @@ struct TokenCacheContentsTests {
         #expect(contents.document[.appMetadata].values.first?["family_id"] == "1")
         let home = "9f4880d8.\(Self.homeTenant)"
         #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "frt")
-        // A sibling not yet known to be in the family finds it only when it asks for any family.
+        // A sibling without AppMetadata is assumed to be in family "1" (as MSAL for iOS and Python do):
+        // it finds the family token and lists the account.
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling)?.entry["secret"] == "frt")
+        #expect(contents.accounts(clientID: Self.sibling, environment: nil, signedInOnly: true).count == 1)
+        // Once its AppMetadata says it is in no family (client_mismatch), it finds and lists nothing.
+        let siblingMetadata = CacheKey.appMetadata(environment: "login.windows.net", clientID: Self.sibling)
+        contents.upsert(CacheEntry(["client_id": Self.sibling, "environment": "login.windows.net", "family_id": ""]), key: siblingMetadata, in: .appMetadata)
         #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling) == nil)
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling, allowAnyFamily: true)?.entry["secret"] == "frt")
+        #expect(contents.accounts(clientID: Self.sibling, environment: nil, signedInOnly: true).isEmpty)
+        // Signing the account out of the sibling then leaves the family's token alone.
+        #expect(contents.removeAccount(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling) == 0)
+        #expect(contents.document[.refreshToken].count == 1)
         // A later non-FOCI response for the first client does not drop the family membership.
         try Self.save(&contents, Self.response(refreshToken: nil))
-        #expect(contents.document[.appMetadata].values.first?["family_id"] == "1")
+        #expect(contents.document[.appMetadata].values.first { $0["client_id"] == Self.client }?["family_id"] == "1")
         #expect(contents.accounts(clientID: Self.client, environment: nil, signedInOnly: true).count == 1)
     }
 
