@@ -97,7 +97,7 @@ def main(paths):
         for label, (swift_us, python_us, ratio) in runs[-1].items():
             ratio_text = f"{ratio:,.1f}× faster" if ratio and ratio >= 1 else (f"{1 / ratio:.1f}× slower" if ratio else "")
             print(f"  {label:<50} {show(swift_us):>10}  {show(python_us):>10}  {ratio_text}")
-        memory = {name: value[1] for name, value in swift.items() if "10000" in name}
+        memory = {name: value[1] for name, value in swift.items() if "10000" in name and value[1] is not None}
         if memory:
             print(f"  peak resident memory of the Swift benchmark process, 10,000 accounts: {max(memory.values()):.0f} MB")
             doc = python.get(10000)

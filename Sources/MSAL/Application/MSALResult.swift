@@ -26,9 +26,14 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     /// was unavailable and ``MSALPublicClientApplicationConfig/extendedLifetimeEnabled`` is on.
     public let extendedLifeTimeToken: Bool
     /// The raw ID token of the account in the request's tenant, when there is one.
-    public let idToken: String?
+    public var idToken: String? { idTokenStorage?.string }
     /// The scopes the access token was granted for.
-    public let scopes: [String]
+    public var scopes: [String] {
+        switch scopesStorage {
+        case .list(let scopes): scopes
+        case .target(let target): CacheText.scopeStrings(target)
+        }
+    }
     /// The account's profile in the tenant the token was issued by.
     public let tenantProfile: MSALTenantProfile
     /// The account the token belongs to.
@@ -42,17 +47,53 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     /// When the token should be refreshed ahead of expiry (`refresh_in`), when the service said.
     public let refreshOn: Date?
 
+    /// The ID token as stored: a cache hit keeps it as a slice of the cache document and makes the
+    /// string only when the app reads ``idToken`` (most never do), as it keeps the scopes as the
+    /// cached target until ``scopes`` is read.
+    private let idTokenStorage: CacheString?
+    private let scopesStorage: ScopesStorage
+
+    private enum ScopesStorage: Sendable {
+        case list([String])
+        /// A space-separated target, split on access.
+        case target(String)
+    }
+
     /// Creates a result, for instance to test an app without an identity provider.
-    public init(
+    public convenience init(
         accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool = false, idToken: String?,
         scopes: [String], tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority,
         correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date? = nil
     ) {
+        self.init(
+            accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken,
+            lazyIDToken: idToken.map(CacheString.init), scopesStorage: .list(scopes), tenantProfile: tenantProfile, account: account,
+            authority: authority, correlationId: correlationId, tokenSource: tokenSource, refreshOn: refreshOn)
+    }
+
+    /// A result whose ID token stays a slice of the cache document and whose scopes stay the cached
+    /// token's space-separated `target` until read.
+    package convenience init(
+        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, lazyIDToken: CacheString?,
+        target: String, tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority,
+        correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date?
+    ) {
+        self.init(
+            accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken,
+            lazyIDToken: lazyIDToken, scopesStorage: .target(target), tenantProfile: tenantProfile, account: account,
+            authority: authority, correlationId: correlationId, tokenSource: tokenSource, refreshOn: refreshOn)
+    }
+
+    private init(
+        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, lazyIDToken: CacheString?,
+        scopesStorage: ScopesStorage, tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority,
+        correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date?
+    ) {
         self.accessToken = accessToken
         self.expiresOn = expiresOn
         self.extendedLifeTimeToken = extendedLifeTimeToken
-        self.idToken = idToken
-        self.scopes = scopes
+        self.idTokenStorage = lazyIDToken
+        self.scopesStorage = scopesStorage
         self.tenantProfile = tenantProfile
         self.account = account
         self.authority = authority

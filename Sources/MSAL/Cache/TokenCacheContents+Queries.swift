@@ -20,7 +20,13 @@ extension TokenCacheContents {
 
     /// The requested scopes as the lookup wants them: lower-cased, reserved scopes removed.
     package static func lookupScopes<S: Sequence>(_ scopes: S) -> Set<String> where S.Element == String {
-        Set(scopes.map(CacheText.lowercased).filter { !$0.isEmpty && !reservedScopes.contains($0) })
+        // One pass into one set (no intermediate arrays: this runs on every silent request).
+        var set = Set<String>(minimumCapacity: scopes.underestimatedCount)
+        for scope in scopes {
+            let folded = CacheText.lowercased(scope)
+            if !folded.isEmpty, !reservedScopes.contains(folded) { set.insert(folded) }
+        }
+        return set
     }
 
     /// The usable access token for an account, client and scopes: its target holds every requested
@@ -40,12 +46,12 @@ extension TokenCacheContents {
     }
 
     /// ``accessToken(homeAccountID:environment:clientID:realms:scopes:now:expiryBuffer:usingExtendedExpiry:)``
-    /// with the secret of the ID token of the same client and realm, from one lookup of the account:
-    /// what a silent cache hit returns.
+    /// with the secret of the ID token of the same client and realm (left in the document until
+    /// read), from one lookup of the account: what a silent cache hit returns.
     package func accessTokenAndIDToken(
         homeAccountID: String, environment: String, clientID: String, realms: [String],
         scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
-    ) -> (token: CachedAccessToken, idToken: String?)? {
+    ) -> (token: CachedAccessToken, idToken: CacheString?)? {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
         let client = CacheText.lowercased(clientID)
@@ -54,7 +60,7 @@ extension TokenCacheContents {
                 in: items, homeAccountID: homeAccountID, environment: environment, client: client, realms: realms,
                 scopes: scopes, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
         else { return nil }
-        return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry[.secret])
+        return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry.lazyString(.secret))
     }
 
     /// The access token among one account's `items` for `client` (lower-cased).
