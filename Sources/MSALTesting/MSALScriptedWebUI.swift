@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A web UI that plays the user from a script, for testing an app's interactive sign-in without a
 /// browser.
 ///
@@ -230,7 +226,7 @@ public final class MSALScriptedWebUI: MSALWebUI {
     }
 
     /// The outcome of every ``Delivery`` sent after a ``Action/handOff(_:)``, in order, once all have
-    /// been answered (each request gives up after 30 seconds).
+    /// been answered (each request gives up after 30 seconds without an answer).
     public func deliveryResults() async -> [DeliveryResult] {
         let tasks = state.withLock { $0.deliveries }
         var results: [DeliveryResult] = []
@@ -360,27 +356,5 @@ public final class MSALScriptedWebUI: MSALWebUI {
             throw MSALError(.internal, internalCode: .unexpected, message: "MSALScriptedWebUI: cannot build a delivery URL for path \(path)")
         }
         return url
-    }
-
-    /// Requests each URL in turn, as a browser following the redirect would.
-    private static func send(_ urls: [URL]) async -> [DeliveryResult] {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
-        configuration.timeoutIntervalForResource = 30
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        var results: [DeliveryResult] = []
-        for url in urls {
-            var request = URLRequest(url: url)
-            request.setValue("close", forHTTPHeaderField: "Connection")
-            do {
-                let (data, response) = try await session.data(for: request)
-                results.append(DeliveryResult(
-                    url: url, statusCode: (response as? HTTPURLResponse)?.statusCode, body: String(decoding: data, as: UTF8.self), failure: nil))
-            } catch {
-                results.append(DeliveryResult(url: url, statusCode: nil, body: "", failure: "\(error)"))
-            }
-        }
-        return results
     }
 }

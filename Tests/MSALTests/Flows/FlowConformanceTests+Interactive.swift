@@ -85,7 +85,8 @@ extension FlowConformanceTests {
             parameters.claimsRequest = try MSALClaimsRequest(jsonString: claims)
         }
         if let identifier = step["account"]?.stringValue {
-            parameters.account = try #require(try app.account(forIdentifier: identifier), "account \(identifier)")
+            let account: MSALAccount = try #require(try app.account(forIdentifier: identifier), "account \(identifier)")
+            parameters.account = account
         }
         if let authority = step["authority"]?.stringValue.flatMap(URL.init(string:)) {
             parameters.authority = try MSALAuthority.authority(url: authority)
