@@ -37,7 +37,11 @@ let package = Package(
         ),
         .target(
             name: "MSALTesting",
-            dependencies: ["MSAL", "MSALJOSE"]
+            dependencies: [
+                "MSAL", "MSALJOSE",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "MSALEmulator",

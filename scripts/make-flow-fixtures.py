@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import base64
 import copy
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -818,6 +819,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     ], setup(cap_cache, client=CAE_CLIENT, authority=f"https://{HOST}/{TENANT}", client_capabilities=["cp1"])))
 
     out.extend(device_code_scenarios(ref, minter, new, live))
+    out.extend(interactive_scenarios(minter, new))
     return out
 
 
@@ -1021,6 +1023,353 @@ def device_code_scenarios(ref: Reference, minter: Minter, new, live: list[dict])
                             "message": entry7["ResponseBody"]["message"], "interval": 5, "expires_on": NOW + 900},
         expect_cache=cache_state(refresh_tokens=[("refresh_token", "1")], app_metadata=[(CAE_CLIENT, "1")]))],
         setup(empty_cache, client=CAE_CLIENT, authority=tenant_authority, client_capabilities=["cp1"])))
+    return out
+
+
+# --------------------------------------------------------------------------- interactive sign-in
+#
+# The runner plays the user with MSALTesting's MSALScriptedWebUI: each step's `web_ui` is its script. The
+# redirects it answers with are not HTTP exchanges of the transport, so they are not interactions; what the
+# identity provider would put in them (codes, error texts) is SYNTHETIC and cited once per file. The
+# application gets fixed interactive secrets (`setup.interactive_secrets`) so the recorded code redemption
+# can name the PKCE verifier and the minted ID tokens the nonce; the expected code_challenge is computed here
+# (SHA-256, base64url), independently of swift-msal.
+
+REDIRECT_SCHEME_URI = f"msal{CLIENT}://auth"          # a custom-scheme redirect only the app's web UI can catch
+OTHER_UID = "dddddddd-4444-4444-8444-444444444444"     # SYNTHETIC second user of the tenant
+OTHER_USERNAME = "BenSmith@contoso.com"
+VERIFIER = "pkce-verifier-0123456789-abcdefghijklmnopqrstuvwxyz.ABCDEFGHIJ~"   # 63 unreserved characters
+STATE = "state-7c1e9a3b5d"
+NONCE = "nonce-5d2f8b64a0"
+SECRETS = {"code_verifier": VERIFIER, "state": STATE, "nonce": NONCE}
+CHALLENGE = b64u(hashlib.sha256(VERIFIER.encode("ascii")).digest())
+RESERVED = ["openid", "profile", "offline_access"]
+EMPTY_CACHE_STATE = {"access_tokens": [], "refresh_tokens": [], "app_metadata": []}
+
+
+def authorize(tenant: str = TENANT, *, redirect_uri: str = "<loopback>", scopes: list[str] = SCOPES,
+              prompt: str | None = "select_account", extra: dict | None = None) -> dict:
+    """The whole authorize URL: endpoint and every query parameter (`<loopback>`: http://localhost:<port>/,
+    `<msal_version>`: the library version)."""
+    query = {
+        "client_id": CLIENT, "response_type": "code", "redirect_uri": redirect_uri, "scope": " ".join(scopes + RESERVED),
+        "state": STATE, "nonce": NONCE, "code_challenge": CHALLENGE, "code_challenge_method": "S256", "client_info": "1",
+        "response_mode": "query", "x-client-SKU": "MSAL.Swift.Linux", "x-client-Ver": "<msal_version>",
+    }
+    if prompt is not None:
+        query["prompt"] = prompt
+    query.update(extra or {})
+    return {"endpoint": f"https://{HOST}/{tenant}/oauth2/v2.0/authorize", "query": query}
+
+
+def code_form(code: str, *, redirect_uri: str | None = None, scopes: list[str] = SCOPES, claims: str | None = None) -> dict:
+    """The code redemption's form. A loopback redirect URI has an ephemeral port and is left out; the runner
+    checks that the redemption repeats the authorize URL's redirect_uri."""
+    form = {"client_id": CLIENT, "grant_type": "authorization_code", "code": code, "scope": " ".join(scopes + RESERVED),
+            "code_verifier": VERIFIER, "client_info": "1"}
+    if redirect_uri is not None:
+        form["redirect_uri"] = redirect_uri
+    if claims is not None:
+        form["claims"] = claims
+    return form
+
+
+def interactive(expect: dict | None = None, *, error: dict | None = None, requests: int, web_ui: list[dict],
+                expect_authorize: dict | None, scopes: list[str] = SCOPES, **extra: object) -> dict:
+    step: dict = {"call": "acquire_token_interactive", "scopes": scopes, "web_ui": web_ui}
+    step.update(extra)
+    if expect_authorize is not None:
+        step["expect_authorize"] = expect_authorize
+    if expect is not None:
+        step["expect"] = expect
+    if error is not None:
+        step["expect_error"] = error
+    step["expect_requests"] = requests
+    return step
+
+
+def code_action(code: str, **extra: object) -> dict:
+    return {"action": "redirect", "parameters": {"code": code}, **extra}
+
+
+def interactive_scenarios(minter: Minter, new) -> list[dict]:
+    out: list[dict] = []
+    tenant_authority = f"https://{HOST}/{TENANT}"
+    empty_cache = {"Account": {}, "IdToken": {}, "AccessToken": {}, "RefreshToken": {}, "AppMetadata": {}}
+    signed_in = {"oid": UID, "tid": TENANT, "preferred_username": USERNAME, "nonce": NONCE}
+
+    def begin(name: str, description: str, redirect_note: str) -> Builder:
+        b = new(name, description)
+        b.provenance.append({"notes": "SYNTHETIC: the user's part is scripted with MSALScriptedWebUI (the step's web_ui); "
+                                      f"{redirect_note}. The PKCE verifier, state and nonce are fixed by the runner "
+                                      "(setup.interactive_secrets) so the code redemption and the ID token's nonce can be recorded"})
+        return b
+
+    def id_token(**claims: object) -> str:
+        return minter.id_token(extra={"nonce": NONCE, **claims})
+
+    def signed_in_response(b: Builder, at: str, rt: str, tenant: str = TENANT, token: str | None = None) -> dict:
+        return b.success(access_token=at, refresh_token=rt, tenant=tenant, extra={"id_token": token or id_token()})
+
+    def tenant_setup(cache: dict = empty_cache, **extra: object) -> dict:
+        return setup(cache, authority=tenant_authority, interactive_secrets=SECRETS, **extra)
+
+    signed_in_cache = cache_state([("at-interactive-1", TENANT, TARGET)], [("rt-interactive-1", None)], [(CLIENT, None)])
+
+    # Happy path: the web UI captures the redirect; the loopback listener runs too.
+    b = begin("interactive-captured-redirect", "acquireToken with an app-supplied web UI that captures the redirect itself "
+              "(the default loopback redirect URI, so the listener runs too and loses): the authorize URL carries every "
+              "protocol parameter, the code is redeemed with the verifier and the authorize URL's redirect_uri, the ID token "
+              "(nonce included) verified, the tokens cached; the repeat is a silent cache hit.",
+              "the redirect carries the code and the request's own state")
+    b.discovery()
+    b.token(signed_in_response(b, "at-interactive-1", "rt-interactive-1"), form=code_form("code-interactive-1"))
+    b.jwks()
+    out.append(b.document([
+        interactive(ok("at-interactive-1", "identity_provider", scopes=TARGET.split(), expires_on=NOW + 3599,
+                       id_token_claims=signed_in), requests=4, web_ui=[code_action("code-interactive-1")],
+                    expect_authorize=authorize(), expect_cache=signed_in_cache, expect_accounts=[HOME]),
+        silent(ok("at-interactive-1", "cache"), requests=0),
+    ], tenant_setup()))
+
+    # Every option, a custom-scheme redirect URI and a fragment redirect.
+    claims = "{\"id_token\":{\"auth_time\":{\"essential\":true}}}"
+    extra_query = {"dc": "ESTS-PUB-WEULR1-AZ1-FD000-TEST1", "msafed": "0", "prompt": "none", "state": "overridden"}
+    b = begin("interactive-options-custom-scheme", "prompt=login, login and domain hints, extra scopes to consent, a claims "
+              "request and extra query parameters (the two naming protocol parameters, prompt and state, are dropped) on the "
+              "authorize URL; a custom-scheme redirect URI, which only the app's web UI can receive (no listener), handed "
+              "back with the response in the fragment; the redemption repeats redirect_uri, scope and claims, and the extra "
+              "query parameters ride on the token endpoint URL.",
+              "the web UI hands back the custom-scheme redirect with the code and state in the fragment")
+    b.discovery()
+    headers = dict(TELEMETRY)
+    headers["Content-Type"] = FORM_CONTENT_TYPE
+    b.add("POST", f"https://{HOST}/{TENANT}/oauth2/v2.0/token?dc={extra_query['dc']}&msafed=0",
+          signed_in_response(b, "at-interactive-1", "rt-interactive-1"),
+          form=code_form("code-options-1", redirect_uri=REDIRECT_SCHEME_URI, scopes=SCOPES + ["Calendars.Read"], claims=claims),
+          headers=headers)
+    b.jwks()
+    out.append(b.document([
+        interactive(ok("at-interactive-1", "identity_provider", scopes=TARGET.split()), requests=4,
+                    web_ui=[code_action("code-options-1", fragment=True)],
+                    expect_authorize=authorize(redirect_uri=REDIRECT_SCHEME_URI, scopes=SCOPES + ["Calendars.Read"], prompt="login",
+                                               extra={"login_hint": USERNAME, "domain_hint": "contoso.com", "claims": claims,
+                                                      "dc": extra_query["dc"], "msafed": "0"}),
+                    prompt="login", login_hint=USERNAME, domain_hint="contoso.com", extra_scopes_to_consent=["Calendars.Read"],
+                    claims=claims, extra_query_parameters=extra_query, expect_cache=signed_in_cache, expect_accounts=[HOME]),
+    ], tenant_setup(redirect_uri=REDIRECT_SCHEME_URI)))
+
+    # /common: the authorize and token endpoints of the common document, the issuer template.
+    b = begin("interactive-common-authority", "acquireToken through /common: the authorize URL and the code redemption on "
+              "the /common endpoints, the ID token's issuer checked against the {tenantid} template with its tid, the tokens "
+              "cached under the account's tenant; the repeat is a silent cache hit.",
+              "the redirect carries the code and the request's own state")
+    b.common_discovery()
+    b.token(signed_in_response(b, "at-interactive-1", "rt-interactive-1"), tenant="common", form=code_form("code-interactive-1"))
+    b.add("GET", f"https://{HOST}/common/discovery/v2.0/keys",
+          {"status": 200, "headers": {"Content-Type": "application/json; charset=utf-8"},
+           "body": json.loads((SAMPLES / "jwks.json").read_text())})
+    b.cite("jwks", {"path": "Fixtures/Samples/jwks.json", "notes": "SYNTHETIC: the /common jwks_uri answered with this "
+                    "repository's published test key set; the ID token is minted with its key sample-rsa-2048"})
+    out.append(b.document([
+        interactive(ok("at-interactive-1", "identity_provider"), requests=4,
+                    web_ui=[code_action("code-interactive-1")], expect_authorize=authorize("common"),
+                    expect_cache=signed_in_cache, expect_accounts=[HOME]),
+        silent(ok("at-interactive-1", "cache"), requests=0),
+    ], setup(empty_cache, interactive_secrets=SECRETS)))
+
+    # Error redirects.
+    def redirect_error(name: str, description: str, action: dict, error: dict, note: str) -> None:
+        b = begin(name, description, note)
+        b.discovery()
+        out.append(b.document([
+            interactive(error=error, requests=2, web_ui=[action], expect_authorize=authorize(),
+                        expect_cache=EMPTY_CACHE_STATE, expect_accounts=[]),
+        ], tenant_setup()))
+
+    redirect_error(
+        "interactive-access-denied", "The user declines consent: the redirect carries error=access_denied, which is "
+        "userCanceled (authorizationFailed) with the OAuth error and the description kept; no token request, nothing cached.",
+        {"action": "error", "error": "access_denied", "description": "AADSTS65004: User declined to consent to access the app."},
+        {"code": "userCanceled", "internal_code": "authorizationFailed", "oauth_error": "access_denied", "oauth_suberror": None,
+         "message_contains": ["access_denied", "AADSTS65004: User declined to consent to access the app."]},
+        "the error redirect's text is modeled on Entra's AADSTS65004 message")
+    redirect_error(
+        "interactive-access-denied-cancel-subcode", "Entra's cancel: error=access_denied with error_subcode=cancel is "
+        "userCanceled with the sub-error kept.",
+        {"action": "error", "error": "access_denied", "description": "AADSTS50058: The user canceled the sign-in.",
+         "suberror": "cancel"},
+        {"code": "userCanceled", "internal_code": "authorizationFailed", "oauth_error": "access_denied", "oauth_suberror": "cancel"},
+        "the error redirect with Entra's error_subcode=cancel")
+    redirect_error(
+        "interactive-user-closed", "The user closes the sign-in page (the web UI throws userCanceled): the request fails "
+        "with userCanceled/sessionCanceled; no token request, nothing cached.",
+        {"action": "cancel"}, {"code": "userCanceled", "internal_code": "sessionCanceled"},
+        "the web UI reports that the user closed the page")
+    redirect_error(
+        "interactive-redirect-invalid-request", "A redirect with error=invalid_request is internal/authorizationFailed with "
+        "the OAuth error and description kept (docs/token-acquisition.md, Interactive step 5).",
+        {"action": "error", "error": "invalid_request",
+         "description": "AADSTS900144: The request body must contain the following parameter: 'client_id'."},
+        {"code": "internal", "internal_code": "authorizationFailed", "oauth_error": "invalid_request",
+         "message_contains": ["invalid_request", "AADSTS900144"]},
+        "the error redirect's text is modeled on Entra's AADSTS900144 message")
+    redirect_error(
+        "interactive-redirect-server-error", "A redirect with error=server_error (the service failing) is "
+        "serverError/authorizationFailed.",
+        {"action": "error", "error": "server_error", "description": "AADSTS90033: A transient error has occurred. Please try again."},
+        {"code": "serverError", "internal_code": "authorizationFailed", "oauth_error": "server_error",
+         "message_contains": ["AADSTS90033"]},
+        "the error redirect's text is modeled on Entra's AADSTS90033 message")
+    redirect_error(
+        "interactive-redirect-temporarily-unavailable", "A redirect with error=temporarily_unavailable is "
+        "serverError/authorizationFailed.",
+        {"action": "error", "error": "temporarily_unavailable"},
+        {"code": "serverError", "internal_code": "authorizationFailed", "oauth_error": "temporarily_unavailable"},
+        "the error redirect carries no description")
+    redirect_error(
+        "interactive-state-mismatch", "The captured redirect carries a code and another request's state: invalidState, and "
+        "the code is never redeemed (no token request; only the two metadata requests were sent).",
+        {"action": "redirect_with_state", "state": "state-of-another-request", "parameters": {"code": "code-stolen-1"}},
+        {"code": "internal", "internal_code": "invalidState"},
+        "the redirect carries another request's state")
+    redirect_error(
+        "interactive-browser-launch-failure", "The web UI cannot start a browser: browserLaunchFailed, and the error carries "
+        "the authorization URL it was shown (MSALError.authorizationURL), for the app to show the user.",
+        {"action": "launch_failure"},
+        {"code": "internal", "internal_code": "browserLaunchFailed", "authorization_url_presented": True},
+        "the web UI fails as a browser that cannot start")
+
+    # A second interactive request while one runs.
+    b = begin("interactive-session-already-running", "While an interactive request waits for the user, a second one fails "
+              "at once with interactiveSessionAlreadyRunning (MSAL for iOS -42402) without showing anything or sending a "
+              "request; the first then completes, and a later one runs (metadata and keys cached: only the redemption).",
+              "the first presentation waits until the runner answers it with the code")
+    b.discovery()
+    b.token(signed_in_response(b, "at-interactive-1", "rt-interactive-1"), form=code_form("code-interactive-1"))
+    b.jwks()
+    b.token(signed_in_response(b, "at-interactive-2", "rt-interactive-2"), form=code_form("code-interactive-2"))
+    out.append(b.document([
+        interactive(ok("at-interactive-1", "identity_provider"), requests=4, web_ui=[{"action": "wait"}],
+                    concurrent_call={"expect_error": {"code": "internal", "internal_code": "interactiveSessionAlreadyRunning"}},
+                    resume_with=code_action("code-interactive-1"), expect_authorize=authorize(),
+                    expect_cache=signed_in_cache, expect_accounts=[HOME]),
+        interactive(ok("at-interactive-2", "identity_provider"), requests=1, web_ui=[code_action("code-interactive-2")],
+                    expect_authorize=authorize(),
+                    expect_cache=cache_state([("at-interactive-2", TENANT, TARGET)], [("rt-interactive-2", None)])),
+    ], tenant_setup()))
+
+    # The parameters name an account; another user signs in.
+    b = begin("interactive-mismatched-user", "The parameters name the cached account (its username becomes login_hint) but "
+              "another user of the tenant signs in: the ID token verifies, but the response is for another account, so the "
+              "request fails with mismatchedUser and nothing of the other user is cached.",
+              "the redirect carries the code and the request's own state")
+    b.discovery()
+    other = b.success(access_token="at-other-user-1", refresh_token="rt-other-user-1",
+                      extra={"id_token": minter.id_token(oid=OTHER_UID, username=OTHER_USERNAME,
+                                                         extra={"nonce": NONCE, "name": "Ben Smith"}),
+                             "client_info": client_info(OTHER_UID)})
+    b.token(other, form=code_form("code-interactive-1"))
+    b.jwks()
+    b.cite("other-user", {"notes": f"SYNTHETIC: a second user {OTHER_UID} ({OTHER_USERNAME}) of the tenant; its ID token is "
+                                   "minted with the test key and its client_info names it"})
+    out.append(b.document([
+        interactive(error={"code": "internal", "internal_code": "mismatchedUser"}, requests=4, account=HOME,
+                    web_ui=[code_action("code-interactive-1")], expect_authorize=authorize(extra={"login_hint": USERNAME}),
+                    expect_cache=cache_state([("at-cached-1", TENANT, TARGET)], [("rt-home-1", None)], [(CLIENT, None)]),
+                    expect_accounts=[HOME]),
+    ], tenant_setup(standard_cache(minter, at=VALID_AT))))
+
+    # The browser follows the redirect to the real loopback listener.
+    b = begin("interactive-loopback-hand-off", "The web UI hands the URL to a browser (returns nil) that then requests the "
+              "loopback listener on 127.0.0.1 itself: a stray path (404) and another request's state (400) are turned away "
+              "and the listener keeps waiting; the redirect with the request's state gets the success page and ends the "
+              "wait; the code it carried is redeemed.",
+              "the scripted browser's requests to the loopback listener")
+    b.discovery()
+    b.token(signed_in_response(b, "at-interactive-1", "rt-interactive-1"), form=code_form("code-interactive-1"))
+    b.jwks()
+    out.append(b.document([
+        interactive(ok("at-interactive-1", "identity_provider"), requests=4,
+                    web_ui=[{"action": "hand_off", "deliveries": [
+                        {"parameters": {"code": "code-interactive-1"}, "path": "/favicon.ico"},
+                        {"parameters": {"code": "code-stolen-1"}, "state": "state-of-another-request"},
+                        {"parameters": {"code": "code-interactive-1"}}]}],
+                    expect_deliveries=[{"status": 404}, {"status": 400}, {"status": 200, "body_contains": "Sign-in complete"}],
+                    expect_authorize=authorize(), expect_cache=signed_in_cache, expect_accounts=[HOME]),
+    ], tenant_setup()))
+
+    b = begin("interactive-loopback-access-denied", "The browser brings error=access_denied to the loopback listener: the "
+              "failure page (200) names the error, and the request fails with userCanceled.",
+              "the scripted browser's request to the loopback listener, its text modeled on Entra's AADSTS65004 message")
+    b.discovery()
+    out.append(b.document([
+        interactive(error={"code": "userCanceled", "internal_code": "authorizationFailed", "oauth_error": "access_denied"},
+                    requests=2,
+                    web_ui=[{"action": "hand_off", "deliveries": [
+                        {"parameters": {"error": "access_denied",
+                                        "error_description": "AADSTS65004: User declined to consent to access the app."}}]}],
+                    expect_deliveries=[{"status": 200, "body_contains": "access_denied"}],
+                    expect_authorize=authorize(), expect_cache=EMPTY_CACHE_STATE, expect_accounts=[]),
+    ], tenant_setup()))
+
+    # The token response fails verification: nothing cached.
+    def bad_response(name: str, description: str, id_token_value: str | None, error: dict, requests: int) -> None:
+        b = begin(name, description, "the redirect carries the code and the request's own state")
+        b.discovery()
+        response = b.success(access_token="at-interactive-1", refresh_token="rt-interactive-1")
+        if id_token_value is None:
+            del response["body"]["id_token"]
+        else:
+            response["body"]["id_token"] = id_token_value
+        b.token(response, form=code_form("code-interactive-1"))
+        if id_token_value is not None:
+            b.jwks()
+        out.append(b.document([
+            interactive(error=error, requests=requests, web_ui=[code_action("code-interactive-1")],
+                        expect_authorize=authorize(), expect_cache=EMPTY_CACHE_STATE, expect_accounts=[]),
+        ], tenant_setup()))
+
+    bad_response("interactive-id-token-nonce-mismatch", "The ID token carries another request's nonce: idTokenNonceMismatch, "
+                 "nothing cached.", minter.id_token(extra={"nonce": "nonce-of-another-request"}),
+                 {"code": "internal", "internal_code": "idTokenNonceMismatch"}, 4)
+    bad_response("interactive-id-token-without-nonce", "The ID token has no nonce although one was sent: "
+                 "idTokenNonceMismatch, nothing cached.", minter.id_token(),
+                 {"code": "internal", "internal_code": "idTokenNonceMismatch"}, 4)
+    head, payload, signature = id_token().split(".")
+    flipped = signature[:20] + ("A" if signature[20] != "A" else "B") + signature[21:]
+    bad_response("interactive-id-token-bad-signature", "The ID token's signature does not verify with the tenant's keys (one "
+                 "character of it changed; its kid is known, so the keys are not fetched again): jwtInvalidSignature, "
+                 "nothing cached.", f"{head}.{payload}.{flipped}",
+                 {"code": "internal", "internal_code": "jwtInvalidSignature"}, 4)
+    bad_response("interactive-no-id-token", "The code redemption's answer has no ID token, so the sign-in cannot be "
+                 "verified: invalidResponse, nothing cached (and no keys fetched).", None,
+                 {"code": "internal", "internal_code": "invalidResponse"}, 3)
+
+    b = begin("interactive-code-redemption-invalid-grant", "The token endpoint rejects the code (invalid_grant, expired): "
+              "interactionRequired/invalidGrant with the HTTP status, nothing cached.",
+              "the redirect carries the code and the request's own state")
+    b.discovery()
+    b.token(b.reference_response("errors/dotnet_invalid_grant.json", "invalid_grant body, verbatim"),
+            form=code_form("code-interactive-1"))
+    out.append(b.document([
+        interactive(error={"code": "interactionRequired", "internal_code": "invalidGrant", "oauth_error": "invalid_grant",
+                           "http_status": 400}, requests=3, web_ui=[code_action("code-interactive-1")],
+                    expect_authorize=authorize(), expect_cache=EMPTY_CACHE_STATE, expect_accounts=[]),
+    ], tenant_setup()))
+
+    b = begin("interactive-code-redemption-5xx-not-retried", "The token endpoint answers the code redemption with 503: a "
+              "code is single-use, so it is not sent again (unlike a refresh): serverError after one token request.",
+              "the redirect carries the code and the request's own state")
+    b.discovery()
+    failure = b.reference_response("errors/dotnet_5xx_server_error.json", "5xx body, verbatim; the optional Retry-After header left out")
+    failure.pop("headers", None)
+    b.token(failure, form=code_form("code-interactive-1"))
+    out.append(b.document([
+        interactive(error={"code": "serverError", "http_status": failure["status"]}, requests=3, expect_sleeps=[],
+                    web_ui=[code_action("code-interactive-1")], expect_authorize=authorize(),
+                    expect_cache=EMPTY_CACHE_STATE, expect_accounts=[]),
+    ], tenant_setup()))
     return out
 
 

@@ -48,6 +48,7 @@ extension MSALPublicClientApplication {
     /// Removing an account that is not in the cache does nothing.
     public func remove(_ account: MSALAccount) throws {
         guard let identifier = account.identifier else { return }
+        client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
         let clientID = configuration.clientId
         _ = try cache.write(clientID: clientID, accountID: identifier) { contents in
             contents.removeAccount(homeAccountID: identifier, environment: account.environment, clientID: clientID)

@@ -18,12 +18,19 @@ extension MSALPublicClientApplication {
             return true
         }
         guard claimed else {
+            client.logger.warning("Interactive request refused: another one is running", correlationID: parameters.correlationId)
             throw MSALError(
                 .internal, internalCode: .interactiveSessionAlreadyRunning,
                 message: "Another interactive request of this application is still running", correlationID: parameters.correlationId)
         }
         defer { interactiveSession.withLock { $0 = false } }
-        return try await InteractiveFlow(client: client).run(parameters)
+        do {
+            return try await InteractiveFlow(client: client).run(parameters)
+        } catch let error as MSALError {
+            client.logger.info(
+                "Interactive request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)", correlationID: error.correlationID)
+            throw error
+        }
     }
 
     /// ``acquireToken(with:)`` with a completion block, called once on an arbitrary thread.
@@ -41,9 +48,12 @@ extension MSALPublicClientApplication {
     /// ``MSALSignoutParameters/signoutFromBrowser``, opens the identity provider's end-session
     /// page so the browser session ends too.
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws {
+        let correlationID = signoutParameters.correlationId ?? CorrelationID.make()
+        client.logger.info(
+            "Signing out \(oii: account.identifier)\(public: signoutParameters.signoutFromBrowser ? ", then ending the browser session" : "")",
+            correlationID: correlationID)
         try remove(account)
         guard signoutParameters.signoutFromBrowser else { return }
-        let correlationID = signoutParameters.correlationId ?? CorrelationID.make()
         let metadata = try await client.resolver.resolve(configuration.authority, correlationID: correlationID)
         guard let endpoint = metadata.endSessionEndpoint else {
             throw MSALError(

@@ -63,6 +63,9 @@ package struct InteractiveFlow: Sendable {
             loginHint: interactive.loginHint ?? values.account?.username, domainHint: interactive.domainHint,
             claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters)
 
+        client.logger.info(
+            "Interactive request for \(public: scopes): sign-in page on \(host: authorizationURL), redirect \(public: listener.map { "to the loopback listener on port \($0.redirectURI.port ?? 0)" } ?? "captured by the app's web UI")",
+            correlationID: correlationID)
         let redirect: LoopbackRedirect
         do {
             redirect = try await Self.obtainRedirect(
@@ -79,6 +82,8 @@ package struct InteractiveFlow: Sendable {
             throw MSALError(.internal, internalCode: .authorizationFailed, message: "The web UI failed: \(error)", correlationID: correlationID)
         }
         await listener?.close()
+        client.logger.verbose(
+            "Interactive request: redirect received with \(public: redirect.error == nil ? "an authorization code" : "an error")", correlationID: correlationID)
 
         if let oauthError = redirect.error {
             throw Self.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)

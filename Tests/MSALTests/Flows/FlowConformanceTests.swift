@@ -7,7 +7,7 @@ import Testing
 /// Replays every scenario of `Fixtures/Conformance/Flows/` through the public API: an
 /// ``MSALPublicClientApplication`` with the replay transport, a manual clock and an in-memory cache
 /// seeded from the scenario's cache document, then runs the scenario's steps (`acquireTokenSilent`,
-/// `acquireTokenWithDeviceCode`) and compares each outcome, the requests and clock waits it caused
+/// `acquireTokenWithDeviceCode`, `acquireToken` with a scripted web UI) and compares each outcome, the requests and clock waits it caused
 /// and the cache afterwards with the step's expectations. Every recorded interaction must be used,
 /// and no other request may be sent.
 @Suite("Conformance: token flows over recorded traffic")
@@ -16,11 +16,15 @@ struct FlowConformanceTests {
 
     @Test("The runner has the flow scenarios")
     func hasScenarios() {
-        #expect(Self.files.count >= 40)
+        #expect(Self.files.count >= 60)
         let names = Set(Self.files.map { $0.deletingPathExtension().lastPathComponent })
         for required in ["silent-cache-hit", "silent-expired-refresh", "silent-refresh-on-fallback", "silent-foci-client-mismatch",
                          "silent-guest-tenant", "silent-declined-scopes", "silent-throttled-429", "silent-cae-claims-challenge",
-                         "device-code-pending-slow-down", "device-code-declined", "device-code-cae-claims-challenge"] {
+                         "device-code-pending-slow-down", "device-code-declined", "device-code-cae-claims-challenge",
+                         "interactive-captured-redirect", "interactive-options-custom-scheme", "interactive-access-denied",
+                         "interactive-redirect-invalid-request", "interactive-redirect-server-error", "interactive-state-mismatch",
+                         "interactive-session-already-running", "interactive-mismatched-user", "interactive-browser-launch-failure",
+                         "interactive-loopback-hand-off", "interactive-id-token-nonce-mismatch", "interactive-id-token-bad-signature"] {
             #expect(names.contains(required), "missing scenario \(required)")
         }
     }
@@ -44,10 +48,15 @@ struct FlowConformanceTests {
             let sleepsBefore = clock.sleeps.count
             let correlationID = UUID()
             let deviceCode = Recorder<MSALDeviceCodeInfo>()
+            let webUI = try Self.webUI(step)
 
             let outcome: Result<MSALResult, MSALError>
             do {
-                outcome = .success(try await Self.call(step, app: app, correlationID: correlationID, deviceCode: deviceCode))
+                if let webUI {
+                    outcome = .success(try await Self.interactive(step, app: app, webUI: webUI, correlationID: correlationID, label: label))
+                } else {
+                    outcome = .success(try await Self.call(step, app: app, correlationID: correlationID, deviceCode: deviceCode))
+                }
             } catch let error as MSALError {
                 outcome = .failure(error)
             }
@@ -65,6 +74,10 @@ struct FlowConformanceTests {
             }
             if let expected = step["expect_device_code"] {
                 Self.checkDeviceCode(deviceCode.values, expected, label: label)
+            }
+            if let webUI {
+                let error: MSALError? = if case .failure(let error) = outcome { error } else { nil }
+                try await Self.checkInteractive(step, webUI: webUI, sent: sent, error: error, label: label)
             }
 
             switch (outcome, step["expect"], step["expect_error"]) {
@@ -99,12 +112,13 @@ struct FlowConformanceTests {
     static func application(_ setup: MSALFixtureJSON, transport: MSALReplayTransport, clock: ManualClock) throws -> MSALPublicClientApplication {
         let clientID = try #require(setup["client_id"]?.stringValue)
         let authority = try MSALAuthority.authority(url: try #require(setup["authority"]?.stringValue.flatMap(URL.init(string:))))
-        let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: nil, authority: authority)
+        let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: setup["redirect_uri"]?.stringValue, authority: authority)
         config.cacheConfig = .memory
         config.transport = transport
         config.clock = clock
         config.clientApplicationCapabilities = setup["client_capabilities"]?.arrayValue?.compactMap(\.stringValue)
         config.extendedLifetimeEnabled = setup["extended_lifetime_enabled"]?.boolValue ?? false
+        if let secrets = try Self.secrets(setup) { config.interactiveSecrets = secrets }
         let app = try MSALPublicClientApplication(configuration: config)
         if let cache = setup["cache"] {
             let document = try TokenCacheDocument(parsing: cache.serialized())
@@ -187,6 +201,11 @@ struct FlowConformanceTests {
             case "declined_scopes": #expect(error.declinedScopes == value.arrayValue?.compactMap(\.stringValue), "\(context)")
             case "granted_scopes": #expect(error.grantedScopes == value.arrayValue?.compactMap(\.stringValue), "\(context)")
             case "invalid_result_access_token": #expect(error.invalidResult?.accessToken == value.stringValue, "\(context)")
+            case "message_contains":
+                for text in value.arrayValue?.compactMap(\.stringValue) ?? [] {
+                    #expect(error.message.contains(text), "\(context): message lacks \(text)")
+                }
+            case "authorization_url_presented": break  // checkInteractive compares it with the web UI's presentation
             default: Issue.record("\(label): unknown expect_error member \(member.name)")
             }
         }
