@@ -25,7 +25,7 @@ struct DemoCommand: AsyncParsableCommand {
         valueName: "command"))
     var browser: String?
 
-    @Option(help: ArgumentHelp("The user who signs in: adele@contoso.example (default), ben@contoso.example or grace@fabrikam.example.", valueName: "username"))
+    @Option(help: ArgumentHelp("The user who signs in: adele@contoso.example, ben@contoso.example or grace@fabrikam.example.", valueName: "username"))
     var user: String = "adele@contoso.example"
 
     @Option(help: ArgumentHelp("The token cache file. Default: a file in a new temporary directory, removed at the end.", valueName: "file"))
