@@ -13,7 +13,9 @@
 # It runs in a process group of its own, whose id is appended to --pid-file FILE so a caller can
 # end Chromium and every process it started with `kill -KILL -- -PGID`, and it is ended after
 # --time-limit seconds (default 60) whatever happens. Each run has a new profile in a temporary directory, removed afterwards.
-# --no-sandbox is added when running as root, where Chromium's sandbox cannot start.
+# --no-sandbox is added when running as root, where Chromium's sandbox cannot start. Background
+# networking (updates, sync, pings) is off, and every host name but localhost resolves to nothing
+# without a DNS query: Chromium reaches this machine only (the URL must be a loopback or data: URL).
 set -eu
 
 pid_file=""
@@ -59,7 +61,10 @@ setsid sh -c '
     [ -z "$pid_file" ] || echo "$$" >> "$pid_file"
     exec "$@"
 ' sh "$pid_file" timeout --kill-after=5 "$limit" "$browser" --headless=new $sandbox --disable-gpu --no-first-run \
-    --no-default-browser-check --disable-dev-shm-usage --user-data-dir="$work/profile" --dump-dom "$url" \
+    --no-default-browser-check --disable-dev-shm-usage --disable-extensions --disable-background-networking \
+    --disable-component-update --disable-sync --disable-domain-reliability --no-pings --disable-breakpad \
+    --host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1" \
+    --user-data-dir="$work/profile" --dump-dom "$url" \
     >"$work/dom.html" 2>/dev/null || status=$?
 # The DOM appears at --dom only once Chromium has exited, all at once.
 if [ "$dom" != "/dev/null" ]; then

@@ -162,7 +162,7 @@ extension DemoWalkthrough {
                 otherwise: "MSALError .interactionRequired carried OAuth error \(error.oauthError ?? "none"), expected interaction_required")
             step.detail("silent_error", .object(["code": .string("\(error.code)"), "oauth_error": error.oauthError.map(JSON.string) ?? .null]))
         }
-        let refreshes = emulator.requests.filter { $0.grantType == .refreshToken }.suffix(emulator.requestCount(.token, grantType: .refreshToken) - refreshesBefore)
+        let refreshes = emulator.requests.filter { $0.endpoint == .token && $0.grantType == .refreshToken }.dropFirst(refreshesBefore)
         try step.expect(
             refreshes.count == 1 && refreshes.allSatisfy(\.faulted), "one refresh_token grant, answered by the injected fault",
             otherwise: "expected one faulted refresh_token grant, saw \(Self.count(refreshes.count, "refresh"))")
