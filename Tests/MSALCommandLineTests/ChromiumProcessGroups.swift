@@ -30,10 +30,10 @@ final class ChromiumProcessGroups: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    /// The `--browser` value: the script, its process group file and a 60-second limit per run (a
+    /// The `--browser` value: the script, its process group file and a 90-second limit per run (a
     /// bound for a misbehaving Chromium; a run takes a few seconds).
     var browserOption: String {
-        "'\(Self.script.path)' --pid-file '\(pidFile.path)' --time-limit 60"
+        "'\(Self.script.path)' --pid-file '\(pidFile.path)' --time-limit 90"
     }
 
     /// How many Chromium runs the script started.

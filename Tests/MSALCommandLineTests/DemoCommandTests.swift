@@ -8,6 +8,16 @@ struct DemoCommandTests {
         "interaction_required_fallback", "accounts", "sign_out",
     ]
 
+    /// Runs `msal arguments…` on a Dispatch thread, so the wait does not hold one of the few
+    /// threads the other tests run on.
+    static func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> CommandRunner.Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try CommandRunner.run(arguments, timeout: timeout) })
+            }
+        }
+    }
+
     /// Whether `text` shows more of a token than its first 8 characters (`eyJ` + 5).
     static func showsToken(_ text: String) -> Bool {
         text.contains(/eyJ[A-Za-z0-9_-]{6,}/)
@@ -37,8 +47,8 @@ struct DemoCommandTests {
     }
 
     @Test("The walkthrough passes every step and exits 0; its text names each step and shows no token")
-    func textWalkthrough() throws {
-        let result = try CommandRunner.run(["demo"], timeout: 60)
+    func textWalkthrough() async throws {
+        let result = try await Self.run(["demo"], timeout: 60)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         let output = result.standardOutput
         for title in [
@@ -70,12 +80,12 @@ struct DemoCommandTests {
     }
 
     @Test("--output json: one object per step, every one passed; --user, --cache and --verbose (masked SDK log on standard error)")
-    func jsonWalkthrough() throws {
+    func jsonWalkthrough() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-demo-test-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = directory.appendingPathComponent("cache.json").path
-        let result = try CommandRunner.run(
+        let result = try await Self.run(
             ["demo", "--output", "json", "--user", "Grace@Fabrikam.example", "--cache", cache, "--verbose"], timeout: 60)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         let steps = try Self.jsonSteps(result.standardOutput)
@@ -109,15 +119,15 @@ struct DemoCommandTests {
     }
 
     @Test("An unexpected outcome is reported with what went wrong and exit status 1: a browser command that fails")
-    func failingStep() throws {
-        let text = try CommandRunner.run(["demo", "--browser", "/bin/false"], timeout: 60)
+    func failingStep() async throws {
+        let text = try await Self.run(["demo", "--browser", "/bin/false"], timeout: 60)
         #expect(text.status == 1)
         #expect(text.standardOutput.contains("3/9  Sign in interactively"))
         #expect(text.standardOutput.contains("✗ unexpected MSALError internal (browserLaunchFailed)"))
         #expect(!text.standardOutput.contains("4/9"))
         #expect(text.standardError.contains("The demo failed at step 3/9 (Sign in interactively)"))
 
-        let json = try CommandRunner.run(["demo", "--browser", "/bin/false", "--output", "json"], timeout: 60)
+        let json = try await Self.run(["demo", "--browser", "/bin/false", "--output", "json"], timeout: 60)
         #expect(json.status == 1)
         let steps = try Self.jsonSteps(json.standardOutput)
         #expect(steps.map { $0["passed"] as? Bool } == [true, true, false])
@@ -125,24 +135,24 @@ struct DemoCommandTests {
     }
 
     @Test("Bad options are usage errors (status 64): an unknown user, an unknown output format, an empty browser command")
-    func badOptions() throws {
-        let user = try CommandRunner.run(["demo", "--user", "nobody@example"])
+    func badOptions() async throws {
+        let user = try await Self.run(["demo", "--user", "nobody@example"])
         #expect(user.status == 64)
         #expect(user.standardError.contains("adele@contoso.example"))
-        #expect(try CommandRunner.run(["demo", "--output", "xml"]).status == 64)
-        #expect(try CommandRunner.run(["demo", "--browser", "  "]).status == 64)
-        #expect(try CommandRunner.run(["demo", "--browser", "'unbalanced"]).status == 64)
+        #expect(try await Self.run(["demo", "--output", "xml"]).status == 64)
+        #expect(try await Self.run(["demo", "--browser", "  "]).status == 64)
+        #expect(try await Self.run(["demo", "--browser", "'unbalanced"]).status == 64)
     }
 
     @Test(
         "--browser with headless Chromium: both interactive sign-ins go through the real browser and the loopback listener",
         .enabled(if: ChromiumProcessGroups.shouldRun, "Chromium is not installed: bash scripts/setup.sh installs it (in CI its absence fails the test)"),
         .timeLimit(.minutes(4)))
-    func realBrowser() throws {
+    func realBrowser() async throws {
         try #require(ChromiumProcessGroups.isInstalled, "Chromium is not installed and CI=true: bash scripts/setup.sh must install Debian's chromium package")
         let chromium = try ChromiumProcessGroups()
         defer { chromium.stop() }
-        let result = try CommandRunner.run(["demo", "--browser", chromium.browserOption, "--user", "ben@contoso.example"], timeout: 200)
+        let result = try await Self.run(["demo", "--browser", chromium.browserOption, "--user", "ben@contoso.example"], timeout: 200)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("sign-in page opened with `\(ChromiumProcessGroups.script.path) --pid-file"))
         #expect(result.standardOutput.contains("✓ acquireToken(with:) signed in ben@contoso.example (Ben Walters)"))

@@ -8,7 +8,7 @@ struct ChromiumSignInTests {
     @Test(
         "MSALBrowserCommand opens headless Chromium; the emulator's page signs the user in by itself; Chromium follows the redirect to the loopback listener; the verified token is then served silently from the cache",
         .enabled(if: HeadlessChromium.shouldRun, HeadlessChromium.missingReason),
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(4)))
     func signInThroughChromium() async throws {
         try #require(
             HeadlessChromium.executable != nil,
@@ -16,14 +16,14 @@ struct ChromiumSignInTests {
         var configuration = EmulatorHarness.configuration
         configuration.autoSignIn = EmulatorHarness.ben
         try await EmulatorHarness.with(configuration) { harness in
-            let chromium = try HeadlessChromium(timeLimit: 60)
+            let chromium = try HeadlessChromium(timeLimit: 90)
             defer { chromium.stop() }
             let app = try harness.application()
 
             let webview = MSALWebviewParameters(browserCommand: chromium.command)
             // Bounds, not expectations (a run takes a few seconds; a loaded machine slows Chromium down): the
-            // script ends Chromium after 60 s, and a browser that never comes back fails the sign-in at 90 s.
-            webview.timeout = 90
+            // script ends Chromium after 90 s, and a browser that never comes back fails the sign-in at 120 s.
+            webview.timeout = 120
             let marker = "swift-msal-chromium-\(UUID().uuidString.lowercased())"
             webview.successPageHTML = "<!DOCTYPE html><html><head><title>Signed in</title></head><body><p id=\"done\">\(marker)</p></body></html>"
             let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
@@ -47,7 +47,7 @@ struct ChromiumSignInTests {
             #expect(harness.emulator.requestCount(.token, grantType: .authorizationCode) == 1)
 
             // Chromium followed that redirect and shows the listener's success page.
-            let dom = await chromium.finalDOM(within: 60)
+            let dom = await chromium.finalDOM(within: 90)
             #expect(dom?.contains(marker) == true, "the page Chromium ended on: \(dom ?? "none (Chromium did not exit)")")
 
             // The token opens the protected resource, and is then used silently from the cache.

@@ -48,7 +48,7 @@ final class HeadlessChromium: Sendable {
     /// Seconds after which the script ends Chromium.
     let timeLimit: Int
 
-    init(timeLimit: Int = 60) throws {
+    init(timeLimit: Int = 90) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-chromium-test-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.timeLimit = timeLimit
