@@ -60,6 +60,7 @@ let package = Package(
                 "MSALTesting",
                 "MSALEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

@@ -8,7 +8,7 @@ struct MSALCommand: AsyncParsableCommand {
         abstract: "swift-msal: Microsoft identity platform authentication for Linux.",
         subcommands: [
             LoginCommand.self, TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AuthorityCommand.self, CacheCommand.self, JWTCommand.self,
-            EmulatorCommand.self,
+            EmulatorCommand.self, DemoCommand.self,
         ]
     )
 }

@@ -13,9 +13,11 @@ extension MSALEmulator {
         /// Token, code and device-code lifetimes (changeable later with ``MSALEmulator/setLifetimes(_:)``).
         public var lifetimes: Lifetimes
         /// The username signed in without a choice: the sign-in page submits itself for this user
-        /// (with a script, and a button for browsers without one). `nil`: the page lists the users.
+        /// (with a script, and a button for browsers without one), whatever the request's `prompt`
+        /// (except `none`, which never shows a page). `nil`: the page lists the users.
         public var autoSignIn: String?
-        /// Whether a `login_hint` naming a user of the tenant signs that user in the same way as ``autoSignIn``.
+        /// Whether a `login_hint` naming a user of the tenant signs that user in the same way as
+        /// ``autoSignIn``; not under `prompt=select_account`, which always shows the choice.
         public var honorsLoginHint: Bool
         /// The audience the protected resource (`/resource/me`) accepts in access tokens. Scopes
         /// without a resource (`User.Read`) are Microsoft Graph's, as on Entra, so the default is

@@ -83,6 +83,7 @@ struct ReadmeCLITests {
         let verbs = try Self.listedVerbs()
         #expect(verbs.map { $0.words.joined(separator: " ") } == [
             "login", "token", "logout", "accounts", "cache show", "cache remove", "authority show", "jwt decode", "jwt verify",
+            "demo", "emulator",
         ])
         for verb in verbs {
             let name = "msal " + verb.words.joined(separator: " ")

@@ -249,7 +249,7 @@ struct ProtocolTests {
         }
     }
 
-    @Test("autoSignIn: the page submits itself with a script and offers the one user's button")
+    @Test("autoSignIn: the page submits itself with a script and offers the one user's button, whatever the prompt")
     func autoSignInPage() async throws {
         var configuration = EmulatorHarness.configuration
         configuration.autoSignIn = EmulatorHarness.ben
@@ -260,6 +260,11 @@ struct ProtocolTests {
             #expect(page.text.contains(".submit()"))
             #expect(page.text.contains("value=\"\(EmulatorHarness.ben)\""))
             #expect(!page.text.contains(EmulatorHarness.adele))
+            // Also under prompt=select_account, the default of swift-msal and MSAL for iOS.
+            let selectAccount = try await RawResponse.send(
+                "GET", RawFlow(harness: harness).authorizeURL(pkce: try PKCE.generate(), extra: [("prompt", "select_account")]))
+            #expect(selectAccount.text.contains(".submit()"))
+            #expect(!selectAccount.text.contains(EmulatorHarness.adele))
             // A program (no script) presses the button.
             let redirect = try await MSALEmulator.SignInDriver().signIn(authorizationURL: RawFlow(harness: harness).authorizeURL(pkce: try PKCE.generate()))
             #expect(redirect.query?.contains("code=") == true)
