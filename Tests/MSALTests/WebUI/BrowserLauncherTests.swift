@@ -21,7 +21,17 @@ struct FakeBrowsers {
     func script(_ name: String, then tail: String = "exit 0") throws -> String {
         let path = directory.appendingPathComponent(name).path
         let text = "#!/bin/sh\nprintf '%s\\0' \"$@\" > '\(recordPath(name))'\n\(tail)\n"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        // The executable is written by a `cp` child, never opened for writing in this process: a
+        // process that another test forks at that moment would inherit the descriptor, and running the
+        // script would then fail with ETXTBSY ("text file busy") — it did, once, in a full test run.
+        let draft = path + ".draft"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: draft))
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copy.arguments = [draft, path]
+        try copy.run()
+        copy.waitUntilExit()
+        guard copy.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
         return path
     }

@@ -9,12 +9,13 @@ import Testing
 enum LoopbackTest {
     static let state = "st-8c1f4e0a9b2d"
 
-    /// Starts a listener with short timeouts.
+    /// Starts a listener. The timeouts are long enough for a loaded 2-core CI machine (a 2-second
+    /// listener timeout expired mid-test there); tests of the timeouts pass their own.
     static func start(
-        redirectURI: String? = nil, state: String = state, timeout: TimeInterval = 2,
+        redirectURI: String? = nil, state: String = state, timeout: TimeInterval = 30,
         successPageHTML: String? = nil, failurePageHTML: String? = nil,
         maximumRequestBytes: Int = LoopbackRedirectListener.defaultMaximumRequestBytes,
-        connectionTimeout: TimeInterval = 2
+        connectionTimeout: TimeInterval = 10
     ) async throws -> LoopbackRedirectListener {
         try await LoopbackRedirectListener.start(
             redirectURI: redirectURI, expectedState: state, timeout: timeout,

@@ -262,7 +262,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("Clients that send slowly or never, even many at once, do not delay the real redirect")
     func slowAndSilentClients() async throws {
-        let listener = try await LoopbackTest.start(timeout: 2, connectionTimeout: 2)
+        let listener = try await LoopbackTest.start(timeout: 30, connectionTimeout: 30)
         let slow = try await RawHTTPClient.connect(port: listener.port)
         try await slow.send(Array("GET /?code=slow&state=\(state) HT".utf8))
         var silent: [RawHTTPClient.Connection] = []
