@@ -48,7 +48,7 @@ extension MSALPublicClientApplication {
     /// ``MSALSignoutParameters/signoutFromBrowser``, opens the identity provider's end-session
     /// page so the browser session ends too.
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws {
-        let correlationID = signoutParameters.correlationId ?? CorrelationID.make()
+        let correlationID = signoutParameters.correlationId ?? client.correlationIDs.make()
         client.logger.info(
             "Signing out \(oii: account.identifier)\(public: signoutParameters.signoutFromBrowser ? ", then ending the browser session" : "")",
             correlationID: correlationID)

@@ -1,10 +1,12 @@
 import Synchronization
 
-/// The tenant-specific authorities silent requests derive from `common` and an account's home
-/// tenant, made once per URL so the cache-hit path does not parse a URL on every call.
+/// The tenant-specific authorities silent requests derive from the application's authority
+/// (`common`, `organizations`) and an account's home tenant (and cloud), made once per tenant and
+/// cloud so the cache-hit path neither parses a URL nor builds one on every call.
 package final class DerivedAuthorities: Sendable {
     private struct Key: Hashable {
-        var origin: String
+        /// The other cloud's origin, or `""` for the base authority's own.
+        var cloud: String
         var tenant: String
     }
 
@@ -13,12 +15,14 @@ package final class DerivedAuthorities: Sendable {
 
     package init() {}
 
-    /// The Entra authority `origin/tenant`, or `nil` when it does not parse.
-    package func authority(origin: String, tenant: String, options: MSALAuthorityOptions) -> MSALAuthority? {
-        let key = Key(origin: origin, tenant: tenant)
-        if let known = authorities.withLock({ $0[key] }), known.options == options { return known }
-        guard let components = try? AuthorityComponents.parse(origin + "/" + tenant, kind: .aad, options: options) else { return nil }
-        let authority = MSALAuthority.make(components: components, options: options)
+    /// The Entra authority for `tenant` at `base`'s origin, or at `otherCloud` (an origin such as
+    /// `https://login.microsoftonline.us`) when given; `nil` when it does not parse.
+    package func authority(base: MSALAuthority, otherCloud: String?, tenant: String) -> MSALAuthority? {
+        let key = Key(cloud: otherCloud ?? "", tenant: tenant)
+        if let known = authorities.withLock({ $0[key] }), known.options == base.options { return known }
+        let origin = otherCloud ?? base.components.origin
+        guard let components = try? AuthorityComponents.parse(origin + "/" + tenant, kind: .aad, options: base.options) else { return nil }
+        let authority = MSALAuthority.make(components: components, options: base.options)
         authorities.withLock { table in
             if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
             table[key] = authority

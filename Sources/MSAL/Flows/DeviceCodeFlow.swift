@@ -13,7 +13,7 @@ package struct DeviceCodeFlow: Sendable {
         _ parameters: MSALTokenParameters, deviceCodeCallback: @escaping @Sendable (MSALDeviceCodeInfo) -> Void
     ) async throws -> MSALResult {
         let values = parameters.snapshot
-        let correlationID = values.correlationId ?? CorrelationID.make()
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
         let authority = values.authority ?? client.defaultAuthority
         let scopes = TokenRequests.resourceScopes(values.scopes)
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)

@@ -14,7 +14,7 @@ package struct InteractiveFlow: Sendable {
     package func run(_ parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
         let values = parameters.snapshot
         let interactive = parameters.interactiveSnapshot
-        let correlationID = values.correlationId ?? CorrelationID.make()
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
         let authority = values.authority ?? client.defaultAuthority
         let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !values.scopes.isEmpty else {

@@ -29,7 +29,7 @@ package struct SilentFlow: Sendable {
     /// Reads and checks the parameters.
     package func request(_ parameters: MSALSilentTokenParameters) throws -> Request {
         let values = parameters.snapshot
-        let correlationID = values.correlationId ?? CorrelationID.make()
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
         guard let account = values.account, let identifier = account.identifier, !identifier.isEmpty else {
             throw MSALError(
                 .internal, internalCode: .accountRequired, message: "A silent request needs an account (MSALSilentTokenParameters.account)",
@@ -55,18 +55,19 @@ package struct SilentFlow: Sendable {
         if let requested { return requested }
         let authority = client.defaultAuthority
         guard authority.kind == .aad else { return authority }
-        var origin = authority.components.origin
+        // `origin` is built from the components, so only when another cloud may be needed.
+        var otherCloud: String?
         var tenant = authority.components.tenant
         if client.multipleCloudsSupported, !account.environment.isEmpty,
             CacheEnvironmentAliases.builtIn.group(of: account.environment) != CacheEnvironmentAliases.builtIn.group(of: authority.components.hostAndPort)
         {
-            origin = "https://" + account.environment
+            otherCloud = "https://" + account.environment
         }
         if Self.isMultiTenant(tenant), let home = account.homeAccountId?.tenantId, !home.isEmpty {
             tenant = home
         }
-        guard origin != authority.components.origin || tenant != authority.components.tenant else { return authority }
-        return client.derivedAuthorities.authority(origin: origin, tenant: tenant, options: authority.options) ?? authority
+        guard otherCloud != nil || tenant != authority.components.tenant else { return authority }
+        return client.derivedAuthorities.authority(base: authority, otherCloud: otherCloud, tenant: tenant) ?? authority
     }
 
     private static func isMultiTenant(_ tenant: String) -> Bool { TokenClient.isMultiTenant(tenant) }

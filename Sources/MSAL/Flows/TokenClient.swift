@@ -3,7 +3,10 @@ import MSALJOSE
 
 /// What the flows share: the application's identity and settings, and its transport, authority
 /// resolver, token cache and clock. The flows do I/O only through these.
-package struct TokenClient: Sendable {
+///
+/// A class: every flow holds it, and copying a struct of fifteen references cost a retain and a
+/// release each on every silent request.
+package final class TokenClient: Sendable {
     package let clientID: String
     package let redirectURI: String?
     package let defaultAuthority: MSALAuthority
@@ -19,6 +22,31 @@ package struct TokenClient: Sendable {
     package let derivedAuthorities: DerivedAuthorities
     package let secrets: any InteractiveSecretsSource
     package let logger: MSALLogger
+    /// Where the flows' correlation ids come from.
+    package let correlationIDs = CorrelationID()
+
+    package init(
+        clientID: String, redirectURI: String?, defaultAuthority: MSALAuthority, capabilities: [String]?, expiryBuffer: Int64,
+        extendedLifetimeEnabled: Bool, multipleCloudsSupported: Bool, pipeline: HTTPPipeline, resolver: AuthorityResolver,
+        cache: TokenCache, clock: any MSALClock, refreshFlights: RefreshFlights, derivedAuthorities: DerivedAuthorities,
+        secrets: any InteractiveSecretsSource, logger: MSALLogger
+    ) {
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.defaultAuthority = defaultAuthority
+        self.capabilities = capabilities
+        self.expiryBuffer = expiryBuffer
+        self.extendedLifetimeEnabled = extendedLifetimeEnabled
+        self.multipleCloudsSupported = multipleCloudsSupported
+        self.pipeline = pipeline
+        self.resolver = resolver
+        self.cache = cache
+        self.clock = clock
+        self.refreshFlights = refreshFlights
+        self.derivedAuthorities = derivedAuthorities
+        self.secrets = secrets
+        self.logger = logger
+    }
 
     /// The current time in whole seconds since 1970.
     package var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
