@@ -56,6 +56,11 @@ final class LoopbackListenerCore: Sendable {
         state.withLock { $0.rules }
     }
 
+    /// The outcome if it is settled, without waiting for it.
+    var settledOutcome: Outcome? {
+        state.withLock { $0.outcome }
+    }
+
     /// Registers a new connection; `false` when the listener is done or has too many connections.
     func admit(_ channel: any Channel) -> Bool {
         state.withLock { state in

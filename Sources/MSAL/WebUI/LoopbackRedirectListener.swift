@@ -186,16 +186,21 @@ package final class LoopbackRedirectListener: Sendable {
             .serverChannelOption(.backlog, value: 32)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers([
-                        LoopbackRequestLimiter(maximumBytes: core.maximumRequestBytes),
-                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)),
-                        HTTPResponseEncoder(),
-                        LoopbackConnectionHandler(core: core),
-                    ])
+                    try channel.pipeline.syncOperations.addHandlers(connectionHandlers(core: core))
                 }
             }
             .bind(to: address)
             .get()
+    }
+
+    /// The handlers serving one accepted connection, in pipeline order.
+    static func connectionHandlers(core: LoopbackListenerCore) -> [any ChannelHandler] {
+        [
+            LoopbackRequestLimiter(maximumBytes: core.maximumRequestBytes),
+            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)),
+            HTTPResponseEncoder(),
+            LoopbackConnectionHandler(core: core),
+        ]
     }
 
     private static func amount(_ seconds: TimeInterval) -> TimeAmount {
