@@ -56,7 +56,11 @@ package struct TokenCacheIndex: Sendable {
     package var accounts: [AccountKey: [Item]] = [:]
     /// Family id of each client id with AppMetadata; `""` for a client known to be in no family.
     /// Use ``family(of:)`` or ``knownFamily(of:)`` to read it.
-    package var familyOfClient: [String: String] = [:]
+    package private(set) var familyOfClient: [String: String] = [:]
+    /// The `family_id` of every AppMetadata entry (lower-cased, `""` for none), by lower-cased client
+    /// id and entry key: ``familyOfClient`` is derived from it, so it depends only on which entries
+    /// there are, not on the order they were added or removed in.
+    private var appFamilies: [String: [String: String]] = [:]
 
     /// The family of `client` (lower-cased) as the silent flow and account lists use it: the one its
     /// AppMetadata names; none when the AppMetadata says it is in no family; and family `"1"` when the
@@ -109,12 +113,8 @@ package struct TokenCacheIndex: Sendable {
             guard let clientID = entry[.clientID] else { return .none }
             let client = CacheText.lowercased(clientID)
             // No `family_id` (or JSON null, as MSAL for Python writes for a non-family app): in no family.
-            let family = CacheText.lowercased(entry[.familyID] ?? "")
-            // A client with AppMetadata in two clouds is in the family if either says so (whatever
-            // order the entries are read in).
-            if let known = familyOfClient[client], known == family || family.isEmpty { return .none }
-            familyOfClient[client] = family
-            return .everything
+            appFamilies[client, default: [:]][key] = CacheText.lowercased(entry[.familyID] ?? "")
+            return updateFamily(of: client)
         }
         guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo) else { return .none }
         var item = Item(section: section, client: "", realm: "", key: key, entry: entry, isFamily: false, scopes: [], target: "")
@@ -148,6 +148,16 @@ package struct TokenCacheIndex: Sendable {
         return .account(account)
     }
 
+    /// Sets ``familyOfClient`` for `client` from its AppMetadata entries: a client with AppMetadata in
+    /// two clouds is in a family if either says so (the smallest family id if they name different
+    /// ones), in none if every entry says none, and unknown without AppMetadata.
+    private mutating func updateFamily(of client: String) -> Change {
+        let family = appFamilies[client].map { families in families.values.filter { !$0.isEmpty }.min() ?? "" }
+        guard familyOfClient[client] != family else { return .none }
+        familyOfClient[client] = family
+        return .everything
+    }
+
     @inline(__always)
     private static func newItems() -> [Item] {
         var items: [Item] = []
@@ -160,8 +170,11 @@ package struct TokenCacheIndex: Sendable {
     package mutating func remove(key: String, entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases) -> Change {
         guard entry.opaque == nil else { return .none }
         if section == .appMetadata {
-            guard let client = entry[.clientID] else { return .none }
-            return familyOfClient.removeValue(forKey: CacheText.lowercased(client)) == nil ? .none : .everything
+            guard let clientID = entry[.clientID] else { return .none }
+            let client = CacheText.lowercased(clientID)
+            appFamilies[client]?[key] = nil
+            if appFamilies[client]?.isEmpty == true { appFamilies[client] = nil }
+            return updateFamily(of: client)
         }
         var memo = Memo()
         guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo), var items = accounts[account],
@@ -176,6 +189,7 @@ package struct TokenCacheIndex: Sendable {
     mutating func removeAll(_ section: CacheSection) {
         if section == .appMetadata {
             familyOfClient = [:]
+            appFamilies = [:]
             return
         }
         var emptied: [AccountKey] = []
