@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options…]   one target, e.g. scripts/fuzz.sh FuzzJWS 300
 #   scripts/fuzz.sh all SECONDS [libFuzzer options…]      every target, SECONDS each
+#   scripts/fuzz.sh jws,jwks SECONDS …                    the targets listed, SECONDS each
 #   scripts/fuzz.sh list                                  the target names
 #
 # TARGET is a name from `list`, with or without its `Fuzz` prefix, any case (`jws`, `CacheDocument`).
@@ -36,7 +37,7 @@ targets=(
 )
 
 usage() {
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -116,8 +117,11 @@ selected=()
 if [ "$target" = "all" ]; then
     selected=("${targets[@]}")
 else
-    entry="$(resolve "$target")" || { echo "Unknown target $target (see scripts/fuzz.sh list)" >&2; exit 2; }
-    selected=("$entry")
+    IFS=',' read -ra names <<<"$target"
+    for name in "${names[@]}"; do
+        entry="$(resolve "$name")" || { echo "Unknown target $name (see scripts/fuzz.sh list)" >&2; exit 2; }
+        selected+=("$entry")
+    done
 fi
 
 build

@@ -28,6 +28,11 @@ package struct DeviceCodeResponse: Sendable, Equatable {
         let root = document.root
         guard let deviceCode = root["device_code"]?.string, !deviceCode.isEmpty else { throw Self.invalid("has no device_code") }
         guard let userCode = root["user_code"]?.string, !userCode.isEmpty else { throw Self.invalid("has no user_code") }
+        // The user reads the code off the screen and types it: a control character cannot be typed, and
+        // printed raw it would drive the terminal (`\u{1B}[2J`).
+        guard !userCode.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw Self.invalid("has a user_code with control characters")
+        }
         guard let uriText = (root["verification_uri"] ?? root["verification_url"])?.string,
             let uri = URL(string: uriText), let scheme = uri.scheme?.lowercased(), scheme == "https" || scheme == "http", uri.host != nil
         else { throw Self.invalid("has no usable verification_uri") }
@@ -39,8 +44,8 @@ package struct DeviceCodeResponse: Sendable, Equatable {
         self.verificationURI = uri
         self.expiresIn = min(expiresIn, Self.maximumLifetime)
         self.interval = min(interval, Self.maximumInterval)
-        self.message = root["message"]?.string.map { OAuthErrorResponse.sanitized($0, limit: 1024) }
-            ?? "To sign in, open \(uriText) and enter the code \(userCode)."
+        self.message = OAuthErrorResponse.sanitized(
+            root["message"]?.string ?? "To sign in, open \(uriText) and enter the code \(userCode).", limit: 1024)
     }
 
     private static func seconds(_ value: JSONValue?) -> Int64? {

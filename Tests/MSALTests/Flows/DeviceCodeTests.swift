@@ -93,6 +93,24 @@ struct DeviceCodeTests {
         #expect(!hostile.message.contains("\u{1B}") && !hostile.message.contains("\n"))
     }
 
+    /// The input `FuzzTokenResponse` (FuzzTesting/, docs/reliability.md "Fuzzing") stopped on: without a
+    /// `message`, the one written from the URI and code carried the code's DEL character.
+    static let userCodeWithControlCharacter = #"{"user_code":"USER\#u{7F}CODE","device_code":"DEVICE_CODE","verification_uri":"https://in","expires_in":900,"intererror_codessage":"To sign in, us_CODE to auth to aute."}"#
+
+    @Test("A user_code with a control character is an invalidResponse (it cannot be typed, and printed it drives the terminal)", arguments: [
+        userCodeWithControlCharacter, body(["user_code": #""A\u001b[2JB""#]), body(["user_code": #""UC\n""#]), body(["user_code": #""\u0085UC""#]),
+        body(["user_code": #""UC\u0000""#, "message": "-"]),
+    ])
+    func userCodeControlCharacters(json: String) {
+        do {
+            let response = try Self.parse(json)
+            Issue.record("accepted user_code \(response.userCode.debugDescription), message \(response.message.debugDescription)")
+        } catch {
+            #expect(error.internalCode == .invalidResponse)
+            #expect(error.message.contains("user_code"), "\(error.message)")
+        }
+    }
+
     @Test("Not a JSON object: MSAL.NET's trailing comma, HTML, an array, a byte-order mark alone, empty")
     func notJSON() throws {
         let dotnet = try #require(try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/device-code/dotnet_device_code_response.json")) as? [String: Any])
