@@ -146,8 +146,9 @@ package struct AuthorityMetadataValidator: Sendable {
         guard text.utf8.count <= 2048, !text.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\\") }),
             let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
             // The host as written: `parts.host` decodes percent escapes and turns xn-- labels into Unicode,
-            // so it is neither what the request goes to nor comparable with the authority's host.
-            let hostRange = parts.rangeOfHost, case let rawHost = String(text[hostRange]),
+            // so it is neither what the request goes to nor comparable with the authority's host. The range
+            // is one of `parts.string`, which can differ from `text` (a second `@` is percent-encoded).
+            let written = parts.string, let hostRange = parts.rangeOfHost, case let rawHost = String(written[hostRange]),
             !rawHost.isEmpty, parts.fragment == nil, let url = parts.url
         else {
             throw MSALError(

@@ -206,6 +206,33 @@ struct AuthorityMetadataValidationTests {
         }
     }
 
+    /// The document `FuzzAuthorityMetadata` (FuzzTesting/, docs/reliability.md "Fuzzing") stopped on, as found:
+    /// its token endpoint's repeated `@` made URLComponents percent-encode all but the last, and the host
+    /// range it then reported, one of its own re-encoded string, was applied to the text as served: a trap.
+    static let repeatedAtSigns = Array(#"""
+        {"token_endpoint":"https://login.m@@@@@@@@@@icrosoftonline.com/co/token","tokmn_endpoint_auth_methods_supported":["client_secret_porbac_urlvate_key_jwt","client_secret_basic"],"jwks_uri":"https://login.microsoft-nline.com/consumers/discovery/v2.0/keys","response_types_supportedresponse_modes_supported":["query","fragment","form_post"],"subject_types_supported":["pairwise"],"id_token_signing_alg_values_supported":["RS256"],"response_types_supported":["code","id_toke","profile","email","offline_access"],"issuer":"https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0","request_uri_parameter_supported":false,"userinfo_endpoint":"https://graph.microsoft.com/oidc/userinfo","authorization_endpoint":"https://login.microso[tonline.cn.microso[tonline.com/consumers/oauth4/v2.0/authorize","htsost":"graph.microsoft.com","rbac_url":"https://pas.windows.net"}
+        """#.utf8)
+
+    @Test("An endpoint with several @ is rejected as carrying userinfo, not a trap (the fuzzer's document, then variants)")
+    func endpointWithRepeatedAtSigns() async throws {
+        let harness = ResolverHarness()
+        harness.transport.on(AuthorityURLs.commonDiscovery, json: try AuthorityFixtures.authority("instance_discovery_common.json"))
+        harness.transport.on(AuthorityURLs.commonConfiguration, json: Self.repeatedAtSigns)
+        await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint", "userinfo"]) {
+            _ = try await harness.resolve("https://login.microsoftonline.com/common")
+        }
+        for endpoint in ["https://a@@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+                         "https://login.microsoftonline.com@@evil.com/\(Self.tenant)/oauth2/v2.0/token"] {
+            await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint", "userinfo"]) {
+                _ = try await resolveTenant(["token_endpoint": endpoint])
+            }
+        }
+        // Only at signs before the path: no host at all.
+        await expectMSALError(.invalidAuthorityMetadata, mentioning: ["token_endpoint", "not an absolute URL"]) {
+            _ = try await resolveTenant(["token_endpoint": "https://@@@/\(Self.tenant)/oauth2/v2.0/token"])
+        }
+    }
+
     @Test("An endpoint whose host is percent-encoded is rejected, even when it decodes to a trusted host")
     func endpointWithPercentEncodedHost() async throws {
         for endpoint in ["https://login.microsoftonline%2Ecom/\(Self.tenant)/oauth2/v2.0/token",
