@@ -44,7 +44,12 @@ final class LoadFixture: Sendable {
         let application = try makeApplication(emulator, storage: storage)
         var accounts: [MSALAccount] = []
         for index in 0..<users {
-            accounts.append(try await signIn(application, index))
+            do {
+                accounts.append(try await signIn(application, index))
+            } catch {
+                FileHandle.standardError.write(Data("ProviderLoad: signing user \(index) in failed: \(error)\n".utf8))
+                throw error
+            }
         }
         require(emulator.requestCount(.token, grantType: .authorizationCode) == users, "one code redemption per user")
         return LoadFixture(emulator: emulator, application: application, accounts: accounts, folder: folder)
