@@ -89,7 +89,10 @@ func record<Value>(_ benchmark: Benchmark, _ batch: Batch<Value>, requestsPerSec
 }
 
 func configuration(_ metrics: [BenchmarkMetric]) -> Benchmark.Configuration {
-    .init(metrics: [.wallClock] + metrics, warmupIterations: 3, maxDuration: .seconds(5), maxIterations: 2_000)
+    // Whole microseconds throughout: the automatic units would print 12,345 µs as "12 K".
+    .init(
+        metrics: [.wallClock] + metrics, timeUnits: .microseconds, units: [latencyMetric: .count, requestsMetric: .count],
+        warmupIterations: 3, maxDuration: .seconds(5), maxIterations: 2_000)
 }
 
 func silentParameters(_ account: MSALAccount) -> MSALSilentTokenParameters {
