@@ -78,11 +78,21 @@ struct TransportFaultTests {
             #expect(directory.names() == ["token_cache.json", "token_cache.json.lock"])
             // The refresh never reached the token endpoint, or was refused there before the grant
             // was used: with the fault gone the same account refreshes.
+            harness.emulator.removeAllFaults()
             if endpoint.endpoint != .keys {
-                harness.emulator.removeAllFaults()
                 let result = try await app.acquireTokenSilent(with: Self.forcedRefresh(account))
                 #expect(result.tokenSource == .identityProvider)
                 #expect(directory.bytes() != before)
+            } else {
+                // The keys are fetched to verify the ID token of a refresh the emulator had already
+                // granted, rotating the refresh token: the cached one is spent, the next refresh is
+                // refused (invalid_grant), the dead token is dropped and the user must sign in.
+                let next = Self.forcedRefresh(account)
+                let refused = await expectMSALError { try await app.acquireTokenSilent(with: next) }
+                #expect(refused?.code == .interactionRequired)
+                #expect(refused?.oauthError == "invalid_grant")
+                #expect(refused?.correlationID == next.correlationId)
+                #expect(try app.allAccounts().isEmpty)
             }
         }
     }
