@@ -26,10 +26,14 @@ final class FaultDeadlineTransport: MSALHTTPTransport {
         return try await inner.send(request, limits: limits)
     }
 
-    /// A stall is noticed after 0.3 s without a byte; the whole exchange may take 10 s.
-    static let idleLimits = MSALHTTPLimits(connectTimeout: 0.3, totalTimeout: 10)
-    /// Bytes that keep arriving (every 10 ms) never trip the 10 s idle limit; the 0.5 s total limit ends them.
-    static let totalLimits = MSALHTTPLimits(connectTimeout: 10, totalTimeout: 0.5)
+    /// A stall is noticed after 1 s without a byte (long enough for the request to reach the server
+    /// on a loaded machine); the whole exchange may take 10 s.
+    static let idleLimits = MSALHTTPLimits(connectTimeout: 1, totalTimeout: 10)
+    /// Bytes that keep arriving (every 10 ms) never trip the 10 s idle limit; the 1.5 s total limit ends them.
+    static let totalLimits = MSALHTTPLimits(connectTimeout: 10, totalTimeout: 1.5)
+    /// Faults that end by themselves (a closed or reset connection, a cap) keep the default limits:
+    /// a short deadline could expire first on a loaded machine.
+    static let defaultLimits = MSALHTTPLimits.default
 }
 
 /// A wire fault a test injects and what the SDK must make of it.
@@ -49,13 +53,13 @@ struct WireFaultCase: Sendable, CustomTestStringConvertible {
 
     static let closeBeforeHeaders = WireFaultCase(
         fault: .closeBeforeHeaders, name: "connection closed before the headers", internalCode: .networkFailure,
-        limits: FaultDeadlineTransport.idleLimits, messageFragment: "failed")
+        limits: FaultDeadlineTransport.defaultLimits, messageFragment: "failed")
     static let resetMidBody = WireFaultCase(
         fault: .resetMidBody, name: "connection reset mid-body", internalCode: .networkFailure,
-        limits: FaultDeadlineTransport.idleLimits, messageFragment: "failed")
+        limits: FaultDeadlineTransport.defaultLimits, messageFragment: "failed")
     static let truncatedBody = WireFaultCase(
         fault: .truncatedBody, name: "truncated body (Content-Length larger than the body)", internalCode: .networkFailure,
-        limits: FaultDeadlineTransport.idleLimits, messageFragment: "failed")
+        limits: FaultDeadlineTransport.defaultLimits, messageFragment: "failed")
     static let stallBeforeHeaders = WireFaultCase(
         fault: .stallBeforeHeaders, name: "headers never sent", internalCode: .networkTimeout,
         limits: FaultDeadlineTransport.idleLimits, messageFragment: "connect/idle timeout")
@@ -67,10 +71,10 @@ struct WireFaultCase: Sendable, CustomTestStringConvertible {
         limits: FaultDeadlineTransport.totalLimits, messageFragment: "total timeout")
     static let oversizedDeclared = WireFaultCase(
         fault: .oversizedBody(bytes: (1 << 20) + 1, declaresLength: true), name: "oversized body, declared",
-        internalCode: .bodyTooLarge, limits: FaultDeadlineTransport.idleLimits, messageFragment: "1048577")
+        internalCode: .bodyTooLarge, limits: FaultDeadlineTransport.defaultLimits, messageFragment: "1048577")
     static let oversizedChunked = WireFaultCase(
         fault: .oversizedBody(bytes: 2 << 20, declaresLength: false), name: "oversized body, chunked",
-        internalCode: .bodyTooLarge, limits: FaultDeadlineTransport.idleLimits, messageFragment: "over the 1048576-byte limit")
+        internalCode: .bodyTooLarge, limits: FaultDeadlineTransport.defaultLimits, messageFragment: "over the 1048576-byte limit")
 
     static let all: [WireFaultCase] = [
         closeBeforeHeaders, resetMidBody, truncatedBody, stallBeforeHeaders, stallMidBody, trickle, oversizedDeclared, oversizedChunked,
