@@ -65,7 +65,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MSALStressWorker",
-            dependencies: ["MSAL"]
+            dependencies: ["MSAL", "MSALEmulator"]
         ),
         .testTarget(
             name: "MSALJOSETests",
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "MSALEmulatorTests",
             dependencies: [
-                "MSAL", "MSALJOSE", "MSALEmulator",
+                "MSAL", "MSALJOSE", "MSALEmulator", "MSALStressWorker",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -76,6 +76,20 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        // Load against the local identity provider (MSALEmulator) over loopback: concurrent forced
+        // refreshes, single-flight under contention, and raw-POST baselines.
+        .executableTarget(
+            name: "ProviderLoad",
+            dependencies: [
+                .product(name: "MSAL", package: "swift-msal"),
+                .product(name: "MSALEmulator", package: "swift-msal"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ProviderLoad",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
         // A bare loop over one token-cache operation, for callgrind or perf.
         .executableTarget(
             name: "CacheProfile",

@@ -9,6 +9,8 @@ struct EmulatorRequestInfo: Sendable {
     var clientID: String?
     var username: String?
     var faulted = false
+    /// The wire fault to play instead of sending the answer.
+    var wireFault: MSALEmulator.Fault.Response?
     /// The trace id of the answer (`x-ms-request-id`, `trace_id`).
     var traceID: String
     /// The correlation id: the request's `client-request-id`, or a new one.
@@ -32,6 +34,10 @@ extension EmulatorCore {
             response = .text("The Host header must name a loopback address.", status: 400)
         } else {
             response = await dispatch(request, tenant: tenant, info: &info)
+        }
+        if let wire = info.wireFault {
+            response = EmulatorHTTPResponse(status: EmulatorWireFault.status(of: wire))
+            response.wireFault = wire
         }
         response.headers.append(("x-ms-request-id", info.traceID))
         response.headers.append(("x-ms-ests-server", "msal-emulator"))
@@ -147,6 +153,7 @@ extension EmulatorCore {
         }
         guard let response else { return nil }
         info.faulted = true
+        if response.isWireFault { info.wireFault = response }
         return .fault(response)
     }
 }

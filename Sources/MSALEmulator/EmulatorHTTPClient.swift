@@ -57,11 +57,13 @@ package struct EmulatorHTTPClient: Sendable {
                 }
             }
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(requestHead))
-            if !body.isEmpty {
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
-            }
-            try await outbound.write(.end(nil))
+            // The whole request in one write: with `Connection: close` the server answers and closes
+            // as soon as the request is complete, so a part written after the others could find
+            // the connection closed ("I/O on closed channel") although the answer has arrived.
+            var parts: [HTTPClientRequestPart] = [.head(requestHead)]
+            if !body.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+            parts.append(.end(nil))
+            try await outbound.write(contentsOf: parts)
             var response = Response(status: 0, headers: [], body: [])
             for try await part in inbound {
                 switch part {

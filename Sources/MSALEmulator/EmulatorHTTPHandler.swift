@@ -15,6 +15,8 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         case responding
         /// The request broke a cap and was answered; the connection is closing.
         case rejected
+        /// An injected wire fault is playing; nothing more is read or answered on this connection.
+        case faulted
     }
 
     private let limits: MSALEmulator.Configuration.Limits
@@ -54,7 +56,7 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         case (.end, .receiving(let head, let body)):
             state = .responding
             dispatch(head: head, body: body, context: context)
-        case (_, .rejected), (_, .responding):
+        case (_, .rejected), (_, .responding), (_, .faulted):
             break
         case (.head, _), (.body, .idle), (.end, .idle):
             reject(context: context, status: 400, "Malformed request.")
@@ -63,8 +65,12 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
-            // A request being answered (perhaps delayed by a fault) is not idleness.
-            if case .responding = state { return }
+            // A request being answered (perhaps delayed by a fault) is not idleness, nor is a stall
+            // played on purpose (it lasts until the client gives up or the emulator shuts down).
+            switch state {
+            case .responding, .faulted: return
+            default: break
+            }
             context.close(promise: nil)
             return
         }
@@ -87,6 +93,11 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         promise.futureResult.assumeIsolated().whenSuccess { response in
             // Ready for the next request before the answer is written: the pipelining handler
             // hands over a request it held back as soon as this answer's end goes out.
+            if let fault = response.wireFault {
+                self.state = .faulted
+                EmulatorWireFault.play(fault, on: context.channel, version: version)
+                return
+            }
             if case .responding = self.state { self.state = .idle }
             self.write(response, version: version, keepAlive: keepAlive, context: context)
         }

@@ -8,6 +8,8 @@ struct EmulatorHTTPResponse: Sendable {
 
     /// Facts for the request log, not sent.
     var oauthError: String?
+    /// An injected wire fault the connection plays instead of this answer.
+    var wireFault: MSALEmulator.Fault.Response?
 
     init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], oauthError: String? = nil) {
         self.status = status

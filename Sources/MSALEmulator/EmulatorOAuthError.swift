@@ -76,7 +76,8 @@ extension EmulatorOAuthError {
         EmulatorOAuthError("invalid_grant", code, description, subError: subError)
     }
 
-    /// The answer for an injected fault (never ``MSALEmulator/Fault/Response/delay(seconds:)``).
+    /// The answer for an injected fault (never ``MSALEmulator/Fault/Response/delay(seconds:)``; for a
+    /// wire fault a placeholder the connection handler replaces).
     static func fault(_ response: MSALEmulator.Fault.Response) -> EmulatorOAuthError {
         switch response {
         case .invalidGrant(let subError):
@@ -102,6 +103,9 @@ extension EmulatorOAuthError {
             return error
         case .delay:
             return EmulatorOAuthError(status: 500, "server_error", 90033, "A delay fault has no answer of its own.")
+        case .closeBeforeHeaders, .stallBeforeHeaders, .resetMidBody, .truncatedBody, .stallMidBody, .trickle, .oversizedBody:
+            // Never sent: the connection handler plays the wire fault instead (EmulatorWireFault).
+            return EmulatorOAuthError(status: 500, "server_error", 90033, "A wire fault is played on the connection.")
         }
     }
 }

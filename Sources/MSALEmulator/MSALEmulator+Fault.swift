@@ -5,9 +5,13 @@ extension MSALEmulator {
     /// first matching fault answers (a ``Response/delay(seconds:)`` fault delays and lets the
     /// request go on). It applies ``times`` times, or to every match when that is `nil`.
     ///
+    /// Wire faults (``Response/isWireFault``) break the answer itself — a closed or reset
+    /// connection, a stall, a trickle, a truncated or oversized body — to test a client's transport.
+    ///
     /// ```swift
     /// emulator.inject(.init(.invalidGrant(subError: "bad_token"), grantType: .refreshToken, times: 1))
     /// emulator.inject(.init(.throttled(retryAfter: 30), clientID: app.clientID))
+    /// emulator.inject(.init(.resetMidBody, endpoint: .keys, times: 1))
     /// ```
     public struct Fault: Sendable {
         /// What the emulator answers.
@@ -26,6 +30,38 @@ extension MSALEmulator {
             case serverError(status: Int = 500, retryAfter: Int? = nil)
             /// Waits `seconds` (real time), then handles the request normally.
             case delay(seconds: Double)
+
+            // Wire faults: the answer breaks at the HTTP or TCP level instead of carrying an error.
+
+            /// Closes the connection once the request is in, before sending a byte of the answer.
+            case closeBeforeHeaders
+            /// Never answers: the connection stays open and silent (the headers never come).
+            case stallBeforeHeaders
+            /// Sends a 200 head with a `Content-Length` of 4,096 and the first 64 bytes of the body,
+            /// then resets the connection (TCP RST).
+            case resetMidBody
+            /// Sends a 200 head with a `Content-Length` of 4,096 and the first 64 bytes of the body,
+            /// then closes the connection normally: the answer is shorter than it declared.
+            case truncatedBody
+            /// Sends a 200 head with a `Content-Length` of 4,096 and the first 64 bytes of the body,
+            /// then nothing more, leaving the connection open.
+            case stallMidBody
+            /// Sends a 200 head with a `Content-Length` of 4,096, then the body one byte every
+            /// `interval` seconds (at least 1 ms).
+            case trickle(interval: Double)
+            /// Sends a 200 answer whose body has `bytes` bytes (at most 64 MiB), declared in
+            /// `Content-Length` when `declaresLength`, else sent chunked.
+            case oversizedBody(bytes: Int, declaresLength: Bool)
+
+            /// Whether the answer breaks at the HTTP or TCP level rather than carrying an error.
+            public var isWireFault: Bool {
+                switch self {
+                case .closeBeforeHeaders, .stallBeforeHeaders, .resetMidBody, .truncatedBody, .stallMidBody, .trickle, .oversizedBody:
+                    true
+                case .invalidGrant, .interactionRequired, .oauthError, .throttled, .serverError, .delay:
+                    false
+                }
+            }
         }
 
         /// Identifies an injected fault, to remove it.

@@ -17,7 +17,7 @@ extension MSALEmulator {
         public var clientID: String?
         /// The user the request was about, when the emulator knew it.
         public var username: String?
-        /// The HTTP status answered.
+        /// The HTTP status answered (0 when an injected wire fault sent no status line).
         public var status: Int
         /// The OAuth `error` answered, if any (also for error redirects of the authorize endpoint).
         public var oauthError: String?

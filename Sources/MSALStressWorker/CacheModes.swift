@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import MSAL
 
 /// Modes exercising the whole token cache (`TokenCache`) on a file shared between processes.
@@ -6,6 +7,8 @@ enum CacheModes {
     static let all: [String: WorkerMode] = [
         "cache-save": WorkerMode(usage: "PATH COUNT TAG", run: save),
         "cache-count": WorkerMode(usage: "PATH COUNT TAG", run: count),
+        "cache-kill-at": WorkerMode(usage: "PATH TAG STEP", run: killAt),
+        "cache-save-limited": WorkerMode(usage: "PATH TAG", run: saveLimited),
     ]
 
     struct LostUpdate: Error, CustomStringConvertible {
@@ -61,6 +64,58 @@ enum CacheModes {
             let entries = try TokenCacheEntries(response: response, context: context)
             try cache.write(clientID: client) { contents in contents.save(entries, clientID: client) }
         }
+    }
+
+    /// Saves the account `TAG` through a file-backed token cache and kills itself with `SIGKILL` at
+    /// the write step STEP (`create`, `write` — half the bytes written —, `sync`, `rename`,
+    /// `sync-directory`; see `TokenCacheFileOptions.WriteStep`).
+    static func killAt(_ arguments: [String]) throws {
+        let usage = "usage: cache-kill-at PATH TAG STEP"
+        guard arguments.count == 3, let step = TokenCacheFileOptions.WriteStep(rawValue: arguments[2]) else {
+            WorkerMode.fail(usage: usage)
+        }
+        var options = TokenCacheFileOptions()
+        options.writeFault = { current in
+            if current == step {
+                _ = raise(SIGKILL)
+                _exit(9)
+            }
+            return nil
+        }
+        var config = MSALCacheConfig(storage: .file(path: arguments[0]), fileLockTimeout: 300)
+        config.fileOptions = options
+        try saveOne(try TokenCache(config: config), uid: arguments[1])
+    }
+
+    /// Limits the process's file size to the cache file's current size (`RLIMIT_FSIZE`, `SIGXFSZ`
+    /// ignored) and saves the account `TAG`, so the larger new document fails with `EFBIG` part-way.
+    static func saveLimited(_ arguments: [String]) throws {
+        guard arguments.count == 2 else { WorkerMode.fail(usage: "usage: cache-save-limited PATH TAG") }
+        var info = stat()
+        guard stat(arguments[0], &info) == 0 else {
+            WorkerMode.printError("stat failed: errno \(errno)")
+            exit(3)
+        }
+        var limit = rlimit(rlim_cur: rlim_t(info.st_size), rlim_max: rlim_t(info.st_size))
+        guard setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0 else {
+            WorkerMode.printError("setrlimit failed: errno \(errno)")
+            exit(3)
+        }
+        _ = signal(SIGXFSZ, SIG_IGN)
+        try saveOne(try TokenCache(config: MSALCacheConfig(storage: .file(path: arguments[0]), fileLockTimeout: 300)), uid: arguments[1])
+    }
+
+    /// Saves a token response for the account `uid` (tenant `tenant`, client `stress-client`).
+    static func saveOne(_ cache: TokenCache, uid: String) throws {
+        let client = "stress-client"
+        let response = TokenResponse(
+            accessToken: "at-\(uid)", expiresIn: 3600, refreshToken: "rt-\(uid)",
+            idToken: idToken(uid: uid), clientInfo: base64URL(#"{"uid":"\#(uid)","utid":"tenant"}"#), scope: "User.Read")
+        let context = TokenCacheWriteContext(
+            clientID: client, environment: "login.windows.net", authorityTenant: "tenant", requestedScopes: ["User.Read"],
+            now: Int64(Date().timeIntervalSince1970))
+        let entries = try TokenCacheEntries(response: response, context: context)
+        try cache.write(clientID: client) { contents in contents.save(entries, clientID: client) }
     }
 
     static func idToken(uid: String) -> String {

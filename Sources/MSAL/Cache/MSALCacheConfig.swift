@@ -15,6 +15,9 @@ public struct MSALCacheConfig: Sendable {
     public var storage: Storage
     /// Seconds to wait for another process holding the cache file's lock. Default 10.
     public var fileLockTimeout: Double
+    /// Options of the built-in file, for swift-msal's own tests (fault injection, limits); its
+    /// `lockTimeout` is replaced by ``fileLockTimeout``. `nil`: the defaults.
+    package var fileOptions: TokenCacheFileOptions? = nil
 
     /// Creates a configuration.
     public init(storage: Storage = .file(path: nil), fileLockTimeout: Double = 10) {

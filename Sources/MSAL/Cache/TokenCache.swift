@@ -44,7 +44,9 @@ package final class TokenCache: Sendable {
             backing = .memory
         case .file(let path):
             let resolved = try path ?? TokenCacheFile.defaultPath()
-            backing = .file(try TokenCacheFile(path: resolved, options: TokenCacheFileOptions(lockTimeout: config.fileLockTimeout)))
+            var options = config.fileOptions ?? TokenCacheFileOptions()
+            options.lockTimeout = config.fileLockTimeout
+            backing = .file(try TokenCacheFile(path: resolved, options: options))
         case .custom(let serializer):
             backing = .custom(serializer)
         }

@@ -72,8 +72,16 @@ package struct SilentFlow: Sendable {
 
     private static func isMultiTenant(_ tenant: String) -> Bool { TokenClient.isMultiTenant(tenant) }
 
-    /// Runs the request.
+    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
+        do {
+            return try await answer(request)
+        } catch let error as MSALError {
+            throw error.correlated(request.correlationID)
+        }
+    }
+
+    private func answer(_ request: Request) async throws -> MSALResult {
         let log = client.logger
         let correlationID = request.correlationID
         let skipCache = request.forceRefresh || request.hasClaimsRequest

@@ -74,11 +74,16 @@ extension TokenClient {
             error.homeAccountID = expected
             throw error
         }
-        let account = try cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
-            contents.save(entries, clientID: clientID)
-            let key = TokenCacheIndex.AccountKey(
-                home: CacheText.lowercased(entries.homeAccountID), environment: contents.aliases.group(of: context.environment))
-            return contents.account(key, clientID: clientID)
+        let account: MSALAccount?
+        do {
+            account = try cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
+                contents.save(entries, clientID: clientID)
+                let key = TokenCacheIndex.AccountKey(
+                    home: CacheText.lowercased(entries.homeAccountID), environment: contents.aliases.group(of: context.environment))
+                return contents.account(key, clientID: clientID)
+            }
+        } catch let error as MSALError {
+            throw error.correlated(correlationID)
         }
         logger.info(
             "Token response accepted and cached for \(oii: entries.homeAccountID) in realm \(oii: entries.realm); scopes \(public: entries.target)",

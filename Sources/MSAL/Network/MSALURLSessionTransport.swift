@@ -15,6 +15,9 @@ import FoundationNetworking
 /// - The response body is capped at ``MSALHTTPLimits/maximumResponseBodySize`` while it streams in
 ///   (and at once when `Content-Length` declares more); the request body at
 ///   ``MSALHTTPLimits/maximumRequestBodySize`` before anything is sent.
+/// - A request is sent once: when a reused keep-alive connection closes before any answer, a
+///   request with a body fails at once with ``MSALInternalError/networkFailure`` instead of being
+///   resent (libcurl resends a bodiless `GET` once by itself).
 /// - Errors are ``MSALError``s with internal code ``MSALInternalError/networkTimeout``,
 ///   ``MSALInternalError/tlsFailure``, ``MSALInternalError/bodyTooLarge`` or
 ///   ``MSALInternalError/networkFailure`` (the `URLError` kept as ``MSALError/underlyingError``).

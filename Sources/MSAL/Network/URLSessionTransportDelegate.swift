@@ -6,8 +6,9 @@ import FoundationNetworking
 #endif
 
 /// The session delegate of ``MSALURLSessionTransport``: routes each task's events to its
-/// ``URLSessionExchange`` (looked up by task identifier under a lock), refuses every redirect and
-/// enforces the response body cap while the body streams in.
+/// ``URLSessionExchange`` (looked up by task identifier under a lock), refuses every redirect,
+/// enforces the response body cap while the body streams in, and never lets libcurl resend a
+/// request body.
 ///
 /// Sendable without `@unchecked`: its only stored property is a `Mutex`, and `NSObject` is the one
 /// superclass a `Sendable` class may have.
@@ -51,6 +52,25 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard let exchange = exchange(for: dataTask) else { return }
         if let error = exchange.append(data), exchange.finish(.failure(error)) {
             dataTask.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        // libcurl asks for the body again when it resends a request on a new connection because the
+        // reused keep-alive connection closed before any answer. corelibs Foundation cannot replay a
+        // `Data` body: the resend would send its headers and stall until the timeout. And resending is
+        // not the transport's decision (a code redemption must go out once): the exchange fails now
+        // with `networkFailure`, the pipeline applies its retry rule, and the transfer is canceled.
+        completionHandler(nil)
+        guard let exchange = exchange(for: task) else { return }
+        let failure = MSALError(
+            .internal, internalCode: .networkFailure,
+            message: "The request to \(exchange.host) failed: the connection closed before any response; the request was not sent again")
+        if exchange.finish(.failure(failure)) {
+            // This runs on the session's work queue, where `cancel()` (which waits for that queue) would deadlock.
+            DispatchQueue.global().async { task.cancel() }
         }
     }
 

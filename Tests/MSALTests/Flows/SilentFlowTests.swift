@@ -132,6 +132,18 @@ struct SilentFlowTests {
         }
     }
 
+    @Test("A result's description names scopes, expiry, source and account, never a token")
+    func resultDescriptionHasNoTokens() async throws {
+        let harness = try Self.expired(FlowTransport([.respond(.json(200, Self.body([:])))]))
+        let result = try await harness.silent(.abe)
+        let idToken = try #require(result.idToken)
+        for text in [result.description, "\(result)", String(reflecting: result)] {
+            #expect(!text.contains(result.accessToken))
+            #expect(!text.contains(idToken))
+            #expect(text.contains("tokenSource: identity_provider"))
+        }
+    }
+
     @Test("A token response after a byte-order mark is read (as error and device-code bodies are); a second mark is not skipped")
     func byteOrderMark() async throws {
         let harness = try Self.expired(FlowTransport([.respond(.json(200, "\u{FEFF}" + Self.body([:])))]))

@@ -59,6 +59,9 @@ extension TokenCacheFileAccess {
         guard futimens(descriptor, times) == 0 else {
             throw MSALError.cacheIO(path, "set the time of \(temporaryPath)", errno: errno)
         }
+        if let code = injectedFailure(.sync) {
+            throw MSALError.cacheIO(path, "sync \(temporaryPath)", errno: code)
+        }
         guard POSIXCalls.retrying({ fsync(descriptor) }) == 0 else {
             throw MSALError.cacheIO(path, "sync \(temporaryPath)", errno: errno)
         }
@@ -80,20 +83,33 @@ extension TokenCacheFileAccess {
                 throw MSALError.cacheIO(path, "replace the file", underlying: error)
             }
         }
+        if let code = injectedFailure(.rename) {
+            throw MSALError.cacheIO(path, "rename \(temporaryPath) over it", errno: code)
+        }
         guard renameat(session.directory, temporaryName, session.directory, file.fileName) == 0 else {
             throw MSALError.cacheIO(path, "rename \(temporaryPath) over it", errno: errno)
         }
         committed = true
-        if POSIXCalls.retrying({ fsync(session.directory) }) != 0 && errno != EINVAL && errno != EROFS {
+        let directorySync = injectedFailure(.syncDirectory)
+            ?? (POSIXCalls.retrying({ fsync(session.directory) }) != 0 && errno != EINVAL && errno != EROFS ? errno : nil)
+        if let code = directorySync {
             throw MSALError.cacheIO(
-                path, "sync its directory", errno: errno,
+                path, "sync its directory", errno: code,
                 detail: "the new content is in place but may not survive a crash")
         }
         return stamp
     }
 
+    /// The `errno` the ``TokenCacheFileOptions/writeFault`` test hook injects at `step`, if any.
+    private func injectedFailure(_ step: TokenCacheFileOptions.WriteStep) -> Int32? {
+        file.options.writeFault?(step)
+    }
+
     /// Creates `<name>.tmp-<pid>-<random hex>` exclusively with mode 0600.
     private func createTemporaryFile() throws -> (Int32, String) {
+        if let code = injectedFailure(.createTemporaryFile) {
+            throw MSALError.cacheIO(path, "create a temporary file in \(file.directoryPath)", errno: code)
+        }
         var lastError: Int32 = EEXIST
         for _ in 0..<16 {
             let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
@@ -120,10 +136,19 @@ extension TokenCacheFileAccess {
 
     /// `write` until every byte is out.
     private func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
+        // With the fault-injection hook, the first half goes out before the hook is consulted once.
+        var pause = file.options.writeFault == nil ? nil : bytes.count / 2
         try bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let count = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if let half = pause, offset >= half {
+                    pause = nil
+                    if let code = injectedFailure(.write) {
+                        throw MSALError.cacheIO(path, "write", errno: code)
+                    }
+                }
+                let end = pause.map { max($0, offset + 1) } ?? buffer.count
+                let count = Glibc.write(descriptor, buffer.baseAddress! + offset, end - offset)
                 if count < 0 {
                     if errno == EINTR {
                         continue

@@ -18,6 +18,25 @@ package struct TokenCacheFileOptions: Sendable {
     /// Test hook: called by ``TokenCacheFileAccess/write(_:)`` with the temporary file's path once it is
     /// fully written and synced, just before the rename. A thrown error fails the write like an I/O error.
     package var beforeRename: (@Sendable (_ temporaryPath: String) throws -> Void)? = nil
+    /// Test hook (fault injection): called by ``TokenCacheFileAccess/write(_:)`` at each ``WriteStep``;
+    /// an `errno` value it returns fails that step as if the system call had failed with it (`nil`
+    /// lets the step run). At ``WriteStep/write`` it is called once half of the bytes are written,
+    /// so a failure or a kill there leaves a partial temporary file, as a full disk would.
+    package var writeFault: (@Sendable (_ step: WriteStep) -> Int32?)? = nil
+
+    /// The steps of a write, in order, where ``writeFault`` is consulted.
+    package enum WriteStep: String, Sendable, CaseIterable {
+        /// Creating `<path>.tmp-<pid>-<random>`.
+        case createTemporaryFile = "create"
+        /// Writing the bytes into it (consulted half-way).
+        case write
+        /// `fsync` of the temporary file.
+        case sync
+        /// Renaming it over the cache file.
+        case rename
+        /// `fsync` of the directory, after the rename.
+        case syncDirectory = "sync-directory"
+    }
 
     /// Creates options; the defaults suit an interactive app.
     package init(
