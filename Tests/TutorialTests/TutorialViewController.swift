@@ -2,7 +2,8 @@
 // "Use MSAL"), compiled on Linux against swift-msal. Changes from the tutorial, and only these:
 // - UIKit is gone: `ViewController` is a plain class, the UI outlets and `initUI()` are removed,
 //   `updateLogging` appends to `log` instead of a text view, `updateSignOutButton` records the
-//   state instead of enabling a button, and the two button actions lose `@objc` (Linux has no
+//   state instead of enabling a button (both behind a lock, which stands in for UIKit's main thread:
+//   MSAL and URLSession call back on other threads), and the two button actions lose `@objc` (Linux has no
 //   Objective-C runtime) and take `AnyObject?` instead of `UIButton`;
 // - the constants hold test values (the tutorial tells developers to put their own in), and
 //   kGraphURI points at a local stand-in for Microsoft Graph;
@@ -15,6 +16,7 @@
 
 import Foundation
 import MSAL
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,8 +35,19 @@ class ViewController {
 
     // Not in the tutorial (UIKit): what the text view and button would show.
     let harness: TutorialHarness
-    var log: [String] = []
-    var signOutEnabled = false
+    private struct Screen {
+        var log: [String] = []
+        var signOutEnabled = false
+    }
+    private let screen = Mutex(Screen())
+    var log: [String] {
+        get { screen.withLock { $0.log } }
+        set { screen.withLock { $0.log = newValue } }
+    }
+    var signOutEnabled: Bool {
+        get { screen.withLock { $0.signOutEnabled } }
+        set { screen.withLock { $0.signOutEnabled = newValue } }
+    }
 
     init(harness: TutorialHarness) {
         self.harness = harness
@@ -194,7 +207,7 @@ class ViewController {
 
     func updateLogging(text : String) {
         harness.record(text)
-        log.append(text)
+        screen.withLock { $0.log.append(text) }
     }
 
     func updateSignOutButton(enabled : Bool) {
