@@ -98,6 +98,13 @@ run() {
         printf '%-24s FAILED (exit %s) after %s execs; input kept under %s\n' "$name" "$status" "${runs:-?}" "$crashes"
         grep -E 'Fuzz invariant failed|ERROR: (AddressSanitizer|libFuzzer)|Fatal error|SUMMARY|Test unit written' "$log" | head -8 | sed 's/^/    /'
         echo "    full output: $log"
+        # The input itself, so that a run on a machine that is thrown away (CI) can be replayed:
+        # echo '…' | base64 -d > input && FuzzTesting/.build/release/<target> input
+        local input
+        input="$(grep -oE 'Test unit written to .*' "$log" | tail -1 | sed 's/^Test unit written to //' || true)"
+        if [ -n "$input" ] && [ -f "$input" ] && [ "$(stat -c %s "$input")" -le 65536 ]; then
+            echo "    input (base64): $(base64 -w0 "$input")"
+        fi
     fi
     return "$status"
 }

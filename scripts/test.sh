@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every test of swift-msal: the README's test command, and exactly what CI runs (.ci/run).
+#
+#   1. scripts/setup.sh           installs what is missing (OpenSSL headers, Chromium, MSAL for Python)
+#   2. swift build --build-tests  then swift test --skip-build: every unit, conformance, interop and
+#                                 end-to-end test
+#   3. scripts/tsan.sh            the tests again, built with ThreadSanitizer (a race fails them)
+#   4. scripts/fuzz.sh all 60     each libFuzzer target for 60 s from the seed corpora, two at a time
+#
+# Stops at the first stage that fails. While working on the code, run a stage alone instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stage() {
+    echo
+    echo "==== $1"
+}
+
+start=$SECONDS
+stage "1/4 Setup"
+bash scripts/setup.sh
+
+stage "2/4 Build and run the tests"
+swift build --build-tests
+swift test --skip-build
+
+stage "3/4 The tests under ThreadSanitizer"
+bash scripts/tsan.sh
+
+stage "4/4 Fuzzing, 60 s per target"
+FUZZ_JOBS="${FUZZ_JOBS:-2}" bash scripts/fuzz.sh all 60
+
+echo
+echo "==== Every stage passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
