@@ -15,6 +15,9 @@ package enum MSALLogRedaction {
     package static let secretParameterNames: [String] = [
         "code", "refresh_token", "access_token", "id_token", "code_verifier", "client_assertion",
         "client_secret", "device_code", "assertion", "password",
+        // Not credentials, but what binds a sign-in to this app instance: an authorize URL or a
+        // redirect in a log must not hand them to whoever reads it.
+        "state", "nonce", "code_challenge",
     ]
 
     private static let secretNameBytes: [[UInt8]] = secretParameterNames.map { Array($0.utf8) }

@@ -81,7 +81,7 @@ extension LoggingTests {
             let path = "/common/oauth2/v2.0/authorize?client_id=abc&code=M.C507_BAY.2.U.secret&state=x"
             let message: MSALLogMessage = "redirect \(public: path) header \(public: "Authorization: Bearer eyJ0eXAiOiJKV1QifQ.eyJzdWIiOiIxIn0.c2ln")"
             let text = message.rendered(maskingLevel: .settingsMaskSecretsOnly).text
-            #expect(text == "redirect /common/oauth2/v2.0/authorize?client_id=abc&code=<redacted>&state=x header Authorization: Bearer <redacted>")
+            #expect(text == "redirect /common/oauth2/v2.0/authorize?client_id=abc&code=<redacted>&state=<redacted> header Authorization: Bearer <redacted>")
         }
 
         @Test("Personal data shown at the loosest masking is still redacted if it looks like a secret")

@@ -51,7 +51,7 @@ extension LoggingTests {
                 "error_code=50126 error_codes=[50126] codes=1 barcode=9 status code 400",
                 "grant_type=refresh_token&client_id=abc",
                 "a bearer token is required; Bearer scheme",
-                "code= empty, code=&state=1",
+                "code= empty, code=&state=",
             ]
             for text in texts {
                 #expect(Self.redact(text) == text)
@@ -61,7 +61,9 @@ extension LoggingTests {
         @Test("Values of secret parameters in query strings and form bodies are redacted; other parameters kept")
         func queryAndFormValues() {
             #expect(Self.redact("http://localhost:8400/?code=0.AAAA-bbb_ccc%2Fd&session_state=s1&state=xyz")
-                == "http://localhost:8400/?code=<redacted>&session_state=s1&state=xyz")
+                == "http://localhost:8400/?code=<redacted>&session_state=s1&state=<redacted>")
+            #expect(Self.redact("https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=abc&state=s-1&nonce=n-2&code_challenge=c-3&code_challenge_method=S256")
+                == "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=abc&state=<redacted>&nonce=<redacted>&code_challenge=<redacted>&code_challenge_method=S256")
             #expect(Self.redact("grant_type=refresh_token&refresh_token=0.ARoA.secret-part&client_id=abc&scope=openid")
                 == "grant_type=refresh_token&refresh_token=<redacted>&client_id=abc&scope=openid")
             #expect(Self.redact("code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&code=x")
