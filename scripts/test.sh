@@ -5,7 +5,8 @@
 #   2. swift build --build-tests  then swift test --skip-build: every unit, conformance, interop and
 #                                 end-to-end test
 #   3. scripts/tsan.sh            the tests again, built with ThreadSanitizer (a race fails them)
-#   4. scripts/fuzz.sh all 60     each libFuzzer target for 60 s from the seed corpora, two at a time
+#   4. scripts/asan.sh            the tests again, built with AddressSanitizer (a memory error fails them)
+#   5. scripts/fuzz.sh all 60     each libFuzzer target for 60 s from the seed corpora, two at a time
 #
 # Stops at the first stage that fails. While working on the code, run a stage alone instead.
 set -euo pipefail
@@ -17,17 +18,20 @@ stage() {
 }
 
 start=$SECONDS
-stage "1/4 Setup"
+stage "1/5 Setup"
 bash scripts/setup.sh
 
-stage "2/4 Build and run the tests"
+stage "2/5 Build and run the tests"
 swift build --build-tests
 swift test --skip-build
 
-stage "3/4 The tests under ThreadSanitizer"
+stage "3/5 The tests under ThreadSanitizer"
 bash scripts/tsan.sh
 
-stage "4/4 Fuzzing, 60 s per target"
+stage "4/5 The tests under AddressSanitizer"
+bash scripts/asan.sh
+
+stage "5/5 Fuzzing, 60 s per target"
 FUZZ_JOBS="${FUZZ_JOBS:-2}" bash scripts/fuzz.sh all 60
 
 echo
