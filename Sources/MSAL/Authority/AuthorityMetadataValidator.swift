@@ -149,14 +149,16 @@ package struct AuthorityMetadataValidator: Sendable {
             // so it is neither what the request goes to nor comparable with the authority's host. The range
             // is one of `parts.string`, which can differ from `text` (a second `@` is percent-encoded).
             let written = parts.string, let hostRange = parts.rangeOfHost, case let rawHost = String(written[hostRange]),
-            !rawHost.isEmpty, parts.fragment == nil, let url = parts.url
+            // The percent-encoded forms: the decoded `fragment`, `user` and `password` are nil when
+            // their escapes do not decode to UTF-8 (`#%e3`), though the URL has one.
+            !rawHost.isEmpty, parts.percentEncodedFragment == nil, let url = parts.url
         else {
             throw MSALError(
                 .internal, internalCode: .invalidAuthorityMetadata,
                 message: "The \(name) of \(components.canonical) is not an absolute URL: \(AuthorityURLParts.quoted(raw)).",
                 correlationID: correlationID)
         }
-        guard parts.user == nil, parts.password == nil else { throw insecure("carries userinfo") }
+        guard parts.percentEncodedUser == nil, parts.percentEncodedPassword == nil else { throw insecure("carries userinfo") }
         guard !rawHost.contains("%") else { throw insecure("has a percent-encoded host") }
         let host = rawHost.lowercased()
         let hostAndPort = parts.port.map { "\(host):\($0)" } ?? host

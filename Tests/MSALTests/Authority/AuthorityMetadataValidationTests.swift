@@ -259,6 +259,29 @@ struct AuthorityMetadataValidationTests {
         #expect(metadata.cacheEnvironment == host)
     }
 
+    /// The token endpoint `FuzzAuthorityMetadata` stopped on (docs/reliability.md, "Fuzzing"), on this test's host: its
+    /// fragment holds `%e3`, a percent escape that is not UTF-8 on its own, so `URLComponents.fragment` is nil
+    /// and the check passed an endpoint with a fragment. The same trick hid userinfo.
+    static let fragmentWithBadEscape =
+        "https://login.microsoftonline.com/f444444444444444444444444444444444444444444444444444444444444444444444444444444444-b5a6-#798-8a9b-0c1d%e3f4a5b/oauth2/v2.0/token"
+
+    @Test("A fragment or userinfo whose escapes are not UTF-8 is still seen (the fuzzer's endpoint, then variants)")
+    func endpointPartsWithBadEscapes() async throws {
+        for endpoint in [Self.fragmentWithBadEscape, "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#%ff",
+                         "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#"] {
+            await expectMSALError(.invalidAuthorityMetadata, mentioning: ["token_endpoint", "not an absolute URL"]) {
+                _ = try await resolveTenant(["token_endpoint": endpoint])
+            }
+        }
+        for endpoint in ["https://%e3@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+                         "https://u:%ff@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+                         "https://@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token"] {
+            await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint", "userinfo"]) {
+                _ = try await resolveTenant(["token_endpoint": endpoint])
+            }
+        }
+    }
+
     @Test("Unusable endpoint URLs are invalid metadata")
     func unusableEndpoints() async throws {
         for endpoint in ["/\(Self.tenant)/oauth2/v2.0/token", "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#x",
