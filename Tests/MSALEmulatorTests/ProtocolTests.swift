@@ -179,11 +179,17 @@ struct ProtocolTests {
     @Test("Device code polling: pending, slow_down when too fast, then tokens once, then refused; a declined or expired code is reported")
     func deviceCodePolling() async throws {
         try await EmulatorHarness.with { harness in
+            // An interval far longer than any scheduling delay, so "too fast" does not depend on how
+            // quickly a loaded machine sends the second poll; the clock is then advanced past it.
+            let interval = 300
+            var lifetimes = harness.emulator.lifetimes
+            lifetimes.deviceCodeInterval = interval
+            harness.emulator.setLifetimes(lifetimes)
             func start() async throws -> (device: String, user: String) {
                 let answer = try await harness.call(
                     "POST", "/organizations/oauth2/v2.0/devicecode", form: [("client_id", EmulatorHarness.clientID), ("scope", "User.Read offline_access")])
                 #expect(answer.status == 200)
-                #expect(answer.json["interval"] as? Int == 5)
+                #expect(answer.json["interval"] as? Int == interval)
                 #expect(answer.json["verification_uri"] as? String == harness.emulator.deviceLoginURL.absoluteString)
                 return (try #require(answer.json["device_code"] as? String), try #require(answer.json["user_code"] as? String))
             }
@@ -197,10 +203,10 @@ struct ProtocolTests {
             #expect(try await poll(device).error == "authorization_pending")
             let tooFast = try await poll(device)
             #expect(tooFast.error == "slow_down")
-            harness.emulator.advanceClock(by: 10)
+            harness.emulator.advanceClock(by: TimeInterval(interval + 10))  // slow_down added 5 s
             #expect(try await poll(device).error == "authorization_pending")
             try harness.emulator.approveDeviceCode(userCode: user, as: EmulatorHarness.grace)
-            harness.emulator.advanceClock(by: 10)
+            harness.emulator.advanceClock(by: TimeInterval(interval + 10))
             let tokens = try await poll(device)
             #expect(tokens.status == 200)
             #expect(tokens.json["refresh_token"] is String)
