@@ -11,19 +11,6 @@ struct TokenCacheFileFailureTests {
         scratch.names().filter { $0.contains(".tmp-") }
     }
 
-    /// Makes `directory` refuse new entries: `chattr +i` as root (permission bits do not stop root), mode 0500 otherwise.
-    func makeReadOnly(_ directory: String) -> Bool {
-        runningAsRoot ? chattr("+i", directory) : chmod(directory, 0o500) == 0
-    }
-
-    func makeWritable(_ directory: String) {
-        if runningAsRoot {
-            chattr("-i", directory)
-        } else {
-            chmod(directory, 0o700)
-        }
-    }
-
     @Test("A read-only directory: the write fails with cacheIOFailure, the old file stays readable")
     func readOnlyDirectory() throws {
         let scratch = try ScratchDirectory()
