@@ -54,7 +54,7 @@ struct MultiProcessStressTests {
         let watchdog = DispatchWorkItem { if process.isRunning { kill(pid, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
         // Read both pipes off the cooperative pool: the reads block until the worker exits.
-        let (out, err): (Data, Data) = await withCheckedContinuation { continuation in
+        let (out, err): (Data, Data) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
             DispatchQueue.global().async {
                 let errorData = Mutex(Data())
                 let group = DispatchGroup()

@@ -65,7 +65,7 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
         delegate.register(exchange, for: task)
         defer { delegate.unregister(task) }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MSALHTTPResponse, any Error>) in
                 if exchange.install(continuation) {
                     task.resume()
                     Self.watch(exchange, task: task)

@@ -2,13 +2,13 @@
 import Foundation
 
 /// A lock with `Synchronization.Mutex`'s shape that ThreadSanitizer can see, compiled only into
-/// ThreadSanitizer builds (`scripts/tsan.sh` passes `-DMSAL_TSAN`).
+/// ThreadSanitizer builds (`scripts/sanitize.sh thread` passes `-DMSAL_TSAN`).
 ///
 /// On Linux, `Mutex` takes and releases its futex inside the toolchain's uninstrumented
 /// `libswiftSynchronization`, so ThreadSanitizer never learns that `withLock` orders the closures it
 /// runs and reports every piece of state behind a `Mutex` as racing (ten lines reproduce it; an
 /// `NSLock` doing the same is clean). In a ThreadSanitizer build each module that uses `Mutex`
-/// declares `typealias Mutex = ThreadSanitizerMutex` (its `Mutex+ThreadSanitizer.swift`), which
+/// declares `typealias Mutex = ThreadSanitizerMutex` (its `ThreadSanitizerShadows.swift`), which
 /// shadows the standard library's type inside that module only. This type locks a
 /// `pthread_mutex_t` through `NSLock`, which ThreadSanitizer intercepts, so what it then reports
 /// about our own code is real. Release builds never contain it and keep `Mutex`.

@@ -224,7 +224,7 @@ struct DeviceCodeTests {
     func completionBlock() async throws {
         let transport = Self.deviceCodeTransport(polls: { _ in FlowTokens.success(accessToken: "at-dc", refreshToken: "rt") })
         let harness = try FlowHarness(transport)
-        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation { continuation in
+        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation { (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
             harness.app.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: ["User.Read"]), deviceCodeCallback: { _ in }) { result, error in
                 continuation.resume(returning: (result, error))
             }

@@ -60,7 +60,7 @@ struct InteractiveTests {
         })
         let harness = try FlowHarness(transport)
         let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(webUI: webUI))
-        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation { continuation in
+        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation { (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
             harness.app.acquireToken(with: parameters) { result, error in
                 continuation.resume(returning: (result, error))
             }

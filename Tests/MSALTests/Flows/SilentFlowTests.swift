@@ -309,7 +309,7 @@ struct SilentFlowTests {
     /// `interactionRequired` sign in again (device code here, as interactive is not part of this suite).
     static func tutorialFallback(_ harness: FlowHarness, account: MSALAccount) async -> (MSALResult?, fellBack: Bool, (any Error)?) {
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
-        let (result, error): (MSALResult?, (any Error)?) = await withCheckedContinuation { continuation in
+        let (result, error): (MSALResult?, (any Error)?) = await withCheckedContinuation { (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
             harness.app.acquireTokenSilent(with: parameters) { result, error in continuation.resume(returning: (result, error)) }
         }
         if let error {

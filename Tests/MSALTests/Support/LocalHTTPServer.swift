@@ -171,7 +171,7 @@ final class LocalHTTPServer: Sendable {
 
     /// Suspends until a request for `path` has been received.
     func waitForRequest(to path: String) async {
-        await withCheckedContinuation { continuation in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let already = state.withLock { state in
                 if state.requests.contains(where: { $0.path == path }) { return true }
                 state.waiters.append((path, continuation))

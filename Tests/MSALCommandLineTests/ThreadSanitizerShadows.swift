@@ -1,0 +1,29 @@
+#if MSAL_TSAN
+import MSALJOSE
+
+// In ThreadSanitizer builds (`-DMSAL_TSAN`, `scripts/sanitize.sh thread`) these declarations
+// shadow the standard library's checked continuations inside this module with versions whose
+// ordering ThreadSanitizer can see (ThreadSanitizerContinuation in MSALJOSE explains why).
+// Release and debug builds use the standard library's.
+
+/// `_Concurrency.CheckedContinuation` in other builds.
+typealias CheckedContinuation<T, E: Error> = ThreadSanitizerContinuation<T, E>
+
+/// `_Concurrency.withCheckedContinuation` in other builds.
+func withCheckedContinuation<T>(
+    isolation: isolated (any Actor)? = #isolation,
+    function: String = #function,
+    _ body: (CheckedContinuation<T, Never>) -> Void
+) async -> sending T {
+    await threadSanitizerWithCheckedContinuation(isolation: isolation, function: function, body)
+}
+
+/// `_Concurrency.withCheckedThrowingContinuation` in other builds.
+func withCheckedThrowingContinuation<T>(
+    isolation: isolated (any Actor)? = #isolation,
+    function: String = #function,
+    _ body: (CheckedContinuation<T, any Error>) -> Void
+) async throws -> sending T {
+    try await threadSanitizerWithCheckedThrowingContinuation(isolation: isolation, function: function, body)
+}
+#endif
