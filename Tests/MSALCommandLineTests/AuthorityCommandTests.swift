@@ -8,8 +8,8 @@ struct AuthorityCommandTests {
     }
 
     @Test("Public cloud /common replayed: kind, tenant, hosts and endpoints in JSON")
-    func commonJSON() throws {
-        let result = try CommandRunner.run([
+    func commonJSON() async throws {
+        let result = try await CommandRunner.run([
             "authority", "show", "https://login.microsoftonline.com/common", "--replay", Self.scenario("aad-common"), "--output", "json",
         ])
         #expect(result.status == 0, "\(result.standardError)")
@@ -26,16 +26,16 @@ struct AuthorityCommandTests {
     }
 
     @Test("Text output lists the endpoints")
-    func commonText() throws {
-        let result = try CommandRunner.run(["authority", "show", "https://login.microsoftonline.com/common", "--replay", Self.scenario("aad-common")])
+    func commonText() async throws {
+        let result = try await CommandRunner.run(["authority", "show", "https://login.microsoftonline.com/common", "--replay", Self.scenario("aad-common")])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Cache environment  login.windows.net"))
         #expect(result.standardOutput.contains("Token              https://login.microsoftonline.com/common/oauth2/v2.0/token"))
     }
 
     @Test("invalid_instance: exit 1 and a JSON error with code, internal code and OAuth error")
-    func invalidInstance() throws {
-        let result = try CommandRunner.run([
+    func invalidInstance() async throws {
+        let result = try await CommandRunner.run([
             "authority", "show", "https://login.contoso.com/contoso.onmicrosoft.com", "--replay", Self.scenario("aad-untrusted-host-invalid-instance"),
             "--output", "json",
         ])
@@ -48,8 +48,8 @@ struct AuthorityCommandTests {
     }
 
     @Test("A bad authority fails before any request (the replay has none to give)")
-    func badAuthority() throws {
-        let result = try CommandRunner.run([
+    func badAuthority() async throws {
+        let result = try await CommandRunner.run([
             "authority", "show", "http://login.microsoftonline.com/common", "--replay", Self.scenario("aad-common"), "--output", "json",
         ])
         #expect(result.status == 1)
@@ -58,8 +58,8 @@ struct AuthorityCommandTests {
     }
 
     @Test("A request the replay cannot answer fails with a message naming it")
-    func unmatchedReplay() throws {
-        let result = try CommandRunner.run([
+    func unmatchedReplay() async throws {
+        let result = try await CommandRunner.run([
             "authority", "show", "https://login.microsoftonline.com/consumers", "--replay", Self.scenario("aad-common"),
         ])
         #expect(result.status == 1)
@@ -67,8 +67,8 @@ struct AuthorityCommandTests {
     }
 
     @Test("Validation off and a known authority skip instance discovery")
-    func knownAuthority() throws {
-        let result = try CommandRunner.run([
+    func knownAuthority() async throws {
+        let result = try await CommandRunner.run([
             "authority", "show", "https://login.microsoftonline.com/organizations", "--no-validation",
             "--replay", Self.scenario("aad-validation-off-trusted-host"), "--output", "json",
         ])

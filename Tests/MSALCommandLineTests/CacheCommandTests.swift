@@ -20,9 +20,9 @@ struct CacheCommandTests {
     }
 
     @Test("accounts lists every account with its tenant profiles; --client-id narrows; JSON and text")
-    func accounts() throws {
+    func accounts() async throws {
         let path = try Self.copy("dotnet_MultiTenantTokenCache.json")
-        let json = try CommandRunner.run(["accounts", "--cache", path, "--output", "json"]).json()
+        let json = try await CommandRunner.run(["accounts", "--cache", path, "--output", "json"]).json()
         let accounts = try #require(json["accounts"] as? [[String: Any]])
         #expect(Set(accounts.compactMap { $0["identifier"] as? String }) == [Self.guestAccount, Self.otherAccount])
         let guest = try #require(accounts.first { $0["identifier"] as? String == Self.guestAccount })
@@ -31,22 +31,22 @@ struct CacheCommandTests {
         #expect(profiles.count == 2)
         #expect(profiles.first?["is_home_tenant"] as? Bool == true)
 
-        let forClient = try CommandRunner.run(["accounts", "--cache", path, "--client-id", Self.client, "--output", "json"]).json()
+        let forClient = try await CommandRunner.run(["accounts", "--cache", path, "--client-id", Self.client, "--output", "json"]).json()
         #expect((forClient["accounts"] as? [Any])?.count == 2)
-        let none = try CommandRunner.run(["accounts", "--cache", path, "--client-id", "someone-else", "--output", "json"]).json()
+        let none = try await CommandRunner.run(["accounts", "--cache", path, "--client-id", "someone-else", "--output", "json"]).json()
         #expect((none["accounts"] as? [Any])?.isEmpty == true)
 
-        let text = try CommandRunner.run(["accounts", "--cache", path])
+        let text = try await CommandRunner.run(["accounts", "--cache", path])
         #expect(text.status == 0)
         #expect(text.standardOutput.contains(Self.guestAccount) && text.standardOutput.contains("(home)"))
     }
 
     @Test("cache show prints every entry and never a secret")
-    func show() throws {
+    func show() async throws {
         let path = try Self.copy("dotnet_CacheFromTheFuture.json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         for format in ["text", "json"] {
-            let result = try CommandRunner.run(["cache", "show", "--cache", path, "--output", format])
+            let result = try await CommandRunner.run(["cache", "show", "--cache", path, "--output", format])
             #expect(result.status == 0)
             for section in ["AccessToken", "RefreshToken", "IdToken"] {
                 for entry in (document[section] as? [String: [String: Any]] ?? [:]).values {
@@ -57,15 +57,15 @@ struct CacheCommandTests {
             }
             #expect(result.standardOutput.contains("<redacted"))
         }
-        let json = try CommandRunner.run(["cache", "show", "--cache", path, "--output", "json"]).json()
+        let json = try await CommandRunner.run(["cache", "show", "--cache", path, "--output", "json"]).json()
         #expect((json["unknown_sections"] as? [String])?.contains("Foo") == true)
         #expect((json["AccessToken"] as? [String: Any])?.count == (document["AccessToken"] as? [String: Any])?.count)
     }
 
     @Test("cache remove takes an account's entries and keeps the rest; the file stays valid for other readers")
-    func remove() throws {
+    func remove() async throws {
         let path = try Self.copy("dotnet_MultiTenantTokenCache.json")
-        let result = try CommandRunner.run(["cache", "remove", "--cache", path, "--account", Self.otherAccount, "--output", "json"]).json()
+        let result = try await CommandRunner.run(["cache", "remove", "--cache", path, "--account", Self.otherAccount, "--output", "json"]).json()
         #expect((result["removed_entries"] as? Int ?? 0) >= 4)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         for section in ["AccessToken", "RefreshToken", "IdToken", "Account"] {
@@ -73,15 +73,15 @@ struct CacheCommandTests {
             #expect(!entries.isEmpty)
             #expect(entries.values.allSatisfy { $0["home_account_id"] as? String == Self.guestAccount }, "\(section)")
         }
-        let again = try CommandRunner.run(["cache", "remove", "--cache", path, "--account", Self.otherAccount])
+        let again = try await CommandRunner.run(["cache", "remove", "--cache", path, "--account", Self.otherAccount])
         #expect(again.standardOutput.contains("Nothing to remove"))
     }
 
     @Test("A corrupt cache file is moved aside and reported as cacheCorrupt")
-    func corrupt() throws {
+    func corrupt() async throws {
         let path = try Self.copy("dotnet_MultiTenantTokenCache.json")
         try Data("{\"AccessToken\": {".utf8).write(to: URL(fileURLWithPath: path))
-        let result = try CommandRunner.run(["accounts", "--cache", path, "--output", "json"])
+        let result = try await CommandRunner.run(["accounts", "--cache", path, "--output", "json"])
         #expect(result.status == 1)
         let error = try #require(try result.json()["error"] as? [String: Any])
         #expect(error["internal_name"] as? String == "cacheCorrupt")

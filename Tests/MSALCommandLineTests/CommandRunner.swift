@@ -33,7 +33,19 @@ struct CommandRunner {
     }()
 
     /// Runs `msal arguments…` with optional standard input; kills it after `timeout` seconds.
-    static func run(_ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30) throws -> Result {
+    ///
+    /// The process is started and waited for on a Dispatch thread, so the wait does not hold one of
+    /// the few cooperative threads every other test runs on: with two cores, two tests waiting for
+    /// a process each would stall the whole parallel run (and any server a test is talking to).
+    static func run(_ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30) async throws -> Result {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try runBlocking(arguments, standardInput: standardInput, timeout: timeout) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], standardInput: Data?, timeout: TimeInterval) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

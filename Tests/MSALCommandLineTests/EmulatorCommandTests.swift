@@ -4,7 +4,12 @@ import Testing
 @Suite("msal emulator")
 struct EmulatorCommandTests {
     /// A running `msal emulator` process and the first line it printed.
-    final class RunningEmulator {
+    ///
+    /// Its blocking reads and waits run on a Dispatch thread (`start`, `stop`), not on one of the
+    /// few cooperative threads every other test of a parallel run needs.
+    final class RunningEmulator: @unchecked Sendable {
+        // @unchecked Sendable: `Process`, `Pipe` and the buffers are not Sendable; one test uses an
+        // instance, and only from one thread at a time (`start`, then `stop`, each awaited).
         let process = Process()
         private let output = Pipe()
         private let errors = Pipe()
@@ -12,7 +17,14 @@ struct EmulatorCommandTests {
         /// Everything read from standard output so far.
         private var printed = Data()
 
-        init(_ arguments: [String]) throws {
+        /// Starts `msal emulator arguments…` and reads its first line.
+        static func start(_ arguments: [String]) async throws -> RunningEmulator {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RunningEmulator, any Error>) in
+                DispatchQueue.global().async { continuation.resume(with: Result { try RunningEmulator(arguments) }) }
+            }
+        }
+
+        private init(_ arguments: [String]) throws {
             process.executableURL = CommandRunner.executable
             process.arguments = ["emulator"] + arguments
             process.standardOutput = output
@@ -29,7 +41,13 @@ struct EmulatorCommandTests {
         }
 
         /// Sends SIGTERM (or SIGINT), waits for the exit, and returns the status, all of standard output and standard error.
-        func stop(interrupt: Bool = false) -> (status: Int32, standardOutput: String, standardError: String) {
+        func stop(interrupt: Bool = false) async -> (status: Int32, standardOutput: String, standardError: String) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String, String), Never>) in
+                DispatchQueue.global().async { continuation.resume(returning: self.stopNow(interrupt: interrupt)) }
+            }
+        }
+
+        private func stopNow(interrupt: Bool) -> (Int32, String, String) {
             if process.isRunning {
                 if interrupt { process.interrupt() } else { process.terminate() }
             }
@@ -41,8 +59,8 @@ struct EmulatorCommandTests {
     }
 
     @Test("Prints its authorities as JSON, answers the SDK's discovery (msal authority show), and exits 0 on SIGTERM")
-    func jsonSummaryDiscoveryAndSIGTERM() throws {
-        let emulator = try RunningEmulator(["--output", "json"])
+    func jsonSummaryDiscoveryAndSIGTERM() async throws {
+        let emulator = try await RunningEmulator.start(["--output", "json"])
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(emulator.firstLine.utf8)) as? [String: Any], "\(emulator.firstLine)")
         let base = try #require(summary["base_url"] as? String)
         #expect(base.hasPrefix("http://127.0.0.1:"))
@@ -51,22 +69,22 @@ struct EmulatorCommandTests {
         #expect((summary["users"] as? [[String: Any]])?.count == 3)
         #expect((summary["clients"] as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c") == true)
 
-        let shown = try CommandRunner.run(["authority", "show", "\(base)/common", "--allow-http-loopback", "--output", "json"])
+        let shown = try await CommandRunner.run(["authority", "show", "\(base)/common", "--allow-http-loopback", "--output", "json"])
         #expect(shown.status == 0, "\(shown.standardError)")
         let authority = try #require(try shown.json()["authority"] as? [String: Any])
         #expect(authority["token_endpoint"] as? String == "\(base)/common/oauth2/v2.0/token")
         #expect(authority["issuer"] as? String == "\(base)/{tenantid}/v2.0")
 
-        let (status, _, standardError) = emulator.stop()
+        let (status, _, standardError) = await emulator.stop()
         #expect(status == 0)
         #expect(standardError.contains("stopped (SIGTERM)"))
     }
 
     @Test("Text summary names the authority, clients and users; --auto-sign-in marks the user; SIGINT stops it with status 0")
-    func textSummaryAndSIGINT() throws {
-        let emulator = try RunningEmulator(["--auto-sign-in", "ben@contoso.example"])
+    func textSummaryAndSIGINT() async throws {
+        let emulator = try await RunningEmulator.start(["--auto-sign-in", "ben@contoso.example"])
         #expect(emulator.firstLine.hasPrefix("MSAL Emulator listening on http://127.0.0.1:"))
-        let (status, text, standardError) = emulator.stop(interrupt: true)
+        let (status, text, standardError) = await emulator.stop(interrupt: true)
         #expect(status == 0)
         #expect(text.contains("/common  any account"))
         #expect(text.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c  MSAL Emulator Sample (family)"))
@@ -77,10 +95,10 @@ struct EmulatorCommandTests {
     }
 
     @Test("A bad port or an unknown auto-sign-in user fails without listening")
-    func badArguments() throws {
-        let badPort = try CommandRunner.run(["emulator", "--port", "70000"])
+    func badArguments() async throws {
+        let badPort = try await CommandRunner.run(["emulator", "--port", "70000"])
         #expect(badPort.status == 64)
-        let unknownUser = try CommandRunner.run(["emulator", "--auto-sign-in", "nobody@example"])
+        let unknownUser = try await CommandRunner.run(["emulator", "--auto-sign-in", "nobody@example"])
         #expect(unknownUser.status == 1)
         #expect(unknownUser.standardError.contains("autoSignIn"))
     }

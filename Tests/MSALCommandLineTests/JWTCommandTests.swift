@@ -13,18 +13,18 @@ struct JWTCommandTests {
     }
 
     @Test("verify accepts the sample tokens and exits 0", arguments: ["rs256", "es256", "es384"])
-    func verifyValid(name: String) throws {
+    func verifyValid(name: String) async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-\(name).jwt")
-        let result = try CommandRunner.run(verifyArguments(token))
+        let result = try await CommandRunner.run(verifyArguments(token))
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("VALID:"))
         #expect(result.standardOutput.contains("AbeLi@microsoft.com"))
     }
 
     @Test("verify --output json reports valid, the checks, header and claims")
-    func verifyJSON() throws {
+    func verifyJSON() async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-rs256.jwt")
-        let result = try CommandRunner.run(verifyArguments(token, ["--output", "json"]))
+        let result = try await CommandRunner.run(verifyArguments(token, ["--output", "json"]))
         #expect(result.status == 0)
         let json = try result.json()
         #expect(json["valid"] as? Bool == true)
@@ -34,18 +34,18 @@ struct JWTCommandTests {
     }
 
     @Test("verify reads the token from standard input when it is -")
-    func verifyStandardInput() throws {
+    func verifyStandardInput() async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-es256.jwt")
-        let result = try CommandRunner.run(verifyArguments("-"), standardInput: Data((token + "\n").utf8))
+        let result = try await CommandRunner.run(verifyArguments("-"), standardInput: Data((token + "\n").utf8))
         #expect(result.status == 0, "\(result.standardError)")
     }
 
     @Test("an expired token exits 1 with code, internal_code and message")
-    func verifyExpired() throws {
+    func verifyExpired() async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-rs256.jwt")
         var arguments = verifyArguments(token, ["--output", "json"])
         arguments[arguments.firstIndex(of: "1700001000")!] = "1800000000"
-        let result = try CommandRunner.run(arguments)
+        let result = try await CommandRunner.run(arguments)
         #expect(result.status == 1)
         let error = try #require(try result.json()["error"] as? [String: Any])
         #expect(error["code"] as? Int == -50000)
@@ -58,24 +58,24 @@ struct JWTCommandTests {
         ("--issuer", "https://login.microsoftonline.com/{tenantid}/v2.0/", -46025),
         ("--nonce", "other", -46028),
     ])
-    func verifyWrongClaim(option: String, value: String, internalCode: Int) throws {
+    func verifyWrongClaim(option: String, value: String, internalCode: Int) async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-rs256.jwt")
         var arguments = verifyArguments(token, ["--output", "json"])
         arguments[arguments.firstIndex(of: option)! + 1] = value
-        let result = try CommandRunner.run(arguments)
+        let result = try await CommandRunner.run(arguments)
         #expect(result.status == 1)
         let error = try #require(try result.json()["error"] as? [String: Any])
         #expect(error["internal_code"] as? Int == internalCode)
     }
 
     @Test("a tampered payload fails the signature check, even though the token is also expired")
-    func verifyTampered() throws {
+    func verifyTampered() async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-rs256.jwt")
         var parts = token.split(separator: ".").map(String.init)
         parts[1] = String(parts[1].dropLast(2)) + (parts[1].hasSuffix("AA") ? "AB" : "AA")
         var arguments = verifyArguments(parts.joined(separator: "."), ["--output", "json"])
         arguments[arguments.firstIndex(of: "1700001000")!] = "1900000000"
-        let result = try CommandRunner.run(arguments)
+        let result = try await CommandRunner.run(arguments)
         #expect(result.status == 1)
         let error = try #require(try result.json()["error"] as? [String: Any])
         #expect(error["internal_code"] as? Int == -46014)
@@ -85,8 +85,8 @@ struct JWTCommandTests {
         "", "a.b", "a.b.c.d", "....", "{\"payload\":\"x\"}", "eyJhbGciOiJub25lIn0.e30.", "%%%.%%%.%%%",
         String(repeating: ".", count: 100_000), String(repeating: "A", count: 200_000),
     ])
-    func verifyGarbage(token: String) throws {
-        let result = try CommandRunner.run(["jwt", "verify", "-", "--jwks", Self.jwks, "--output", "json"], standardInput: Data(token.utf8))
+    func verifyGarbage(token: String) async throws {
+        let result = try await CommandRunner.run(["jwt", "verify", "-", "--jwks", Self.jwks, "--output", "json"], standardInput: Data(token.utf8))
         #expect(result.status == 1)
         let error = try #require(try result.json()["error"] as? [String: Any])
         #expect(error["code"] as? Int == -50000)
@@ -95,26 +95,26 @@ struct JWTCommandTests {
     }
 
     @Test("a missing or unusable JWK set exits 1 with a typed error")
-    func verifyBadKeySet() throws {
+    func verifyBadKeySet() async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-rs256.jwt")
-        let missing = try CommandRunner.run(["jwt", "verify", token, "--jwks", "/nonexistent/jwks.json", "--output", "json"])
+        let missing = try await CommandRunner.run(["jwt", "verify", token, "--jwks", "/nonexistent/jwks.json", "--output", "json"])
         #expect(missing.status == 1)
         #expect((try missing.json()["error"] as? [String: Any])?["internal_code"] as? Int == -42000)
-        let notJSON = try CommandRunner.run(["jwt", "verify", token, "--jwks", CommandRunner.fixtures.appendingPathComponent("Samples/id-token-rs256.jwt").path, "--output", "json"])
+        let notJSON = try await CommandRunner.run(["jwt", "verify", token, "--jwks", CommandRunner.fixtures.appendingPathComponent("Samples/id-token-rs256.jwt").path, "--output", "json"])
         #expect(notJSON.status == 1)
         #expect((try notJSON.json()["error"] as? [String: Any])?["internal_code"] as? Int == -46013)
-        let plainHTTP = try CommandRunner.run(["jwt", "verify", token, "--jwks", "http://example.com/keys", "--output", "json"])
+        let plainHTTP = try await CommandRunner.run(["jwt", "verify", token, "--jwks", "http://example.com/keys", "--output", "json"])
         #expect(plainHTTP.status == 1)
     }
 
     @Test("decode shows header and claims marked unverified")
-    func decode() throws {
+    func decode() async throws {
         let token = try CommandRunner.fixtureText("JWT/msaljs_IDTOKEN_V1.txt")
-        let text = try CommandRunner.run(["jwt", "decode", token])
+        let text = try await CommandRunner.run(["jwt", "decode", token])
         #expect(text.status == 0)
         #expect(text.standardOutput.hasPrefix("UNVERIFIED"))
         #expect(text.standardOutput.contains("\"ver\": \"1.0\""))
-        let json = try CommandRunner.run(["jwt", "decode", token, "--output", "json"])
+        let json = try await CommandRunner.run(["jwt", "decode", token, "--output", "json"])
         let object = try json.json()
         #expect(object["verified"] as? Bool == false)
         #expect((object["claims"] as? [String: Any])?["tid"] as? String == "fa15d692-e9c7-4460-a743-29f2956fd429")
@@ -122,8 +122,8 @@ struct JWTCommandTests {
     }
 
     @Test("decode of a malformed token exits 1")
-    func decodeMalformed() throws {
-        let result = try CommandRunner.run(["jwt", "decode", "not-a-token", "--output", "json"])
+    func decodeMalformed() async throws {
+        let result = try await CommandRunner.run(["jwt", "decode", "not-a-token", "--output", "json"])
         #expect(result.status == 1)
         #expect((try result.json()["error"] as? [String: Any])?["internal_code"] as? Int == -46001)
     }

@@ -56,8 +56,8 @@ struct ReadmeCLITests {
     }
 
     /// The options `msal <words> --help` describes: flag → its help text.
-    static func helpOptions(_ words: [String]) throws -> [String: String] {
-        let result = try CommandRunner.run(words + ["--help"])
+    static func helpOptions(_ words: [String]) async throws -> [String: String] {
+        let result = try await CommandRunner.run(words + ["--help"])
         #expect(result.status == 0, "msal \(words.joined(separator: " ")) --help: \(result.standardError)")
         var options: [String: String] = [:]
         var current: String?
@@ -79,7 +79,7 @@ struct ReadmeCLITests {
     }
 
     @Test("Every listed verb has exactly the listed flags, with the listed values")
-    func verbsAndFlags() throws {
+    func verbsAndFlags() async throws {
         let verbs = try Self.listedVerbs()
         #expect(verbs.map { $0.words.joined(separator: " ") } == [
             "login", "token", "logout", "accounts", "cache show", "cache remove", "authority show", "jwt decode", "jwt verify",
@@ -87,7 +87,7 @@ struct ReadmeCLITests {
         ])
         for verb in verbs {
             let name = "msal " + verb.words.joined(separator: " ")
-            let options = try Self.helpOptions(verb.words)
+            let options = try await Self.helpOptions(verb.words)
             #expect(Set(verb.flags.keys) == Set(options.keys), "\(name): README \(verb.flags.keys.sorted()), --help \(options.keys.sorted())")
             for (flag, values) in verb.flags {
                 let help = options[flag] ?? ""

@@ -53,9 +53,9 @@ struct TokenCommandTests {
     }
 
     @Test("token answers from the cache with no network call; JSON has the token, expiry, scopes, source and account")
-    func silentHit() throws {
+    func silentHit() async throws {
         let paths = try Self.setUp()
-        let run = try CommandRunner.run(Self.arguments("token", paths, ["--output", "json"]))
+        let run = try await CommandRunner.run(Self.arguments("token", paths, ["--output", "json"]))
         #expect(run.status == 0, "\(run.standardError)")
         let json = try run.json()
         #expect(json["access_token"] as? String == "cached-access-token")
@@ -67,15 +67,15 @@ struct TokenCommandTests {
         #expect(account["username"] as? String == "ines@contoso.example")
         #expect(account["environment"] as? String == "login.microsoftonline.com")
 
-        let text = try CommandRunner.run(Self.arguments("token", paths))
+        let text = try await CommandRunner.run(Self.arguments("token", paths))
         #expect(text.status == 0)
         #expect(text.standardOutput == "cached-access-token\n")
     }
 
     @Test("token --force-refresh needs the network: the replayed transport refuses, exit 1 with a typed JSON error")
-    func forceRefreshWithoutNetwork() throws {
+    func forceRefreshWithoutNetwork() async throws {
         let paths = try Self.setUp()
-        let run = try CommandRunner.run(Self.arguments("token", paths, ["--force-refresh", "--output", "json"]))
+        let run = try await CommandRunner.run(Self.arguments("token", paths, ["--force-refresh", "--output", "json"]))
         #expect(run.status == 1)
         let error = try #require(try run.json()["error"] as? [String: Any])
         #expect(error["code"] as? Int == -50000)
@@ -85,23 +85,23 @@ struct TokenCommandTests {
     }
 
     @Test("token for an unknown account, and without a client id: exit 1 with the error object")
-    func errors() throws {
+    func errors() async throws {
         let paths = try Self.setUp()
-        let unknown = try CommandRunner.run(Self.arguments("token", paths, ["--account", "nobody.nowhere", "--output", "json"]))
+        let unknown = try await CommandRunner.run(Self.arguments("token", paths, ["--account", "nobody.nowhere", "--output", "json"]))
         #expect(unknown.status == 1)
         #expect((try unknown.json()["error"] as? [String: Any])?["internal_code"] as? Int == -42106)
 
-        let noClient = try CommandRunner.run(["token", "--cache", paths.cache, "--output", "json"])
+        let noClient = try await CommandRunner.run(["token", "--cache", paths.cache, "--output", "json"])
         #expect(noClient.status == 1)
         #expect((try noClient.json()["error"] as? [String: Any])?["internal_code"] as? Int == -42000)
     }
 
     @Test("login with a browser command that cannot run: exit 1, the authorization URL is in the error")
-    func loginWithoutBrowser() throws {
+    func loginWithoutBrowser() async throws {
         var paths = try Self.setUp()
         // The recorded `organizations` discovery and metadata, so the sign-in gets as far as the browser.
         paths.noNetwork = CommandRunner.fixtures.appendingPathComponent("Conformance/Authority/aad-organizations.json").path
-        let run = try CommandRunner.run(Self.arguments("login", paths, ["--browser", "/nonexistent/browser", "--output", "json"]))
+        let run = try await CommandRunner.run(Self.arguments("login", paths, ["--browser", "/nonexistent/browser", "--output", "json"]))
         #expect(run.status == 1)
         let error = try #require(try run.json()["error"] as? [String: Any])
         #expect(error["internal_code"] as? Int == -49001)
@@ -109,12 +109,12 @@ struct TokenCommandTests {
     }
 
     @Test("logout removes the account: token then reports interactionRequired")
-    func logout() throws {
+    func logout() async throws {
         let paths = try Self.setUp()
-        let out = try CommandRunner.run(Self.arguments("logout", paths, ["--account", Self.home, "--output", "json"]))
+        let out = try await CommandRunner.run(Self.arguments("logout", paths, ["--account", Self.home, "--output", "json"]))
         #expect(out.status == 0, "\(out.standardError)")
         #expect(try out.json()["signed_out"] as? String == Self.home)
-        let after = try CommandRunner.run(Self.arguments("token", paths, ["--output", "json"]))
+        let after = try await CommandRunner.run(Self.arguments("token", paths, ["--output", "json"]))
         #expect(after.status == 1)
         #expect((try after.json()["error"] as? [String: Any])?["code"] as? Int == -50002)
     }

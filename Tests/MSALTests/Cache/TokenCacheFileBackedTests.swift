@@ -27,12 +27,13 @@ struct TokenCacheFileBackedTests {
     }
 
     @Test("Two processes writing 1,000 times each through the token cache: no lost update, no corruption")
-    func twoProcessesCounting() throws {
+    func twoProcessesCounting() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let path = scratch.file()
         let workers = try ["a", "b"].map { try StressWorker.start(["cache-count", path, "1000", $0], watchdogSeconds: 600) }
-        for outcome in workers.map({ $0.finish() }) {
+        for worker in workers {
+            let outcome = await worker.finish()
             #expect(outcome.status == 0, "worker failed: \(outcome.standardError)")
         }
         let contents = TokenCacheContents(document: try TokenCacheDocument(parsing: [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
@@ -48,12 +49,13 @@ struct TokenCacheFileBackedTests {
     }
 
     @Test("Two processes adding 200 accounts each through the token cache: all 400 present")
-    func twoProcessesAdding() throws {
+    func twoProcessesAdding() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let path = scratch.file()
         let workers = try ["a", "b"].map { try StressWorker.start(["cache-save", path, "200", $0], watchdogSeconds: 600) }
-        for outcome in workers.map({ $0.finish() }) {
+        for worker in workers {
+            let outcome = await worker.finish()
             #expect(outcome.status == 0, "worker failed: \(outcome.standardError)")
         }
         let document = try TokenCacheDocument(parsing: [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))

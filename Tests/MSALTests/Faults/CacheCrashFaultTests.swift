@@ -16,11 +16,11 @@ struct CacheCrashFaultTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let path = scratch.file()
-        let seeded = try StressWorker.run(["cache-save", path, "2", "alice"])
+        let seeded = try await StressWorker.run(["cache-save", path, "2", "alice"])
         try #require(seeded.status == 0, "\(seeded.standardError)")
         let before = try #require(FileManager.default.contents(atPath: path))
 
-        let outcome = try StressWorker.run(["cache-kill-at", path, "bob", step.rawValue])
+        let outcome = try await StressWorker.run(["cache-kill-at", path, "bob", step.rawValue])
         #expect(outcome.killedBySignal && outcome.status == SIGKILL, "\(outcome)")
 
         let renamed = step == .syncDirectory

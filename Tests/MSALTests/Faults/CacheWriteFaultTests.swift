@@ -131,13 +131,13 @@ struct CacheWriteFaultTests {
     }
 
     @Test("The file size limit hit part-way through a token cache write in another process (a real EFBIG): the write fails typed, the file is unchanged")
-    func fileSizeLimitInAnotherProcess() throws {
+    func fileSizeLimitInAnotherProcess() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let seeded = try StressWorker.run(["cache-save", scratch.file(), "1", "alice"])
+        let seeded = try await StressWorker.run(["cache-save", scratch.file(), "1", "alice"])
         try #require(seeded.status == 0, "\(seeded.standardError)")
         let before = try #require(FileManager.default.contents(atPath: scratch.file()))
-        let outcome = try StressWorker.run(["cache-save-limited", scratch.file(), "bob"])
+        let outcome = try await StressWorker.run(["cache-save-limited", scratch.file(), "bob"])
         #expect(outcome.status == 1, "\(outcome)")
         #expect(outcome.standardError.contains("error \(MSALInternalError.cacheIOFailure.rawValue) "), "\(outcome.standardError)")
         #expect(outcome.standardError.contains("File too large (errno \(EFBIG))"), "\(outcome.standardError)")

@@ -105,7 +105,7 @@ enum StressWorker {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    struct Outcome {
+    struct Outcome: Sendable {
         var status: Int32
         var killedBySignal: Bool
         var standardOutput: String
@@ -138,7 +138,11 @@ enum StressWorker {
         }
 
         /// Reads standard output until a line equal to `line`; false if the worker exited first.
-        func waitForLine(_ line: String) -> Bool {
+        func waitForLine(_ line: String) async -> Bool {
+            await StressWorker.offCooperativePool { self.readUntilLine(line) }
+        }
+
+        private func readUntilLine(_ line: String) -> Bool {
             var seen = ""
             while true {
                 let chunk = output.fileHandleForReading.availableData
@@ -153,13 +157,22 @@ enum StressWorker {
         }
 
         /// Sends SIGKILL and reaps the process (its locks are released once this returns).
-        func kill() -> Outcome {
+        func kill() async -> Outcome {
+            await StressWorker.offCooperativePool { self.killNow() }
+        }
+
+        /// `kill()` on the calling thread, for a `defer`.
+        func killNow() -> Outcome {
             Glibc.kill(process.processIdentifier, SIGKILL)
-            return finish()
+            return finishNow()
         }
 
         /// Waits for the process to end and collects its output.
-        func finish() -> Outcome {
+        func finish() async -> Outcome {
+            await StressWorker.offCooperativePool { self.finishNow() }
+        }
+
+        private func finishNow() -> Outcome {
             let out = output.fileHandleForReading.readDataToEndOfFile()
             let err = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
@@ -176,8 +189,16 @@ enum StressWorker {
     }
 
     /// Runs the worker to completion.
-    static func run(_ arguments: [String], watchdogSeconds: Double = 120) throws -> Outcome {
-        try start(arguments, watchdogSeconds: watchdogSeconds).finish()
+    static func run(_ arguments: [String], watchdogSeconds: Double = 120) async throws -> Outcome {
+        try await start(arguments, watchdogSeconds: watchdogSeconds).finish()
+    }
+
+    /// Runs `body`, which blocks on a worker's pipes or exit, on a Dispatch thread: a test blocked
+    /// on one of the few cooperative threads would stall every other test of a parallel run.
+    static func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: body()) }
+        }
     }
 }
 

@@ -31,12 +31,12 @@ struct TokenCacheFileConcurrencyTests {
     }
 
     @Test("Two processes × 1,000 exclusive read-modify-writes: 2,000 lines, none lost or torn")
-    func twoProcesses() throws {
+    func twoProcesses() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let first = try StressWorker.start(["file-append", scratch.file(), "1000", "A"], watchdogSeconds: 300)
         let second = try StressWorker.start(["file-append", scratch.file(), "1000", "B"], watchdogSeconds: 300)
-        let outcomes = [first.finish(), second.finish()]
+        let outcomes = [await first.finish(), await second.finish()]
         for outcome in outcomes {
             #expect(outcome.status == 0 && !outcome.killedBySignal, "\(outcome.standardError)")
         }
@@ -46,12 +46,12 @@ struct TokenCacheFileConcurrencyTests {
     }
 
     @Test("Two processes × 50 read-modify-writes on a disk file system: 100 lines, none lost")
-    func twoProcessesOnDisk() throws {
+    func twoProcessesOnDisk() async throws {
         let scratch = try ScratchDirectory(onDisk: true)
         defer { scratch.remove() }
         let first = try StressWorker.start(["file-append", scratch.file(), "50", "A"], watchdogSeconds: 300)
         let second = try StressWorker.start(["file-append", scratch.file(), "50", "B"], watchdogSeconds: 300)
-        for outcome in [first.finish(), second.finish()] {
+        for outcome in [await first.finish(), await second.finish()] {
             #expect(outcome.status == 0 && !outcome.killedBySignal, "\(outcome.standardError)")
         }
         expectAppends(try TokenCacheFile(path: scratch.file()).get(), tags: ["A", "B"], count: 50)
@@ -83,12 +83,13 @@ struct TokenCacheFileConcurrencyTests {
     }
 
     @Test("A lock held by another process: cacheLockTimeout after the configured wait")
-    func lockTimeout() throws {
+    func lockTimeout() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let holder = try StressWorker.start(["hold-lock", scratch.file()])
-        defer { _ = holder.kill() }
-        try #require(holder.waitForLine("locked"), "the worker did not take the lock")
+        defer { _ = holder.killNow() }
+        let locked = await holder.waitForLine("locked")
+        try #require(locked, "the worker did not take the lock")
         let file = try TokenCacheFile(path: scratch.file(), options: TokenCacheFileOptions(lockTimeout: 0.3))
         expectMSALError(.cacheLockTimeout, mentioning: [file.lockPath, "0.3 s"]) { try file.put("x") }
         expectMSALError(.cacheLockTimeout, mentioning: [file.lockPath]) { _ = try file.get() }
@@ -96,16 +97,17 @@ struct TokenCacheFileConcurrencyTests {
     }
 
     @Test("A lock holder killed with SIGKILL leaves no stale lock: the next lock succeeds on the first try")
-    func killedHolder() throws {
+    func killedHolder() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = try TokenCacheFile(path: scratch.file(), options: TokenCacheFileOptions(lockTimeout: 0))
         try file.put("before")
         try RawFile.write(file.lockPath, "999999 some-dead-process", mode: 0o600)
         let holder = try StressWorker.start(["hold-lock", scratch.file()])
-        try #require(holder.waitForLine("locked"), "the worker did not take the lock")
+        let locked = await holder.waitForLine("locked")
+        try #require(locked, "the worker did not take the lock")
         expectMSALError(.cacheLockTimeout) { try file.put("while held") }
-        let outcome = holder.kill()
+        let outcome = await holder.kill()
         #expect(outcome.killedBySignal && outcome.status == SIGKILL)
         #expect(RawFile.status(file.lockPath) != nil, "the lock file stays behind")
         try file.put("after")
@@ -113,12 +115,12 @@ struct TokenCacheFileConcurrencyTests {
     }
 
     @Test("A writer killed after writing its temporary file but before the rename leaves the previous content")
-    func killedMidWrite() throws {
+    func killedMidWrite() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = try TokenCacheFile(path: scratch.file(), options: TokenCacheFileOptions(lockTimeout: 0))
         try file.put("previous complete content\n")
-        let outcome = try StressWorker.run(["kill-mid-write", scratch.file(), "the new content\n"])
+        let outcome = try await StressWorker.run(["kill-mid-write", scratch.file(), "the new content\n"])
         #expect(outcome.killedBySignal && outcome.status == SIGKILL, "\(outcome)")
         #expect(try file.get() == "previous complete content\n")
         let leftovers = scratch.names().filter { $0.hasPrefix("token_cache.json.tmp-") }
@@ -141,7 +143,7 @@ struct TokenCacheFileConcurrencyTests {
     }
 
     @Test("Readers under the shared lock never see a torn file while a process writes")
-    func readersDuringWrites() throws {
+    func readersDuringWrites() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = try TokenCacheFile(path: scratch.file(), options: TokenCacheFileOptions(lockTimeout: 120))
@@ -157,7 +159,7 @@ struct TokenCacheFileConcurrencyTests {
             previousLines = lines.count
             reads += 1
         }
-        let outcome = writer.finish()
+        let outcome = await writer.finish()
         #expect(outcome.status == 0, "\(outcome.standardError)")
         expectAppends(try file.get(), tags: ["W"], count: 300)
     }

@@ -100,12 +100,12 @@ struct TokenCacheFileFailureTests {
     }
 
     @Test("An I/O error part-way through the write (file size limit) keeps the old file and removes the temporary file")
-    func writeErrorMidway() throws {
+    func writeErrorMidway() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let file = try TokenCacheFile(path: scratch.file())
         try file.put("old content")
-        let outcome = try StressWorker.run(["write-limited", scratch.file(), "4096"])
+        let outcome = try await StressWorker.run(["write-limited", scratch.file(), "4096"])
         #expect(outcome.status == 1, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("error \(MSALInternalError.cacheIOFailure.rawValue) "), "\(outcome.standardError)")
         #expect(outcome.standardError.contains(scratch.file()))
