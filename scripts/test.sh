@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs every test of swift-msal: the README's test command, and exactly what CI runs (.ci/run).
 #
-#   1. scripts/setup.sh           installs what is missing (OpenSSL headers, Chromium, MSAL for Python)
-#   2. swift build --build-tests  then swift test --skip-build: every unit, conformance, interop and
-#                                 end-to-end test
-#   3. scripts/asan.sh            the tests again, one at a time, built with AddressSanitizer (a memory
-#                                 error fails them)
-#   4. scripts/fuzz.sh all 60     each libFuzzer target for 60 s from the seed corpora, two at a time
-#
-# scripts/tsan.sh (ThreadSanitizer) is not a stage yet: see docs/reliability.md, "ThreadSanitizer".
+#   1. scripts/setup.sh               installs what is missing (OpenSSL headers, Chromium, MSAL for
+#                                     Python)
+#   2. swift build --build-tests      then swift test --skip-build: every unit, conformance, interop
+#                                     and end-to-end test
+#   3. scripts/sanitize.sh address    the tests again, one at a time, built with AddressSanitizer (a
+#                                     memory error fails them)
+#   4. scripts/sanitize.sh thread     the tests again, one at a time, built with ThreadSanitizer (a
+#                                     data race fails them)
+#   5. scripts/fuzz.sh all 60         each libFuzzer target for 60 s from the seed corpora, two at a
+#                                     time
 #
 # Stops at the first stage that fails. While working on the code, run a stage alone instead.
 set -euo pipefail
@@ -20,21 +22,24 @@ stage() {
 }
 
 start=$SECONDS
-stage "1/4 Setup"
+stage "1/5 Setup"
 bash scripts/setup.sh
 
-stage "2/4 Build and run the tests"
+stage "2/5 Build and run the tests"
 swift build --build-tests
 swift test --skip-build
 
-# One test at a time under AddressSanitizer: instrumented code is several times slower, and with
+# One test at a time under each sanitizer: instrumented code is several times slower, and with
 # every suite at once (the multi-process stress test's workers, the emulator, Chromium, MSAL for
 # Python) two cores starve the local servers past the tests' network timeouts, which then fail for
-# that reason alone. Serially the stage passes with the SDK's default timeouts.
-stage "3/4 The tests under AddressSanitizer, one at a time"
-bash scripts/asan.sh --no-parallel
+# that reason alone. Serially each stage passes with the SDK's default timeouts.
+stage "3/5 The tests under AddressSanitizer, one at a time"
+bash scripts/sanitize.sh address --no-parallel
 
-stage "4/4 Fuzzing, 60 s per target"
+stage "4/5 The tests under ThreadSanitizer, one at a time"
+bash scripts/sanitize.sh thread --no-parallel
+
+stage "5/5 Fuzzing, 60 s per target"
 FUZZ_JOBS="${FUZZ_JOBS:-2}" bash scripts/fuzz.sh all 60
 
 echo
