@@ -38,10 +38,13 @@ struct CommandRunner {
     /// the few cooperative threads every other test runs on: with two cores, two tests waiting for
     /// a process each would stall the whole parallel run (and any server a test is talking to).
     static func run(_ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30) async throws -> Result {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Swift.Result { try runBlocking(arguments, standardInput: standardInput, timeout: timeout) })
-            }
+        try await offCooperativePool { try runBlocking(arguments, standardInput: standardInput, timeout: timeout) }
+    }
+
+    /// Runs `body`, which blocks on a process, on a Dispatch thread and awaits its result.
+    static func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Swift.Result { try body() }) }
         }
     }
 

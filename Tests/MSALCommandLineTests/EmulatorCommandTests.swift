@@ -19,9 +19,7 @@ struct EmulatorCommandTests {
 
         /// Starts `msal emulator arguments…` and reads its first line.
         static func start(_ arguments: [String]) async throws -> RunningEmulator {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RunningEmulator, any Error>) in
-                DispatchQueue.global().async { continuation.resume(with: Result { try RunningEmulator(arguments) }) }
-            }
+            try await CommandRunner.offCooperativePool { try RunningEmulator(arguments) }
         }
 
         private init(_ arguments: [String]) throws {
@@ -41,10 +39,8 @@ struct EmulatorCommandTests {
         }
 
         /// Sends SIGTERM (or SIGINT), waits for the exit, and returns the status, all of standard output and standard error.
-        func stop(interrupt: Bool = false) async -> (status: Int32, standardOutput: String, standardError: String) {
-            await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String, String), Never>) in
-                DispatchQueue.global().async { continuation.resume(returning: self.stopNow(interrupt: interrupt)) }
-            }
+        func stop(interrupt: Bool = false) async throws -> (status: Int32, standardOutput: String, standardError: String) {
+            try await CommandRunner.offCooperativePool { self.stopNow(interrupt: interrupt) }
         }
 
         private func stopNow(interrupt: Bool) -> (Int32, String, String) {
@@ -75,7 +71,7 @@ struct EmulatorCommandTests {
         #expect(authority["token_endpoint"] as? String == "\(base)/common/oauth2/v2.0/token")
         #expect(authority["issuer"] as? String == "\(base)/{tenantid}/v2.0")
 
-        let (status, _, standardError) = await emulator.stop()
+        let (status, _, standardError) = try await emulator.stop()
         #expect(status == 0)
         #expect(standardError.contains("stopped (SIGTERM)"))
     }
@@ -84,7 +80,7 @@ struct EmulatorCommandTests {
     func textSummaryAndSIGINT() async throws {
         let emulator = try await RunningEmulator.start(["--auto-sign-in", "ben@contoso.example"])
         #expect(emulator.firstLine.hasPrefix("MSAL Emulator listening on http://127.0.0.1:"))
-        let (status, text, standardError) = await emulator.stop(interrupt: true)
+        let (status, text, standardError) = try await emulator.stop(interrupt: true)
         #expect(status == 0)
         #expect(text.contains("/common  any account"))
         #expect(text.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c  MSAL Emulator Sample (family)"))
