@@ -24,10 +24,13 @@ import FoundationNetworking
 ///   Canceling the calling task cancels the transfer and throws `CancellationError`.
 ///
 /// One instance serves any number of concurrent requests; share it. The session is invalidated when
-/// the transport is released.
+/// the transport is released (transfers still ending, such as a canceled one, finish first).
 public final class MSALURLSessionTransport: MSALHTTPTransport {
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
+    /// The session's delegate queue, where every transfer is canceled (see
+    /// `URLSessionTask.cancelHoldingDelegateQueue()`).
+    private let delegateQueue: OperationQueue
 
     /// Creates a transport with its own ephemeral session.
     public init() {
@@ -44,11 +47,15 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
         queue.maxConcurrentOperationCount = 1
         let delegate = URLSessionTransportDelegate()
         self.delegate = delegate
+        self.delegateQueue = queue
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
-        session.invalidateAndCancel()
+        // Not `invalidateAndCancel()`: its `cancel()` calls could meet a completing transfer (see
+        // `URLSessionTask.cancelHoldingDelegateQueue()`). No exchange is open once the transport is
+        // released; transfers still ending were already canceled and end by themselves.
+        session.finishTasksAndInvalidate()
     }
 
     /// Sends `request` once and returns whatever HTTP response arrives.
@@ -68,32 +75,38 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MSALHTTPResponse, any Error>) in
                 if exchange.install(continuation) {
                     task.resume()
-                    Self.watch(exchange, task: task)
+                    Self.watch(exchange, task: task, delegateQueue: delegateQueue)
                 }
             }
-        } onCancel: {
+        } onCancel: { [delegateQueue] in
             if exchange.finish(.failure(CancellationError())) {
-                task.cancel()
+                Self.cancel(task, on: delegateQueue)
             }
         }
+    }
+
+    /// Cancels `task`'s transfer from the session's delegate queue, the one place where a cancel
+    /// cannot race the transfer's completion (see `URLSessionTask.cancelHoldingDelegateQueue()`).
+    private static func cancel(_ task: URLSessionTask, on delegateQueue: OperationQueue) {
+        delegateQueue.addOperation { task.cancelHoldingDelegateQueue() }
     }
 
     /// Finishes `exchange` with a timeout (and cancels the transfer) when a deadline passes.
     ///
     /// The checks run on a Dispatch timer, not on the Swift concurrency pool: a deadline must fire
     /// even when every cooperative thread is busy (an app blocking them, a cache lock wait).
-    private static func watch(_ exchange: URLSessionExchange, task: URLSessionTask) {
+    private static func watch(_ exchange: URLSessionExchange, task: URLSessionTask, delegateQueue: OperationQueue) {
         switch exchange.checkDeadlines(now: .now) {
         case nil:
             return
         case .failure(let timeout):
-            if exchange.finish(.failure(timeout)) { task.cancel() }
+            if exchange.finish(.failure(timeout)) { cancel(task, on: delegateQueue) }
         case .success(let next):
             let delay = ContinuousClock.now.duration(to: next)
             let (seconds, attoseconds) = delay.components
             let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)) + 1_000_000
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                watch(exchange, task: task)
+                watch(exchange, task: task, delegateQueue: delegateQueue)
             }
         }
     }

@@ -42,7 +42,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let exchange = exchange(for: dataTask), let http = response as? HTTPURLResponse {
             let declared = max(http.expectedContentLength, Int64(http.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1)
             if let error = exchange.receive(statusCode: http.statusCode, headers: Self.headers(of: http), declaredLength: declared) {
-                if exchange.finish(.failure(error)) { dataTask.cancel() }
+                if exchange.finish(.failure(error)) { dataTask.cancelHoldingDelegateQueue() }
             }
         }
         completionHandler(.allow)
@@ -51,7 +51,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let exchange = exchange(for: dataTask) else { return }
         if let error = exchange.append(data), exchange.finish(.failure(error)) {
-            dataTask.cancel()
+            dataTask.cancelHoldingDelegateQueue()
         }
     }
 
@@ -69,8 +69,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             .internal, internalCode: .networkFailure,
             message: "The request to \(exchange.host) failed: the connection closed before any response; the request was not sent again")
         if exchange.finish(.failure(failure)) {
-            // This runs on the session's work queue, where `cancel()` (which waits for that queue) would deadlock.
-            DispatchQueue.global().async { task.cancel() }
+            // This runs on the session's work queue, not the delegate queue (and `cancel()`, which waits
+            // for the work queue, would deadlock here).
+            session.delegateQueue.addOperation { task.cancelHoldingDelegateQueue() }
         }
     }
 

@@ -157,6 +157,63 @@ struct URLSessionTransportTests {
         }
     }
 
+    @Test("A body cut off at the cap just as the transfer completes, 500 times: never a crash (corelibs cancel race)")
+    func capCutOffRacesCompletion() async throws {
+        // The server sends one byte over the cap and ends the response, so the transport's cancel and
+        // the transfer's completion meet. Canceling from `didReceive data` without holding the delegate
+        // queue trapped corelibs Foundation ("a task that in not in the registry") in 4 of 5 runs of 300.
+        let limit = 1000
+        try await Self.withServer([
+            "/exact": { _, _ in .respond(body: [UInt8](repeating: 0x61, count: limit)) },
+            "/over": { _, _ in ServerReply(steps: [.head(status: 200, headers: []), .body([UInt8](repeating: 0x61, count: limit + 1)), .end]) },
+        ]) { server in
+            let limits = MSALHTTPLimits(maximumResponseBodySize: limit, connectTimeout: 2, totalTimeout: 5)
+            var tooLarge = 0
+            for _ in 0..<500 {
+                // A transport per round: its release (session invalidation) also meets transfers still ending.
+                let transport = MSALURLSessionTransport()
+                let exact = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/exact")), limits: limits)
+                #expect(exact.body.count == limit)
+                let error = try await Self.send(transport, MSALHTTPRequest(method: .get, url: server.url("/over")), limits: limits)
+                if error.internalCode == .bodyTooLarge { tooLarge += 1 }
+            }
+            #expect(tooLarge == 500)
+        }
+    }
+
+    @Test("Deadlines that expire as transfers complete: 1,600 requests, each a response or a timeout, no crash")
+    func deadlinesRaceCompletion() async throws {
+        try await Self.withServer(["/quick": { _, _ in .text("quick") }]) { server in
+            let transport = MSALURLSessionTransport()
+            var outcomes = (responses: 0, timeouts: 0)
+            for round in 0..<200 {
+                // 0.5 to 2.4 ms: about the time a response takes here, so some expire mid-transfer.
+                let limits = MSALHTTPLimits(connectTimeout: 2, totalTimeout: 0.0005 + Double(round % 20) * 0.0001)
+                let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            do {
+                                let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: limits)
+                                #expect(String(decoding: response.body, as: UTF8.self) == "quick")
+                                return true
+                            } catch let error as MSALError where error.internalCode == .networkTimeout {
+                                return false
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+                outcomes.responses += results.filter { $0 }.count
+                outcomes.timeouts += results.filter { !$0 }.count
+            }
+            #expect(outcomes.responses + outcomes.timeouts == 1600)
+            #expect(outcomes.timeouts > 0)
+            // The transport still works afterwards.
+            let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: Self.limits)
+            #expect(String(decoding: response.body, as: UTF8.self) == "quick")
+        }
+    }
+
     @Test("A connection closed mid-body: networkFailure")
     func resetMidBody() async throws {
         try await Self.withServer(["/cut": { _, _ in .truncated(declaredLength: 1000, body: Array("{\"partial\":".utf8)) }]) { server in
