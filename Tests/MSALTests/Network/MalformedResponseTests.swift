@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import MSAL
+
+/// Responses no well-behaved server sends, written byte for byte by ``RawHTTPServer``: each one
+/// must reach the caller as a response or a typed ``MSALError``, never as a crash or a hang.
+@Suite("MSALURLSessionTransport with malformed HTTP responses")
+struct MalformedResponseTests {
+    enum Outcome: Sendable, CustomStringConvertible {
+        /// An HTTP response with this status (and body, when given).
+        case response(Int, body: String?)
+        /// An `MSALError` with this internal code.
+        case failure(MSALInternalError)
+
+        var description: String {
+            switch self {
+            case .response(let status, let body): "response \(status)\(body.map { " \"\($0)\"" } ?? "")"
+            case .failure(let code): "failure \(code)"
+            }
+        }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var bytes: [UInt8]
+        var expected: Outcome
+
+        init(_ name: String, _ text: String, _ expected: Outcome) {
+            self.init(name, Array(text.utf8), expected)
+        }
+
+        init(_ name: String, _ bytes: [UInt8], _ expected: Outcome) {
+            self.name = name
+            self.bytes = bytes
+            self.expected = expected
+        }
+
+        var testDescription: String { "\(name) → \(expected)" }
+        var path: String { "/" + name.map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined() }
+    }
+
+    static let cases: [Case] = [
+        Case("100 Continue before the response", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", .response(200, body: "ok")),
+        Case("103 Early Hints before the response", "HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", .response(200, body: "ok")),
+        Case("a header line without a colon", "HTTP/1.1 200 OK\r\nNoColonHere\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
+        Case("a 200 KB header line", "HTTP/1.1 200 OK\r\nX-Long: " + String(repeating: "a", count: 200_000) + "\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
+        Case("a chunk size that is not hexadecimal", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", .failure(.networkFailure)),
+        Case("a status code that is not a number", "HTTP/1.1 abc OK\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
+        Case("status 000", "HTTP/1.1 000 Zero\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
+        Case("status 999", "HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\nok", .response(999, body: "ok")),
+        Case("no status line (HTTP/0.9)", "hello, this is not HTTP\r\n\r\n", .failure(.networkFailure)),
+        Case("an HTTP/2 status line on HTTP/1.1", "HTTP/2 200\r\ncontent-length: 2\r\n\r\nok", .failure(.networkFailure)),
+        Case("HTTP/1.0 with the body ending at close", "HTTP/1.0 200 OK\r\n\r\nclose-delimited body", .response(200, body: "close-delimited body")),
+        Case("a 204 with a body", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello", .response(204, body: "")),
+        Case("a negative Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nok", .failure(.networkFailure)),
+        Case("LF-only line endings", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", .failure(.networkFailure)),
+        Case("a non-UTF-8 byte in a header", Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 2\r\n\r\nok".utf8), .failure(.networkFailure)),
+        Case("a NUL byte in a header", Array("HTTP/1.1 200 OK\r\nX-Nul: a".utf8) + [0] + Array("b\r\nContent-Length: 2\r\n\r\nok".utf8), .failure(.networkFailure)),
+        Case("a gzip Content-Encoding over a body that is not gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\nhello", .failure(.networkFailure)),
+        Case("a 401 whose WWW-Authenticate has no realm", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
+        Case("a 401 whose WWW-Authenticate ends with realm=", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
+        Case("a 401 with an empty WWW-Authenticate", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: \r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
+        Case("a 401 with two challenges", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Negotiate\r\nWWW-Authenticate: NTLM\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
+        Case("a 401 Digest challenge", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"x\", nonce=\"abc\"\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
+        Case("a 407 proxy challenge", "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Length: 2\r\n\r\nno", .response(407, body: "no")),
+        Case("a 302 without Location", "HTTP/1.1 302 Found\r\nContent-Length: 2\r\n\r\nno", .response(302, body: nil)),
+        Case("a 302 with an unparsable Location", "HTTP/1.1 302 Found\r\nLocation: ht!tp://[::bad\r\nContent-Length: 2\r\n\r\nno", .response(302, body: nil)),
+        Case("a 301 to itself", "HTTP/1.1 301 Moved\r\nLocation: /self\r\nContent-Length: 0\r\n\r\n", .response(301, body: nil)),
+        Case("a 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nxxxx", .response(101, body: nil)),
+    ]
+
+    @Test("Each malformed response is a response or a typed error, never a crash or a hang", arguments: cases)
+    func malformed(_ testCase: Case) async throws {
+        let server = try await RawHTTPServer.start([testCase.path: testCase.bytes])
+        do {
+            try await Self.check(testCase, against: server)
+        } catch {
+            try await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+
+    static func check(_ testCase: Case, against server: RawHTTPServer) async throws {
+        let transport = MSALURLSessionTransport()
+        let limits = MSALHTTPLimits(maximumResponseBodySize: 64 * 1024, connectTimeout: 2, totalTimeout: 3)
+        let request = MSALHTTPRequest(method: .get, url: server.url(testCase.path))
+        switch testCase.expected {
+        case .response(let status, let body):
+            let response = try await transport.send(request, limits: limits)
+            #expect(response.statusCode == status)
+            if let body {
+                #expect(String(decoding: response.body, as: UTF8.self) == body)
+            }
+        case .failure(let code):
+            do {
+                let response = try await transport.send(request, limits: limits)
+                Issue.record("expected \(code), got a \(response.statusCode) response")
+            } catch let error as MSALError {
+                #expect(error.code == .internal)
+                #expect(error.internalCode == code)
+                #expect(error.message.contains("127.0.0.1"))
+            }
+        }
+    }
+}
