@@ -21,6 +21,12 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libcurl, the default HTTP transport (docs/networking.md says why it is called directly).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "MSALJOSE",
             dependencies: ["COpenSSL"]
@@ -29,6 +35,7 @@ let package = Package(
             name: "MSAL",
             dependencies: [
                 "MSALJOSE",
+                "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

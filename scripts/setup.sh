@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what swift-msal needs beyond Swift itself on Debian 12:
-#   - the OpenSSL headers (found through pkg-config);
+#   - the OpenSSL and libcurl (OpenSSL flavour) headers, found through pkg-config;
 #   - Chromium, the real browser of the end-to-end sign-in test (run headless);
 #   - MSAL for Python in a virtual environment at .build/interop-venv, used by the
 #     interoperability tests (Tests/Interop/msal_python, Tests/MSALTests/Cache/Interop) and
@@ -29,7 +29,7 @@ apt_install() {
 }
 
 # chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless.
-packages=(libssl-dev pkg-config chromium)
+packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -10,7 +10,8 @@ requests per second, then the ratios at each concurrency N:
 - SDK/raw: the SDK's forced refresh (memory cache) against the same refresh POSTed with a bare
   URLSession, in the same process against the same emulator — the SDK's overhead (latency: lower
   is better for the SDK; requests/s: higher is better);
-- SDK/transport: the same against the SDK's URLSession transport alone;
+- SDK/transport: the same against the SDK's default transport (MSALCurlTransport) alone;
+- curl/URLSession transport: the default transport alone against MSALURLSessionTransport alone;
 - file/memory: the SDK with the file cache against the SDK with the memory cache;
 - single-flight: the latency of N callers sharing one refresh against one caller's refresh.
 
@@ -70,7 +71,8 @@ def ratios(results):
         sdk = find(results, "SDK forced refresh, memory cache", n)
         file = find(results, "SDK forced refresh, file cache", n)
         raw = find(results, "Baseline raw URLSession", n)
-        transport = find(results, "Baseline MSALURLSessionTransport", n)
+        transport = find(results, "Baseline MSALCurlTransport", n)
+        session_transport = find(results, "Baseline MSALURLSessionTransport", n)
         if sdk and raw:
             out[(n, "SDK/raw latency p50")] = sdk["p50"] / raw["p50"]
             out[(n, "SDK/raw latency p99")] = sdk["p99"] / raw["p99"]
@@ -78,6 +80,9 @@ def ratios(results):
         if sdk and transport:
             out[(n, "SDK/transport latency p50")] = sdk["p50"] / transport["p50"]
             out[(n, "SDK/transport requests/s")] = sdk["rps"] / transport["rps"]
+        if transport and session_transport:
+            out[(n, "curl/URLSession transport latency p50")] = transport["p50"] / session_transport["p50"]
+            out[(n, "curl/URLSession transport requests/s")] = transport["rps"] / session_transport["rps"]
         if sdk and file:
             out[(n, "file/memory latency p50")] = file["p50"] / sdk["p50"]
             out[(n, "file/memory requests/s")] = file["rps"] / sdk["rps"]

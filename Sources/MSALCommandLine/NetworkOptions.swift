@@ -10,9 +10,9 @@ struct NetworkOptions: ParsableArguments {
         valueName: "file"))
     var replay: String?
 
-    /// The replay transport for `--replay`, else the URLSession transport.
+    /// The replay transport for `--replay`, else the default libcurl transport.
     func transport() throws -> any MSALHTTPTransport {
-        guard let replay else { return MSALURLSessionTransport() }
+        guard let replay else { return MSALCurlTransport() }
         return try MSALReplayTransport(contentsOf: URL(fileURLWithPath: replay))
     }
 }

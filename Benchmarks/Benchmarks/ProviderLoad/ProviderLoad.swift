@@ -173,7 +173,12 @@ struct BaselineState: Sendable {
 /// N tasks, each sending user `i`'s refresh request without the SDK.
 func baselineBenchmark(concurrency: Int, client: RawRefresh.Client) {
     let slot = FixtureSlot()
-    let clientName = if case .urlSession = client { "raw URLSession" } else { "MSALURLSessionTransport alone" }
+    let clientName =
+        switch client {
+        case .urlSession: "raw URLSession"
+        case .curlTransport: "MSALCurlTransport alone"
+        case .urlSessionTransport: "MSALURLSessionTransport alone"
+        }
     let name = "Baseline \(clientName) refresh POST, \(concurrency) concurrent accounts"
     Benchmark(
         name, configuration: configuration([latencyMetric, requestsMetric]),
@@ -200,7 +205,8 @@ let benchmarks: @Sendable () -> Void = {
         forcedRefreshBenchmark(concurrency: concurrency, cache: .memory)
         forcedRefreshBenchmark(concurrency: concurrency, cache: .file)
         baselineBenchmark(concurrency: concurrency, client: .urlSession)
-        baselineBenchmark(concurrency: concurrency, client: .sdkTransport)
+        baselineBenchmark(concurrency: concurrency, client: .curlTransport)
+        baselineBenchmark(concurrency: concurrency, client: .urlSessionTransport)
     }
     for callers in [8, 64] {
         singleFlightBenchmark(callers: callers)

@@ -15,9 +15,11 @@ struct RawRefresh: Sendable {
     enum Client: Sendable {
         /// `URLSession.data(for:)` on an ephemeral session, nothing else.
         case urlSession
-        /// The SDK's default transport (`MSALURLSessionTransport`) alone: its own session, limits
-        /// and watchdog, but no pipeline, parsing, validation or cache.
-        case sdkTransport
+        /// The SDK's default transport (`MSALCurlTransport`) alone: its own thread, limits and
+        /// watchdog, but no pipeline, parsing, validation or cache.
+        case curlTransport
+        /// The alternative transport (`MSALURLSessionTransport`) alone.
+        case urlSessionTransport
     }
 
     private let endpoint: URL
@@ -35,7 +37,9 @@ struct RawRefresh: Sendable {
             configuration.urlCache = nil
             configuration.urlCredentialStorage = nil
             self.sender = .urlSession(URLSessionBox(session: URLSession(configuration: configuration)))
-        case .sdkTransport:
+        case .curlTransport:
+            self.sender = .transport(MSALCurlTransport())
+        case .urlSessionTransport:
             self.sender = .transport(MSALURLSessionTransport())
         }
     }

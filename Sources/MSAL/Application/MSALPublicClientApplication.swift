@@ -46,7 +46,7 @@ public final class MSALPublicClientApplication: Sendable {
         self.cache = cache
         let clock = copy.clock ?? MSALSystemClock()
         let pipeline = HTTPPipeline(
-            transport: copy.transport ?? MSALURLSessionTransport(), clock: clock,
+            transport: copy.transport ?? MSALCurlTransport(), clock: clock,
             configuration: MSALGlobalConfig.httpConfig.pipelineConfiguration())
         let resolver = AuthorityResolver(
             pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),

@@ -92,7 +92,7 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         set { values.withLock { $0.cacheConfig = newValue } }
     }
 
-    /// How HTTP requests are sent. `nil` (the default) is ``MSALURLSessionTransport``; tests and
+    /// How HTTP requests are sent. `nil` (the default) is ``MSALCurlTransport``; tests and
     /// apps without network pass `MSALReplayTransport` from `MSALTesting`, or their own.
     public var transport: (any MSALHTTPTransport)? {
         get { values.withLock { $0.transport } }

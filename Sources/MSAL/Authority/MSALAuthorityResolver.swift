@@ -13,14 +13,14 @@ public struct MSALAuthorityResolver: Sendable {
     /// Creates a resolver.
     ///
     /// - Parameters:
-    ///   - transport: how requests are sent; ``MSALURLSessionTransport`` by default, or
+    ///   - transport: how requests are sent; ``MSALCurlTransport`` by default, or
     ///     `MSALReplayTransport` from `MSALTesting` to replay recorded traffic.
     ///   - validatesAuthority: whether unknown Microsoft Entra hosts are checked with instance discovery.
     ///   - knownAuthorities: authorities trusted as given: no instance discovery for their hosts, and
     ///     endpoints on their hosts are accepted.
     ///   - clock: the time source for cache lifetimes.
     public init(
-        transport: any MSALHTTPTransport = MSALURLSessionTransport(),
+        transport: any MSALHTTPTransport = MSALCurlTransport(),
         validatesAuthority: Bool = true,
         knownAuthorities: [MSALAuthority] = [],
         clock: any MSALClock = MSALSystemClock()

@@ -53,6 +53,17 @@ public struct MSALHTTPRequest: Sendable, Hashable {
         return MSALFormEncoding.decode(String(decoding: body, as: UTF8.self))
     }
 
+    /// Throws ``MSALInternalError/networkFailure`` when a header field's name or value holds a CR, LF
+    /// or NUL: written as it is, it would end the field early and inject whatever follows. Transports
+    /// call this before anything is sent.
+    func checkHeaderFields(host: String) throws {
+        for field in headers where (field.name + field.value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            throw MSALError(
+                .internal, internalCode: .networkFailure,
+                message: "The request to \(host) was not sent: its header field \(OAuthErrorResponse.sanitized(field.name, limit: 100)) contains a line break or NUL")
+        }
+    }
+
     public static func == (lhs: MSALHTTPRequest, rhs: MSALHTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
             && lhs.isIdempotent == rhs.isIdempotent

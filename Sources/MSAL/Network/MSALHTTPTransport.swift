@@ -2,8 +2,9 @@ import Foundation
 
 /// Sends HTTP requests for swift-msal.
 ///
-/// The default is ``MSALURLSessionTransport``. Replace it to route requests through your own
-/// HTTP client, or with `MSALReplayTransport` from `MSALTesting` to replay recorded traffic.
+/// The default is ``MSALCurlTransport``; ``MSALURLSessionTransport`` is the alternative on Foundation's
+/// `URLSession`. Replace it to route requests through your own HTTP client, or with
+/// `MSALReplayTransport` from `MSALTesting` to replay recorded traffic.
 ///
 /// A transport sends exactly one request per call: it must not retry, follow redirects, or
 /// add headers of its own; swift-msal does that above it. It returns every HTTP response,

@@ -4,7 +4,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default ``MSALHTTPTransport``: Foundation's `URLSession` (libcurl on Linux).
+/// An ``MSALHTTPTransport`` on Foundation's `URLSession` (libcurl on Linux); the default is
+/// ``MSALCurlTransport``.
+///
+/// - Important: swift-corelibs-foundation traps the process on a chunked response that ends with a
+///   trailer field (`NativeProtocol.swift: Transfer completed, but there's no response.`), whatever
+///   this transport does. Use it only with servers trusted not to send trailers; the default
+///   transport is not affected.
 ///
 /// - The session is ephemeral: no cookies, no URL cache, no credential storage.
 /// - Redirects are never followed; a 3xx response is returned as it is.
@@ -62,13 +68,14 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
     public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         try Task.checkCancellation()
         let host = request.url.host ?? request.url.absoluteString
+        try request.checkHeaderFields(host: host)
         if let body = request.body, body.count > limits.maximumRequestBodySize {
             throw MSALError(
                 .internal, internalCode: .bodyTooLarge,
                 message: "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent")
         }
         let task = session.dataTask(with: Self.urlRequest(for: request, limits: limits))
-        let exchange = URLSessionExchange(limits: limits, host: host)
+        let exchange = TransportExchange(limits: limits, host: host)
         delegate.register(exchange, for: task)
         defer { delegate.unregister(task) }
         return try await withTaskCancellationHandler {
@@ -95,7 +102,7 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
     ///
     /// The checks run on a Dispatch timer, not on the Swift concurrency pool: a deadline must fire
     /// even when every cooperative thread is busy (an app blocking them, a cache lock wait).
-    private static func watch(_ exchange: URLSessionExchange, task: URLSessionTask, delegateQueue: OperationQueue) {
+    private static func watch(_ exchange: TransportExchange, task: URLSessionTask, delegateQueue: OperationQueue) {
         switch exchange.checkDeadlines(now: .now) {
         case nil:
             return

@@ -6,16 +6,16 @@ import FoundationNetworking
 #endif
 
 /// The session delegate of ``MSALURLSessionTransport``: routes each task's events to its
-/// ``URLSessionExchange`` (looked up by task identifier under a lock), refuses every redirect,
+/// ``TransportExchange`` (looked up by task identifier under a lock), refuses every redirect,
 /// enforces the response body cap while the body streams in, and never lets libcurl resend a
 /// request body.
 ///
 /// Sendable without `@unchecked`: its only stored property is a `Mutex`, and `NSObject` is the one
 /// superclass a `Sendable` class may have.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: URLSessionExchange]>([:])
+    private let exchanges = Mutex<[Int: TransportExchange]>([:])
 
-    func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
+    func register(_ exchange: TransportExchange, for task: URLSessionTask) {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
@@ -23,7 +23,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
     }
 
-    private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
+    private func exchange(for task: URLSessionTask) -> TransportExchange? {
         exchanges.withLock { $0[task.taskIdentifier] }
     }
 
@@ -101,7 +101,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
     }
 
-    private func finishWithResponse(_ exchange: URLSessionExchange, task: URLSessionTask) {
+    private func finishWithResponse(_ exchange: TransportExchange, task: URLSessionTask) {
         let http = task.response as? HTTPURLResponse
         if let response = exchange.response(
             fallbackStatus: http?.statusCode, fallbackHeaders: http.map(Self.headers(of:)) ?? [:])

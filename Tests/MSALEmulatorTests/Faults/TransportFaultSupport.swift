@@ -4,11 +4,11 @@ import MSAL
 import MSALEmulator
 import Testing
 
-/// The default `MSALURLSessionTransport` with short timeouts for the requests a test breaks on
+/// The default `MSALCurlTransport` with short timeouts for the requests a test breaks on
 /// purpose, and the usual ones for every other request (a short timeout on a healthy request could
 /// expire on a loaded machine).
 final class FaultDeadlineTransport: MSALHTTPTransport {
-    private let inner = MSALURLSessionTransport()
+    private let inner = MSALCurlTransport()
     private let faultedPath: @Sendable (String) -> Bool
     private let short: MSALHTTPLimits
 

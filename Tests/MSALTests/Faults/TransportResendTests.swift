@@ -4,18 +4,19 @@ import Testing
 @testable import MSAL
 
 /// A keep-alive connection the server closes just as the client reuses it (the classic stale
-/// connection): libcurl resends the request on a new connection by itself. The default transport
-/// must not let it resend a body — a code redemption goes out once — and must not stall.
+/// connection): libcurl resends the request on a new connection by itself. No transport may let it
+/// resend a body — a code redemption goes out once — or stall. `MSALCurlTransport` sends such a request
+/// on a new connection to begin with; `MSALURLSessionTransport` refuses libcurl's resend.
 @Suite("Fault injection: a reused connection closed before any answer")
 struct TransportResendTests {
-    @Test("A POST on a reused connection closed before any answer: networkFailure at once (not a stall until the idle timeout); the body went out once")
-    func postNotResent() async throws {
+    @Test("A POST on a reused connection closed before any answer: networkFailure at once (not a stall until the idle timeout); the body went out once", arguments: TransportKind.allCases)
+    func postNotResent(kind: TransportKind) async throws {
         let server = try await LocalHTTPServer.start([
             "/warm": { _, _ in .text("warm") },
             "/token": { _, _ in ServerReply(steps: [.close]) },
         ])
         defer { Task { try? await server.shutdown() } }
-        let transport = MSALURLSessionTransport()
+        let transport = kind.make()
         // 60 s limits: the old behaviour (the resend waiting for a body that never came) would end in
         // networkTimeout after a minute; the fix fails at once with networkFailure.
         let limits = MSALHTTPLimits(connectTimeout: 60, totalTimeout: 60)
@@ -32,14 +33,14 @@ struct TransportResendTests {
         #expect(server.requests(to: "/token").allSatisfy { String(decoding: $0.body, as: UTF8.self).contains("code=single-use") })
     }
 
-    @Test("A GET on a reused connection closed before any answer is resent once by libcurl and answered")
-    func getResent() async throws {
+    @Test("A GET on a reused connection closed before any answer is resent once by libcurl and answered", arguments: TransportKind.allCases)
+    func getResent(kind: TransportKind) async throws {
         let server = try await LocalHTTPServer.start([
             "/warm": { _, _ in .text("warm") },
             "/keys": { _, index in index == 0 ? ServerReply(steps: [.close]) : .json(#"{"keys":[]}"#) },
         ])
         defer { Task { try? await server.shutdown() } }
-        let transport = MSALURLSessionTransport()
+        let transport = kind.make()
         let limits = MSALHTTPLimits(connectTimeout: 60, totalTimeout: 60)
         _ = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/warm")), limits: limits)
         let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/keys")), limits: limits)

@@ -4,8 +4,11 @@ import Testing
 @testable import MSAL
 
 /// Responses no well-behaved server sends, written byte for byte by ``RawHTTPServer``: each one
-/// must reach the caller as a response or a typed ``MSALError``, never as a crash or a hang.
-@Suite("MSALURLSessionTransport with malformed HTTP responses")
+/// must reach each transport's caller as a response or a typed ``MSALError``, never as a crash or a
+/// hang. The two transports parse some of them differently (libcurl's own head parsing for
+/// `MSALCurlTransport`, corelibs Foundation's on top of it for `MSALURLSessionTransport`); each case
+/// states the outcome for both.
+@Suite("HTTP transports with malformed HTTP responses")
 struct MalformedResponseTests {
     enum Outcome: Sendable, CustomStringConvertible {
         /// An HTTP response with this status (and body, when given).
@@ -24,19 +27,27 @@ struct MalformedResponseTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
         var bytes: [UInt8]
-        var expected: Outcome
+        /// The outcome through `MSALURLSessionTransport`; `nil` where it crashes the process.
+        var urlSession: Outcome?
+        /// The outcome through `MSALCurlTransport`.
+        var curl: Outcome
 
-        init(_ name: String, _ text: String, _ expected: Outcome) {
-            self.init(name, Array(text.utf8), expected)
+        init(_ name: String, _ text: String, _ expected: Outcome, curl: Outcome? = nil) {
+            self.init(name, Array(text.utf8), expected, curl: curl)
         }
 
-        init(_ name: String, _ bytes: [UInt8], _ expected: Outcome) {
+        init(_ name: String, _ bytes: [UInt8], _ expected: Outcome?, curl: Outcome? = nil) {
             self.name = name
             self.bytes = bytes
-            self.expected = expected
+            self.urlSession = expected
+            self.curl = curl ?? expected!
         }
 
-        var testDescription: String { "\(name) → \(expected)" }
+        func expected(_ kind: TransportKind) -> Outcome? {
+            kind == .curl ? curl : urlSession
+        }
+
+        var testDescription: String { name }
         var path: String { "/" + name.map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined() }
     }
 
@@ -50,14 +61,23 @@ struct MalformedResponseTests {
         Case("status 000", "HTTP/1.1 000 Zero\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
         Case("status 999", "HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\nok", .response(999, body: "ok")),
         Case("no status line (HTTP/0.9)", "hello, this is not HTTP\r\n\r\n", .failure(.networkFailure)),
-        Case("an HTTP/2 status line on HTTP/1.1", "HTTP/2 200\r\ncontent-length: 2\r\n\r\nok", .failure(.networkFailure)),
+        Case("an HTTP/2 status line on HTTP/1.1", "HTTP/2 200\r\ncontent-length: 2\r\n\r\nok", .failure(.networkFailure),
+            // libcurl reads the head as HTTP/1.x whatever version the status line names.
+            curl: .response(200, body: "ok")),
         Case("HTTP/1.0 with the body ending at close", "HTTP/1.0 200 OK\r\n\r\nclose-delimited body", .response(200, body: "close-delimited body")),
         Case("a 204 with a body", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello", .response(204, body: "")),
         Case("a negative Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nok", .failure(.networkFailure)),
-        Case("LF-only line endings", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", .failure(.networkFailure)),
-        Case("a non-UTF-8 byte in a header", Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 2\r\n\r\nok".utf8), .failure(.networkFailure)),
+        Case("LF-only line endings", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", .failure(.networkFailure),
+            // RFC 9112 §2.2: a recipient may take a bare LF as a line end; libcurl does.
+            curl: .response(200, body: "ok")),
+        Case("a non-UTF-8 byte in a header", Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 2\r\n\r\nok".utf8), .failure(.networkFailure),
+            // The value is kept with U+FFFD for the byte; swift-msal reads no such header.
+            curl: .response(200, body: "ok")),
         Case("a NUL byte in a header", Array("HTTP/1.1 200 OK\r\nX-Nul: a".utf8) + [0] + Array("b\r\nContent-Length: 2\r\n\r\nok".utf8), .failure(.networkFailure)),
-        Case("a gzip Content-Encoding over a body that is not gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\nhello", .failure(.networkFailure)),
+        Case("a gzip Content-Encoding over a body that is not gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\nhello", .failure(.networkFailure),
+            // MSALCurlTransport asks for no content coding and decodes none: the bytes arrive as sent
+            // (and fail later, as a body that is not JSON, where a parser reads them).
+            curl: .response(200, body: "hello")),
         Case("a 401 whose WWW-Authenticate has no realm", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
         Case("a 401 whose WWW-Authenticate ends with realm=", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
         Case("a 401 with an empty WWW-Authenticate", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: \r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
@@ -67,14 +87,20 @@ struct MalformedResponseTests {
         Case("a 302 without Location", "HTTP/1.1 302 Found\r\nContent-Length: 2\r\n\r\nno", .response(302, body: nil)),
         Case("a 302 with an unparsable Location", "HTTP/1.1 302 Found\r\nLocation: ht!tp://[::bad\r\nContent-Length: 2\r\n\r\nno", .response(302, body: nil)),
         Case("a 301 to itself", "HTTP/1.1 301 Moved\r\nLocation: /self\r\nContent-Length: 0\r\n\r\n", .response(301, body: nil)),
+        Case(
+            "a chunked body followed by a trailer field",
+            Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n2\r\nok\r\n0\r\nX-T: v\r\n\r\n".utf8),
+            nil, curl: .response(200, body: "ok")),
         Case("a 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nxxxx", .response(101, body: nil)),
     ]
 
-    @Test("Each malformed response is a response or a typed error, never a crash or a hang", arguments: cases)
-    func malformed(_ testCase: Case) async throws {
+    @Test("Each malformed response is a response or a typed error, never a crash or a hang", arguments: TransportKind.allCases, cases)
+    func malformed(kind: TransportKind, _ testCase: Case) async throws {
+        // Known to crash corelibs Foundation (docs/reliability.md), so not run through it.
+        guard let expected = testCase.expected(kind) else { return }
         let server = try await RawHTTPServer.start([testCase.path: testCase.bytes])
         do {
-            try await Self.check(testCase, against: server)
+            try await Self.check(testCase, expected: expected, through: kind.make(), against: server)
         } catch {
             try await server.shutdown()
             throw error
@@ -82,11 +108,10 @@ struct MalformedResponseTests {
         try await server.shutdown()
     }
 
-    static func check(_ testCase: Case, against server: RawHTTPServer) async throws {
-        let transport = MSALURLSessionTransport()
+    static func check(_ testCase: Case, expected: Outcome, through transport: any MSALHTTPTransport, against server: RawHTTPServer) async throws {
         let limits = MSALHTTPLimits(maximumResponseBodySize: 64 * 1024, connectTimeout: 2, totalTimeout: 3)
         let request = MSALHTTPRequest(method: .get, url: server.url(testCase.path))
-        switch testCase.expected {
+        switch expected {
         case .response(let status, let body):
             let response = try await transport.send(request, limits: limits)
             #expect(response.statusCode == status)

@@ -5,12 +5,13 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// The state of one request sent by ``MSALURLSessionTransport``: the response collected so far, the
-/// activity time the timeouts are measured from, and the continuation the caller waits on.
+/// The state of one request sent by ``MSALCurlTransport`` or ``MSALURLSessionTransport``: the response
+/// collected so far, the activity time the timeouts are measured from, and the continuation the caller
+/// waits on.
 ///
 /// Whatever happens first — the transfer completing, the body cap, a timeout, the caller's task being
 /// canceled — finishes the exchange exactly once; later events are ignored.
-final class URLSessionExchange: Sendable {
+final class TransportExchange: Sendable {
     private struct State {
         var continuation: CheckedContinuation<MSALHTTPResponse, any Error>?
         var outcome: Result<MSALHTTPResponse, any Error>?
@@ -81,14 +82,24 @@ final class URLSessionExchange: Sendable {
 
     /// Appends body bytes. Returns an error as soon as the body is over the cap.
     func append(_ data: Data) -> MSALError? {
+        data.withUnsafeBytes { append($0) }
+    }
+
+    /// Appends body bytes. Returns an error as soon as the body is over the cap.
+    func append(_ bytes: UnsafeRawBufferPointer) -> MSALError? {
         let size: Int? = state.withLock { state in
             state.lastActivity = .now
-            let size = state.body.count + data.count
+            let size = state.body.count + bytes.count
             guard size <= limits.maximumResponseBodySize else { return size }
-            state.body.append(contentsOf: data)
+            state.body.append(contentsOf: bytes)
             return nil
         }
         return size.map { tooLarge("sent a body of at least \($0) bytes") }
+    }
+
+    /// Records activity (a header line arriving) for the idle timeout.
+    func touch() {
+        state.withLock { $0.lastActivity = .now }
     }
 
     /// The response collected so far; `fallbackStatus` is used when no head was recorded.

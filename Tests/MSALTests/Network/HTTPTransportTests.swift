@@ -4,9 +4,10 @@ import Testing
 
 @testable import MSAL
 
-/// `MSALURLSessionTransport` (alone and under `HTTPPipeline`) against a real HTTP server on 127.0.0.1.
-@Suite("MSALURLSessionTransport against a local HTTP server", .serialized)
-struct URLSessionTransportTests {
+/// Each transport, `MSALCurlTransport` and `MSALURLSessionTransport` (alone and under `HTTPPipeline`),
+/// against a real HTTP server on 127.0.0.1.
+@Suite("HTTP transports against a local HTTP server", .serialized)
+struct HTTPTransportTests {
     /// Small limits so that failures come fast.
     static let limits = MSALHTTPLimits(maximumResponseBodySize: 64 * 1024, connectTimeout: 2, totalTimeout: 2)
 
@@ -41,17 +42,17 @@ struct URLSessionTransportTests {
     struct NothingThrown: Error {}
 
     static func send(
-        _ transport: MSALURLSessionTransport, _ request: MSALHTTPRequest, limits: MSALHTTPLimits = limits,
+        _ transport: any MSALHTTPTransport, _ request: MSALHTTPRequest, limits: MSALHTTPLimits = limits,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> MSALError {
         try await Self.expectMSALError({ _ = try await transport.send(request, limits: limits) }, sourceLocation: sourceLocation)
     }
 
-    @Test("A JSON round trip: the server sees the method, headers and body; the caller gets status, headers and body")
-    func roundTrip() async throws {
+    @Test("A JSON round trip: the server sees the method, headers and body; the caller gets status, headers and body", arguments: TransportKind.allCases)
+    func roundTrip(kind: TransportKind) async throws {
         let json = #"{"token_type":"Bearer","expires_in":3599}"#
         try await Self.withServer(["/token": { _, _ in .json(json, headers: [("X-Server", "local")]) }]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             let pipeline = HTTPPipeline(transport: transport, clock: ManualClock())
             let correlationID = UUID()
             let request = MSALHTTPRequest.form(url: server.url("/token?api-version=1.1"), parameters: [("grant_type", "refresh_token"), ("scope", "openid profile")])
@@ -77,10 +78,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("Many concurrent requests each get their own response")
-    func concurrency() async throws {
+    @Test("Many concurrent requests each get their own response", arguments: TransportKind.allCases)
+    func concurrency(kind: TransportKind) async throws {
         try await Self.withServer(["/echo": { request, _ in .text("echo:" + request.uri) }]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<40 {
                     group.addTask {
@@ -94,26 +95,26 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("No first byte within connectTimeout: networkTimeout")
-    func slowFirstByte() async throws {
+    @Test("No first byte within connectTimeout: networkTimeout", arguments: TransportKind.allCases)
+    func slowFirstByte(kind: TransportKind) async throws {
         try await Self.withServer(["/slow": { _, _ in .delayed(milliseconds: 1500, .text("late")) }]) { server in
             let limits = MSALHTTPLimits(connectTimeout: 0.3, totalTimeout: 2)
-            let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: server.url("/slow")), limits: limits)
+            let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: server.url("/slow")), limits: limits)
             #expect(error.code == .internal)
             #expect(error.internalCode == .networkTimeout)
             #expect(error.message.contains("connect/idle timeout"))
         }
     }
 
-    @Test("A body trickled byte by byte hits the total timeout, long before the server would finish")
-    func trickle() async throws {
+    @Test("A body trickled byte by byte hits the total timeout, long before the server would finish", arguments: TransportKind.allCases)
+    func trickle(kind: TransportKind) async throws {
         // 200 bytes, one every 50 ms: 10 s to finish; every byte comes well within the idle timeout.
         let body = [UInt8](repeating: UInt8(ascii: "t"), count: 200)
         try await Self.withServer(["/trickle": { _, _ in .trickled(body, intervalMilliseconds: 50) }]) { server in
             let limits = MSALHTTPLimits(connectTimeout: 1, totalTimeout: 0.6)
             let clock = ContinuousClock()
             let start = clock.now
-            let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: server.url("/trickle")), limits: limits)
+            let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: server.url("/trickle")), limits: limits)
             let elapsed = clock.now - start
             #expect(error.internalCode == .networkTimeout)
             #expect(error.message.contains("total timeout"))
@@ -121,28 +122,28 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("A declared Content-Length over the cap is rejected at the head")
-    func oversizedDeclared() async throws {
+    @Test("A declared Content-Length over the cap is rejected at the head", arguments: TransportKind.allCases)
+    func oversizedDeclared(kind: TransportKind) async throws {
         try await Self.withServer(["/big": { _, _ in .huge(size: 4 * 1024 * 1024, chunked: false) }]) { server in
-            let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: server.url("/big")))
+            let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: server.url("/big")))
             #expect(error.code == .internal)
             #expect(error.internalCode == .bodyTooLarge)
             #expect(error.message.contains("declares a 4194304-byte body"))
         }
     }
 
-    @Test("A chunked body is cut off as soon as it passes the cap")
-    func oversizedChunked() async throws {
+    @Test("A chunked body is cut off as soon as it passes the cap", arguments: TransportKind.allCases)
+    func oversizedChunked(kind: TransportKind) async throws {
         try await Self.withServer(["/big": { _, _ in .huge(size: 4 * 1024 * 1024, chunked: true) }]) { server in
-            let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: server.url("/big")))
+            let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: server.url("/big")))
             #expect(error.internalCode == .bodyTooLarge)
             #expect(error.message.contains("sent a body of at least"))
             #expect(error.message.contains("65536-byte limit"))
         }
     }
 
-    @Test("A body exactly at the cap is accepted; one byte more is cut off as the transfer completes, 500 times without a crash")
-    func capCutOffRacesCompletion() async throws {
+    @Test("A body exactly at the cap is accepted; one byte more is cut off as the transfer completes, 500 times without a crash", arguments: TransportKind.allCases)
+    func capCutOffRacesCompletion(kind: TransportKind) async throws {
         // The server sends one byte over the cap and ends the response, so the transport's cancel and
         // the transfer's completion meet. Canceling from `didReceive data` without holding the delegate
         // queue trapped corelibs Foundation ("a task that in not in the registry") in 4 of 5 runs of 300.
@@ -155,7 +156,7 @@ struct URLSessionTransportTests {
             var tooLarge = 0
             for round in 0..<500 {
                 // A transport per round: its release (session invalidation) also meets transfers still ending.
-                let transport = MSALURLSessionTransport()
+                let transport = kind.make()
                 let exact = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/exact")), limits: limits)
                 #expect(exact.body.count == limit)
                 let error = try await Self.send(transport, MSALHTTPRequest(method: .get, url: server.url("/over")), limits: limits)
@@ -166,10 +167,10 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("Deadlines that expire as transfers complete: 1,600 requests, each a response or a timeout, no crash")
-    func deadlinesRaceCompletion() async throws {
+    @Test("Deadlines that expire as transfers complete: 1,600 requests, each a response or a timeout, no crash", arguments: TransportKind.allCases)
+    func deadlinesRaceCompletion(kind: TransportKind) async throws {
         try await Self.withServer(["/quick": { _, _ in .text("quick") }]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             var outcomes = (responses: 0, timeouts: 0)
             for round in 0..<200 {
                 // 0.5 to 2.4 ms: about the time a response takes here, so some expire mid-transfer.
@@ -199,23 +200,23 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("A connection closed mid-body: networkFailure")
-    func resetMidBody() async throws {
+    @Test("A connection closed mid-body: networkFailure", arguments: TransportKind.allCases)
+    func resetMidBody(kind: TransportKind) async throws {
         try await Self.withServer(["/cut": { _, _ in .truncated(declaredLength: 1000, body: Array("{\"partial\":".utf8)) }]) { server in
-            let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: server.url("/cut")))
+            let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: server.url("/cut")))
             #expect(error.code == .internal)
             #expect(error.internalCode == .networkFailure)
             #expect(error.underlyingError != nil)
         }
     }
 
-    @Test("A 302 is returned as it is by the transport and is an unexpectedRedirect for the pipeline; nothing follows it")
-    func redirectNotFollowed() async throws {
+    @Test("A 302 is returned as it is by the transport and is an unexpectedRedirect for the pipeline; nothing follows it", arguments: TransportKind.allCases)
+    func redirectNotFollowed(kind: TransportKind) async throws {
         try await Self.withServer([
             "/redirect": { _, _ in .redirect(to: "/target") },
             "/target": { _, _ in .text("followed") },
         ]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/redirect")), limits: Self.limits)
             #expect(response.statusCode == 302)
             #expect(response.headers["Location"] == "/target")
@@ -232,15 +233,15 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("503 then 200 through the pipeline: one retry over the real transport")
-    func retryOverNetwork() async throws {
+    @Test("503 then 200 through the pipeline: one retry over the real transport", arguments: TransportKind.allCases)
+    func retryOverNetwork(kind: TransportKind) async throws {
         try await Self.withServer([
             "/metadata": { _, index in
                 index == 0 ? .json(#"{"error":"Service Unavailable"}"#, status: 503) : .json(#"{"issuer":"https://login.example"}"#)
             }
         ]) { server in
             let clock = ManualClock()
-            let pipeline = HTTPPipeline(transport: MSALURLSessionTransport(), clock: clock)
+            let pipeline = HTTPPipeline(transport: kind.make(), clock: clock)
             let response = try await pipeline.send(MSALHTTPRequest(method: .get, url: server.url("/metadata")), correlationID: UUID())
             #expect(response.statusCode == 200)
             #expect(server.requests(to: "/metadata").count == 2)
@@ -248,14 +249,14 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("A 401 with WWW-Authenticate is returned with its body (no credential prompt, no stall)")
-    func unauthorized() async throws {
+    @Test("A 401 with WWW-Authenticate is returned with its body (no credential prompt, no stall)", arguments: TransportKind.allCases)
+    func unauthorized(kind: TransportKind) async throws {
         let body = #"{"error":"invalid_client","error_codes":[7000218]}"#
         try await Self.withServer([
             "/basic": { _, _ in .json(body, status: 401, headers: [("WWW-Authenticate", #"Basic realm="login""#)]) },
             "/bearer": { _, _ in .json(body, status: 401, headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)]) },
         ]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             for path in ["/basic", "/bearer"] {
                 let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url(path)), limits: Self.limits)
                 #expect(response.statusCode == 401)
@@ -265,12 +266,12 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("No cookies are stored or sent, and nothing is served from a cache")
-    func noCookiesNoCache() async throws {
+    @Test("No cookies are stored or sent, and nothing is served from a cache", arguments: TransportKind.allCases)
+    func noCookiesNoCache(kind: TransportKind) async throws {
         try await Self.withServer([
             "/set": { _, _ in .text("set", headers: [("Set-Cookie", "session=secret; Path=/"), ("Cache-Control", "public, max-age=600")]) }
         ]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             for _ in 0..<2 {
                 let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/set")), limits: Self.limits)
                 #expect(String(decoding: response.body, as: UTF8.self) == "set")
@@ -280,16 +281,16 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("A refused connection: networkFailure, retried once for GET")
-    func connectionRefused() async throws {
+    @Test("A refused connection: networkFailure, retried once for GET", arguments: TransportKind.allCases)
+    func connectionRefused(kind: TransportKind) async throws {
         let port = try await LocalHTTPServer.closedPort()
         let url = URL(string: "http://127.0.0.1:\(port)/nothing")!
-        let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: url))
+        let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: url))
         #expect(error.code == .internal)
         #expect(error.internalCode == .networkFailure)
         #expect(error.underlyingError != nil)
 
-        let counting = CountingTransport(MSALURLSessionTransport())
+        let counting = CountingTransport(kind.make())
         let clock = ManualClock()
         let pipelineError = try await Self.expectMSALError {
             _ = try await HTTPPipeline(transport: counting, clock: clock).send(MSALHTTPRequest(method: .get, url: url), correlationID: UUID())
@@ -299,16 +300,16 @@ struct URLSessionTransportTests {
         #expect(clock.sleeps == [1])
     }
 
-    @Test("A TLS handshake failure (https to a plain HTTP port): tlsFailure, never retried")
-    func tlsFailure() async throws {
+    @Test("A TLS handshake failure (https to a plain HTTP port): tlsFailure, never retried", arguments: TransportKind.allCases)
+    func tlsFailure(kind: TransportKind) async throws {
         try await Self.withServer(["/x": { _, _ in .text("plain") }]) { server in
             let url = server.url("/x", scheme: "https")
-            let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: url))
+            let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: url))
             #expect(error.code == .internal)
             #expect(error.internalCode == .tlsFailure)
             #expect(error.underlyingError != nil)
 
-            let counting = CountingTransport(MSALURLSessionTransport())
+            let counting = CountingTransport(kind.make())
             let pipelineError = try await Self.expectMSALError {
                 _ = try await HTTPPipeline(transport: counting, clock: ManualClock()).send(MSALHTTPRequest(method: .get, url: url), correlationID: UUID())
             }
@@ -318,21 +319,35 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("A request body over the cap is not sent")
-    func requestBodyCap() async throws {
+    @Test("A request body over the cap is not sent", arguments: TransportKind.allCases)
+    func requestBodyCap(kind: TransportKind) async throws {
         try await Self.withServer(["/token": { _, _ in .text("ok") }]) { server in
             let limits = MSALHTTPLimits(maximumRequestBodySize: 10, connectTimeout: 1, totalTimeout: 2)
             let request = MSALHTTPRequest(method: .post, url: server.url("/token"), body: Array("grant_type=x&code=y".utf8))
-            let error = try await Self.send(MSALURLSessionTransport(), request, limits: limits)
+            let error = try await Self.send(kind.make(), request, limits: limits)
             #expect(error.internalCode == .bodyTooLarge)
             #expect(server.requests.isEmpty)
         }
     }
 
-    @Test("Canceling the calling task cancels the transfer")
-    func cancellation() async throws {
+    @Test("A header field with a line break is refused before anything is sent (no header injection)", arguments: TransportKind.allCases)
+    func headerInjection(kind: TransportKind) async throws {
+        try await Self.withServer(["/token": { _, _ in .text("ok") }]) { server in
+            let transport = kind.make()
+            for (name, value) in [("X-Test", "a\r\nX-Injected: 1"), ("X-Test", "a\nb"), ("X-Bad\r\nName", "v"), ("X-Nul", "a\u{0}b")] {
+                let request = MSALHTTPRequest(method: .get, url: server.url("/token"), headers: [(name, value)].reduce(into: MSALHTTPHeaders()) { $0.add(name: $1.0, value: $1.1) })
+                let error = try await Self.send(transport, request)
+                #expect(error.internalCode == .networkFailure)
+                #expect(error.message.contains("line break"), "\(error.message)")
+            }
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test("Canceling the calling task cancels the transfer", arguments: TransportKind.allCases)
+    func cancellation(kind: TransportKind) async throws {
         try await Self.withServer(["/hang": { _, _ in .delayed(milliseconds: 10_000, .text("late")) }]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             let limits = MSALHTTPLimits(connectTimeout: 30, totalTimeout: 30)
             let task = Task { try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/hang")), limits: limits) }
             await server.waitForRequest(to: "/hang")
@@ -341,13 +356,13 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("Cancellation at any moment (before, during or after the transfer) neither crashes nor hangs")
-    func cancellationRaces() async throws {
+    @Test("Cancellation at any moment (before, during or after the transfer) neither crashes nor hangs", arguments: TransportKind.allCases)
+    func cancellationRaces(kind: TransportKind) async throws {
         try await Self.withServer([
             "/quick": { _, _ in .text("quick") },
             "/slowish": { _, _ in .delayed(milliseconds: 20, .text("slowish")) },
         ]) { server in
-            let transport = MSALURLSessionTransport()
+            let transport = kind.make()
             var outcomes = (responses: 0, cancellations: 0)
             for round in 0..<60 {
                 let path = round.isMultiple(of: 2) ? "/quick" : "/slowish"
@@ -371,9 +386,9 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("An unsupported scheme fails without a crash")
-    func unsupportedScheme() async throws {
-        let error = try await Self.send(MSALURLSessionTransport(), MSALHTTPRequest(method: .get, url: URL(string: "ftp://127.0.0.1/x")!))
+    @Test("An unsupported scheme fails without a crash", arguments: TransportKind.allCases)
+    func unsupportedScheme(kind: TransportKind) async throws {
+        let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: URL(string: "ftp://127.0.0.1/x")!))
         #expect(error.internalCode == .networkFailure)
     }
 }

@@ -1,0 +1,50 @@
+// libcurl for Swift: the system library (Debian's libcurl4-openssl-dev, found through pkg-config) and
+// typed wrappers around its variadic functions, which Swift cannot call directly. Each wrapper passes
+// exactly the argument type libcurl documents for the options it is used with.
+#ifndef MSAL_CCURL_SHIM_H
+#define MSAL_CCURL_SHIM_H
+
+// The typed wrappers below stand in for libcurl's compile-time option checks.
+#define CURL_DISABLE_TYPECHECK 1
+#include <curl/curl.h>
+
+/// A CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION callback.
+typedef size_t (*msal_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+
+static inline CURLcode msal_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode msal_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode msal_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode msal_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode msal_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode msal_curl_easy_setopt_data_callback(CURL *handle, CURLoption option, msal_curl_data_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode msal_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode msal_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLMcode msal_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+#endif

@@ -1,0 +1,117 @@
+import CCurl
+
+/// One libcurl easy handle (one transfer), with the error buffer and the header list it points to.
+///
+/// Owns the handle and frees it in `deinit`, after the header list it references stays alive for as
+/// long as the handle does. The raw handle is reachable only inside ``withEasyPointer(_:)``.
+/// Not `Sendable`: a handle is configured on one thread and then used by ``CurlDriver``'s thread only.
+final class CurlEasyHandle {
+    private let handle: UnsafeMutableRawPointer
+    /// libcurl writes its detailed message for a failed transfer here (`CURLOPT_ERRORBUFFER`).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request header lines (`CURLOPT_HTTPHEADER`); libcurl reads them during the transfer.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    /// Creates a handle; `nil` when libcurl cannot allocate one.
+    init?() {
+        _ = CurlGlobal.initialized
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        _ = msal_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// Runs `body` with the raw handle, which must not escape it.
+    func withEasyPointer<Result>(_ body: (UnsafeMutableRawPointer) throws -> Result) rethrows -> Result {
+        try body(handle)
+    }
+
+    /// libcurl's detailed message for the last failure, or an empty string.
+    var errorMessage: String {
+        String(cString: errorBuffer)
+    }
+
+    /// Sets a `long` option.
+    func set(_ option: CURLoption, _ value: Int) throws(CurlSetupError) {
+        try check(msal_curl_easy_setopt_long(handle, option, value), option)
+    }
+
+    /// Sets a `curl_off_t` option.
+    func set(_ option: CURLoption, offset value: Int64) throws(CurlSetupError) {
+        try check(msal_curl_easy_setopt_off_t(handle, option, curl_off_t(value)), option)
+    }
+
+    /// Sets a string option. libcurl copies every string option but `CURLOPT_POSTFIELDS`, which must
+    /// not be set through this method (use `CURLOPT_COPYPOSTFIELDS`).
+    func set(_ option: CURLoption, string value: String) throws(CurlSetupError) {
+        try check(msal_curl_easy_setopt_string(handle, option, value), option)
+    }
+
+    /// Sets a pointer option (callback context, `CURLOPT_PRIVATE`).
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(CurlSetupError) {
+        try check(msal_curl_easy_setopt_pointer(handle, option, value), option)
+    }
+
+    /// Sets a data callback (`CURLOPT_WRITEFUNCTION`, `CURLOPT_HEADERFUNCTION`).
+    func set(_ option: CURLoption, callback value: msal_curl_data_callback) throws(CurlSetupError) {
+        try check(msal_curl_easy_setopt_data_callback(handle, option, value), option)
+    }
+
+    /// Sets the request header lines, kept alive here until the handle is freed.
+    func setHeaderLines(_ lines: [String]) throws(CurlSetupError) {
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw CurlSetupError(option: CURLOPT_HTTPHEADER, code: CURLE_OUT_OF_MEMORY)
+            }
+            list = appended
+        }
+        curl_slist_free_all(headerList)
+        headerList = list
+        try check(msal_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
+    }
+
+    /// A `long` transfer property, such as `CURLINFO_RESPONSE_CODE`.
+    func info(_ info: CURLINFO) -> Int? {
+        var value = 0
+        return msal_curl_easy_getinfo_long(handle, info, &value) == CURLE_OK ? value : nil
+    }
+
+    /// The `CURLOPT_PRIVATE` pointer.
+    var privatePointer: UnsafeMutableRawPointer? {
+        var value: UnsafeMutablePointer<CChar>? = nil
+        guard msal_curl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &value) == CURLE_OK else { return nil }
+        return UnsafeMutableRawPointer(value)
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlSetupError) {
+        guard code == CURLE_OK else { throw CurlSetupError(option: option, code: code) }
+    }
+}
+
+/// libcurl refused an option while a transfer was being set up.
+struct CurlSetupError: Error {
+    /// The option.
+    var option: CURLoption
+    /// libcurl's result.
+    var code: CURLcode
+
+    /// What went wrong, with the option number.
+    var description: String {
+        "libcurl option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))"
+    }
+}
+
+/// libcurl's process-wide setup, run once before the first handle is created.
+enum CurlGlobal {
+    /// `curl_global_init`'s result; Swift runs the initializer once, thread-safely.
+    static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+}

@@ -1,0 +1,124 @@
+import CCurl
+import Foundation
+
+/// The default ``MSALHTTPTransport``: libcurl, called directly, with TLS through the system OpenSSL.
+///
+/// - Redirects are never followed; a 3xx response is returned as it is. Only `http` and `https` URLs
+///   are fetched (plain HTTP is allowed by swift-msal only for loopback, above the transport).
+/// - TLS 1.2 or later, with the peer's certificate chain and host name verified against the system
+///   trust store. No cookies, no cache, no credentials of any kind are kept or sent.
+/// - ``MSALHTTPLimits/connectTimeout`` bounds the wait for the connection and for every next byte,
+///   ``MSALHTTPLimits/totalTimeout`` the whole exchange (a server that trickles bytes still times
+///   out), both to the millisecond.
+/// - The response body is capped at ``MSALHTTPLimits/maximumResponseBodySize`` while it streams in (and
+///   at once when `Content-Length` declares more), the response head at 256 KiB, the request body at
+///   ``MSALHTTPLimits/maximumRequestBodySize`` before anything is sent.
+/// - A request body is never sent twice. When a reused keep-alive connection closes before any
+///   answer, libcurl resends the request on a new connection by itself; a request with a body fails
+///   then with ``MSALInternalError/networkFailure`` instead (the pipeline applies its retry rule), and
+///   a `GET` may be resent once, as RFC 9110 §9.2.2 allows for idempotent requests.
+/// - Trailer fields after a chunked body are ignored, and 1xx interim responses skipped.
+/// - Errors are ``MSALError``s with internal code ``MSALInternalError/networkTimeout``,
+///   ``MSALInternalError/tlsFailure``, ``MSALInternalError/bodyTooLarge`` or
+///   ``MSALInternalError/networkFailure`` (libcurl's result and message kept as
+///   ``MSALError/underlyingError``). Canceling the calling task abandons the transfer at once and
+///   throws `CancellationError`.
+///
+/// One instance runs any number of concurrent requests on one thread of its own and keeps their
+/// connections for reuse (HTTP/2 where the server offers it); share it. Releasing the transport ends
+/// the thread and closes the connections.
+///
+/// libcurl honours the usual proxy environment variables (`https_proxy`, `no_proxy`, …).
+public final class MSALCurlTransport: MSALHTTPTransport {
+    private let driver: CurlDriver?
+
+    /// Creates a transport with its own thread and connection cache.
+    public init() {
+        self.driver = CurlDriver(name: "MSALCurlTransport")
+    }
+
+    deinit {
+        driver?.stop()
+    }
+
+    /// Sends `request` once and returns whatever HTTP response arrives.
+    public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
+        try Task.checkCancellation()
+        let host = request.url.host ?? request.url.absoluteString
+        try request.checkHeaderFields(host: host)
+        if let body = request.body, body.count > limits.maximumRequestBodySize {
+            throw MSALError(
+                .internal, internalCode: .bodyTooLarge,
+                message: "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent")
+        }
+        guard let driver else {
+            throw MSALError(.internal, internalCode: .networkFailure, message: "libcurl could not be initialized; the request to \(host) was not sent")
+        }
+        let exchange = TransportExchange(limits: limits, host: host)
+        let transfer = try CurlTransfer(id: driver.makeID(), request: request, limits: limits, exchange: exchange)
+        let id = transfer.id
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MSALHTTPResponse, any Error>) in
+                if exchange.install(continuation) {
+                    driver.start(transfer)
+                }
+            }
+        } onCancel: {
+            if exchange.finish(.failure(CancellationError())) {
+                driver.cancel(id)
+            }
+        }
+    }
+
+    /// The outcome of a transfer libcurl finished with `code`.
+    static func outcome(of transfer: CurlTransfer, code: CURLcode) -> Result<MSALHTTPResponse, any Error> {
+        let host = transfer.exchange.host
+        if let reason = transfer.abortReason {
+            return .failure(reason)
+        }
+        guard code == CURLE_OK else {
+            return .failure(error(for: code, message: transfer.easy.errorMessage, host: host, limits: transfer.exchange.limits))
+        }
+        guard let status = transfer.finalStatusCode,
+            let response = transfer.exchange.response(fallbackStatus: status, fallbackHeaders: [:])
+        else {
+            return .failure(MSALError(
+                .internal, internalCode: .networkFailure,
+                message: "The request to \(host) completed without an HTTP response"))
+        }
+        return .success(response)
+    }
+
+    /// Maps a libcurl result to an ``MSALError``.
+    static func error(for code: CURLcode, message: String, host: String, limits: MSALHTTPLimits) -> MSALError {
+        let text = String(cString: curl_easy_strerror(code))
+        let detail = message.isEmpty ? text : "\(text) (\(message))"
+        let internalCode: MSALInternalError
+        let what: String
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            (internalCode, what) = (.networkTimeout, "timed out")
+        case CURLE_FILESIZE_EXCEEDED:
+            return MSALError(
+                .internal, internalCode: .bodyTooLarge,
+                message: "The response from \(host) declares a body over the \(limits.maximumResponseBodySize)-byte limit",
+                underlyingError: MSALSendableErrorDescription(domain: "libcurl", code: Int(code.rawValue), description: detail))
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CLIENTCERT:
+            (internalCode, what) = (.tlsFailure, "failed to establish a secure connection")
+        case CURLE_SEND_FAIL_REWIND:
+            // libcurl wanted to resend the request after a reused connection closed (see CurlTransfer).
+            (internalCode, what) = (.networkFailure, "failed: the connection closed before any response; the request was not sent again")
+        case CURLE_GOT_NOTHING:
+            (internalCode, what) = (.networkFailure, "failed: the server closed the connection without a response")
+        default:
+            (internalCode, what) = (.networkFailure, "failed")
+        }
+        return MSALError(
+            .internal, internalCode: internalCode,
+            message: "The request to \(host) \(what): \(OAuthErrorResponse.sanitized(detail, limit: 300))",
+            underlyingError: MSALSendableErrorDescription(domain: "libcurl", code: Int(code.rawValue), description: detail))
+    }
+}
