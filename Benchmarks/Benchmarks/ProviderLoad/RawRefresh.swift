@@ -91,7 +91,7 @@ struct RawRefresh: Sendable {
 
     private enum Sender: Sendable {
         case urlSession(URLSessionBox)
-        case transport(MSALURLSessionTransport)
+        case transport(any MSALHTTPTransport)
     }
 }
 
