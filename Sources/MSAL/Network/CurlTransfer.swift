@@ -95,7 +95,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         var lines: [String] = []
-        // `MSALHTTPRequest.checkHeaderFields(host:)` refused line breaks already.
+        // `MSALHTTPRequest.checkBeforeSending(limits:)` refused line breaks already.
         for field in request.headers {
             // A field with an empty value is written `Name;` (libcurl drops `Name:`).
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")

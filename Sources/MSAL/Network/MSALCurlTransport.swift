@@ -44,13 +44,7 @@ public final class MSALCurlTransport: MSALHTTPTransport {
     /// Sends `request` once and returns whatever HTTP response arrives.
     public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         try Task.checkCancellation()
-        let host = request.url.host ?? request.url.absoluteString
-        try request.checkHeaderFields(host: host)
-        if let body = request.body, body.count > limits.maximumRequestBodySize {
-            throw MSALError(
-                .internal, internalCode: .bodyTooLarge,
-                message: "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent")
-        }
+        let host = try request.checkBeforeSending(limits: limits)
         guard let driver else {
             throw MSALError(.internal, internalCode: .networkFailure, message: "libcurl could not be initialized; the request to \(host) was not sent")
         }

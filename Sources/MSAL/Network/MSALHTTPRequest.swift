@@ -53,15 +53,24 @@ public struct MSALHTTPRequest: Sendable, Hashable {
         return MSALFormEncoding.decode(String(decoding: body, as: UTF8.self))
     }
 
-    /// Throws ``MSALInternalError/networkFailure`` when a header field's name or value holds a CR, LF
-    /// or NUL: written as it is, it would end the field early and inject whatever follows. Transports
-    /// call this before anything is sent.
-    func checkHeaderFields(host: String) throws {
+    /// What every transport checks before anything is sent; returns the host, for messages.
+    ///
+    /// - Throws: ``MSALInternalError/networkFailure`` when a header field's name or value holds a CR,
+    ///   LF or NUL (written as it is, it would end the field early and inject whatever follows);
+    ///   ``MSALInternalError/bodyTooLarge`` when the body is over `limits.maximumRequestBodySize`.
+    func checkBeforeSending(limits: MSALHTTPLimits) throws -> String {
+        let host = url.host ?? url.absoluteString
         for field in headers where (field.name + field.value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
             throw MSALError(
                 .internal, internalCode: .networkFailure,
                 message: "The request to \(host) was not sent: its header field \(OAuthErrorResponse.sanitized(field.name, limit: 100)) contains a line break or NUL")
         }
+        if let body, body.count > limits.maximumRequestBodySize {
+            throw MSALError(
+                .internal, internalCode: .bodyTooLarge,
+                message: "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent")
+        }
+        return host
     }
 
     public static func == (lhs: MSALHTTPRequest, rhs: MSALHTTPRequest) -> Bool {

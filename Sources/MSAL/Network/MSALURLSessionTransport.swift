@@ -67,13 +67,7 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
     /// Sends `request` once and returns whatever HTTP response arrives.
     public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         try Task.checkCancellation()
-        let host = request.url.host ?? request.url.absoluteString
-        try request.checkHeaderFields(host: host)
-        if let body = request.body, body.count > limits.maximumRequestBodySize {
-            throw MSALError(
-                .internal, internalCode: .bodyTooLarge,
-                message: "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent")
-        }
+        let host = try request.checkBeforeSending(limits: limits)
         let task = session.dataTask(with: Self.urlRequest(for: request, limits: limits))
         let exchange = TransportExchange(limits: limits, host: host)
         delegate.register(exchange, for: task)

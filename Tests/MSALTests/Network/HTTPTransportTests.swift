@@ -41,6 +41,12 @@ struct HTTPTransportTests {
 
     struct NothingThrown: Error {}
 
+    /// After a race, the same transport still answers a plain request (the server's `/quick` route).
+    static func expectStillWorks(_ transport: any MSALHTTPTransport, _ server: LocalHTTPServer) async throws {
+        let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: limits)
+        #expect(String(decoding: response.body, as: UTF8.self) == "quick")
+    }
+
     static func send(
         _ transport: any MSALHTTPTransport, _ request: MSALHTTPRequest, limits: MSALHTTPLimits = limits,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -194,9 +200,7 @@ struct HTTPTransportTests {
             }
             #expect(outcomes.responses + outcomes.timeouts == 1600)
             #expect(outcomes.timeouts > 0)
-            // The transport still works afterwards.
-            let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: Self.limits)
-            #expect(String(decoding: response.body, as: UTF8.self) == "quick")
+            try await Self.expectStillWorks(transport, server)
         }
     }
 
@@ -380,9 +384,7 @@ struct HTTPTransportTests {
             }
             #expect(outcomes.responses + outcomes.cancellations == 60)
             #expect(outcomes.cancellations > 0)
-            // The transport still works afterwards.
-            let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: Self.limits)
-            #expect(String(decoding: response.body, as: UTF8.self) == "quick")
+            try await Self.expectStillWorks(transport, server)
         }
     }
 
