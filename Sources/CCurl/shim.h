@@ -35,10 +35,6 @@ static inline CURLcode msal_curl_easy_setopt_data_callback(CURL *handle, CURLopt
     return curl_easy_setopt(handle, option, value);
 }
 
-static inline CURLcode msal_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-
 static inline CURLcode msal_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -2,8 +2,8 @@ import CCurl
 
 /// One libcurl easy handle (one transfer), with the error buffer and the header list it points to.
 ///
-/// Owns the handle and frees it in `deinit`, after the header list it references stays alive for as
-/// long as the handle does. The raw handle is reachable only inside ``withEasyPointer(_:)``.
+/// Owns the handle, and the error buffer and header list libcurl reads through it, and frees all
+/// three in `deinit` (the handle first). The raw handle is reachable only inside ``withEasyPointer(_:)``.
 /// Not `Sendable`: a handle is configured on one thread and then used by ``CurlDriver``'s thread only.
 final class CurlEasyHandle {
     private let handle: UnsafeMutableRawPointer
@@ -14,8 +14,7 @@ final class CurlEasyHandle {
 
     /// Creates a handle; `nil` when libcurl cannot allocate one.
     init?() {
-        _ = CurlGlobal.initialized
-        guard let handle = curl_easy_init() else { return nil }
+        guard CurlGlobal.initialized, let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -77,19 +76,6 @@ final class CurlEasyHandle {
         curl_slist_free_all(headerList)
         headerList = list
         try check(msal_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
-    }
-
-    /// A `long` transfer property, such as `CURLINFO_RESPONSE_CODE`.
-    func info(_ info: CURLINFO) -> Int? {
-        var value = 0
-        return msal_curl_easy_getinfo_long(handle, info, &value) == CURLE_OK ? value : nil
-    }
-
-    /// The `CURLOPT_PRIVATE` pointer.
-    var privatePointer: UnsafeMutableRawPointer? {
-        var value: UnsafeMutablePointer<CChar>? = nil
-        guard msal_curl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &value) == CURLE_OK else { return nil }
-        return UnsafeMutableRawPointer(value)
     }
 
     private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlSetupError) {

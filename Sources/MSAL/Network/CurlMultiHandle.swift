@@ -10,8 +10,7 @@ final class CurlMultiHandle {
 
     /// Creates a handle; `nil` when libcurl cannot allocate one.
     init?() {
-        _ = CurlGlobal.initialized
-        guard let handle = curl_multi_init() else { return nil }
+        guard CurlGlobal.initialized, let handle = curl_multi_init() else { return nil }
         self.handle = handle
         // At most 6 connections to one host, as browsers do; HTTP/2 multiplexes over one of them.
         _ = msal_curl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, 6)

@@ -71,11 +71,10 @@ public final class MSALCurlTransport: MSALHTTPTransport {
             return .failure(reason)
         }
         guard code == CURLE_OK else {
-            return .failure(error(for: code, message: transfer.easy.errorMessage, host: host, limits: transfer.exchange.limits))
+            return .failure(error(for: code, message: transfer.easy.errorMessage, host: host))
         }
-        guard let status = transfer.finalStatusCode,
-            let response = transfer.exchange.response(fallbackStatus: status, fallbackHeaders: [:])
-        else {
+        // The exchange recorded the final head when it ended; none means no response at all.
+        guard transfer.finalStatusCode != nil, let response = transfer.exchange.response(fallbackStatus: nil, fallbackHeaders: [:]) else {
             return .failure(MSALError(
                 .internal, internalCode: .networkFailure,
                 message: "The request to \(host) completed without an HTTP response"))
@@ -84,7 +83,7 @@ public final class MSALCurlTransport: MSALHTTPTransport {
     }
 
     /// Maps a libcurl result to an ``MSALError``.
-    static func error(for code: CURLcode, message: String, host: String, limits: MSALHTTPLimits) -> MSALError {
+    static func error(for code: CURLcode, message: String, host: String) -> MSALError {
         let text = String(cString: curl_easy_strerror(code))
         let detail = message.isEmpty ? text : "\(text) (\(message))"
         let internalCode: MSALInternalError
@@ -92,11 +91,6 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             (internalCode, what) = (.networkTimeout, "timed out")
-        case CURLE_FILESIZE_EXCEEDED:
-            return MSALError(
-                .internal, internalCode: .bodyTooLarge,
-                message: "The response from \(host) declares a body over the \(limits.maximumResponseBodySize)-byte limit",
-                underlyingError: MSALSendableErrorDescription(domain: "libcurl", code: Int(code.rawValue), description: detail))
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED,

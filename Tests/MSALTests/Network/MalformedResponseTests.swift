@@ -94,10 +94,16 @@ struct MalformedResponseTests {
         Case("a 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nxxxx", .response(101, body: nil)),
     ]
 
-    @Test("Each malformed response is a response or a typed error, never a crash or a hang", arguments: TransportKind.allCases, cases)
+    /// Every case through every transport, but for the one known to crash corelibs Foundation through
+    /// `MSALURLSessionTransport` (docs/reliability.md): that pair is not generated at all, rather than
+    /// run as a test that passes without checking anything.
+    static let runs: [(TransportKind, Case)] = TransportKind.allCases.flatMap { kind in
+        cases.filter { $0.expected(kind) != nil }.map { (kind, $0) }
+    }
+
+    @Test("Each malformed response is a response or a typed error, never a crash or a hang", arguments: runs)
     func malformed(kind: TransportKind, _ testCase: Case) async throws {
-        // Known to crash corelibs Foundation (docs/reliability.md), so not run through it.
-        guard let expected = testCase.expected(kind) else { return }
+        let expected = try #require(testCase.expected(kind))
         let server = try await RawHTTPServer.start([testCase.path: testCase.bytes])
         do {
             try await Self.check(testCase, expected: expected, through: kind.make(), against: server)
