@@ -66,6 +66,7 @@ extension TokenCacheFile {
                 }
                 // Someone unlinked or replaced the lock file between our open and our lock (a cleanup tool,
                 // a user): a lock on an unlinked inode excludes nobody, so lock the current file instead.
+                _ = flock(lock, LOCK_UN)
                 _ = Glibc.close(lock)
                 guard let reopened = try openLockFile(in: directory, exclusive: exclusive) else {
                     return nil

@@ -19,11 +19,17 @@ final class TokenCacheFileSession {
         self.exclusive = exclusive
     }
 
-    /// Releases the lock (closing its descriptor drops the `flock`) and the directory.
+    /// Releases the lock and the directory.
+    ///
+    /// The lock is released with `LOCK_UN` before its descriptor is closed. Closing alone is not enough:
+    /// a `flock` belongs to the open file description, and a child that another thread of this process
+    /// is forking at that moment holds a copy of the description until it execs, so the lock would
+    /// outlive the access and the next one (even in this process) would wait for it or time out.
     func close() {
         guard isOpen else { return }
         isOpen = false
         if let lock {
+            _ = flock(lock, LOCK_UN)
             _ = Glibc.close(lock)
         }
         _ = Glibc.close(directory)

@@ -114,6 +114,39 @@ struct TokenCacheFileConcurrencyTests {
         #expect(try file.get() == "after")
     }
 
+    @Test("A child forked while the lock is held does not keep it: the lock is released when the access ends")
+    func forkedChildDoesNotKeepTheLock() throws {
+        // Another thread spawning a process (a browser, a helper) forks while an access holds the lock;
+        // until the child execs it holds a copy of the lock's open file description. Here the child
+        // never execs, so a lock released only by closing the descriptor would stay held by it.
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = try TokenCacheFile(path: scratch.file(), options: TokenCacheFileOptions(lockTimeout: 0))
+        var child: pid_t = -1
+        defer {
+            if child > 0 {
+                kill(child, SIGKILL)
+                var status: Int32 = 0
+                _ = waitpid(child, &status, 0)
+            }
+        }
+        for exclusive in [true, false] {
+            try file.withLock(exclusive: exclusive) { _ in
+                child = fork()
+                if child == 0 {
+                    while true { pause() }
+                }
+            }
+            try #require(child > 0, "fork failed: errno \(errno)")
+            try file.put("after the \(exclusive ? "exclusive" : "shared") access")
+            #expect(try file.get() == "after the \(exclusive ? "exclusive" : "shared") access")
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(child, &status, 0)
+            child = -1
+        }
+    }
+
     @Test("A writer killed after writing its temporary file but before the rename leaves the previous content")
     func killedMidWrite() async throws {
         let scratch = try ScratchDirectory()
