@@ -138,10 +138,11 @@ struct TokenCacheFileConcurrencyTests {
                 }
             }
             try #require(child > 0, "fork failed: errno \(errno)")
+            var status: Int32 = 0
+            try #require(waitpid(child, &status, WNOHANG) == 0, "the forked child must still be alive to hold its copy")
             try file.put("after the \(exclusive ? "exclusive" : "shared") access")
             #expect(try file.get() == "after the \(exclusive ? "exclusive" : "shared") access")
             kill(child, SIGKILL)
-            var status: Int32 = 0
             _ = waitpid(child, &status, 0)
             child = -1
         }
