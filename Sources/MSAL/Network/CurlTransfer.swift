@@ -164,8 +164,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
             headComplete = true
             let headers = MSALHTTPHeaders(fields)
-            let declared = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1
-            if let error = exchange.receive(statusCode: status, headers: headers, declaredLength: declared) {
+            if let error = exchange.receive(statusCode: status, headers: headers) {
                 abortReason = error
                 return 0
             }

@@ -67,17 +67,25 @@ final class TransportExchange: Sendable {
         return ended
     }
 
-    /// Records the response head. Returns an error when the declared `Content-Length` is over the cap.
-    func receive(statusCode: Int, headers: MSALHTTPHeaders, declaredLength: Int64) -> MSALError? {
+    /// Records the response head. Returns an error when its `Content-Length` is invalid (repeated with
+    /// different values, not a plain number, overflowing: the body's framing is ambiguous, and neither
+    /// libcurl nor corelibs Foundation refuses it) or declares a body over the cap.
+    func receive(statusCode: Int, headers: MSALHTTPHeaders) -> MSALError? {
         state.withLock { state in
             state.lastActivity = .now
             state.statusCode = statusCode
             state.headers = headers
         }
-        if declaredLength > Int64(limits.maximumResponseBodySize) {
-            return tooLarge("declares a \(declaredLength)-byte body")
+        switch headers.declaredContentLength() {
+        case .success(let declared?) where declared > Int64(limits.maximumResponseBodySize):
+            return tooLarge("declares a \(declared)-byte body")
+        case .success:
+            return nil
+        case .failure(let invalid):
+            return MSALError(
+                .internal, internalCode: .networkFailure,
+                message: "The response from \(host) has an invalid Content-Length (\(invalid.values))")
         }
-        return nil
     }
 
     /// Appends body bytes. Returns an error as soon as the body is over the cap.

@@ -40,8 +40,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         if let exchange = exchange(for: dataTask), let http = response as? HTTPURLResponse {
-            let declared = max(http.expectedContentLength, Int64(http.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1)
-            if let error = exchange.receive(statusCode: http.statusCode, headers: Self.headers(of: http), declaredLength: declared) {
+            if let error = exchange.receive(statusCode: http.statusCode, headers: Self.headers(of: http)) {
                 if exchange.finish(.failure(error)) { dataTask.cancelHoldingDelegateQueue() }
             }
         }

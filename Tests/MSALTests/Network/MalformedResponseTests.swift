@@ -67,6 +67,13 @@ struct MalformedResponseTests {
         Case("HTTP/1.0 with the body ending at close", "HTTP/1.0 200 OK\r\n\r\nclose-delimited body", .response(200, body: "close-delimited body")),
         Case("a 204 with a body", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello", .response(204, body: "")),
         Case("a negative Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nok", .failure(.networkFailure)),
+        Case("two Content-Length fields that differ", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello", .failure(.networkFailure)),
+        Case("a Content-Length list whose values differ", "HTTP/1.1 200 OK\r\nContent-Length: 2, 5\r\n\r\nhello", .failure(.networkFailure)),
+        Case("an overflowing Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nok", .failure(.networkFailure)),
+        Case("a Content-Length with a plus sign", "HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nok", .failure(.networkFailure)),
+        Case("two equal Content-Length fields", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", .response(200, body: "ok")),
+        Case("a Content-Length list of one value twice", "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok", .response(200, body: "ok")),
+        Case("Transfer-Encoding chunked with a Content-Length", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 100\r\n\r\n2\r\nok\r\n0\r\n\r\n", .response(200, body: "ok")),
         Case("LF-only line endings", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", .failure(.networkFailure),
             // RFC 9112 §2.2: a recipient may take a bare LF as a line end; libcurl does.
             curl: .response(200, body: "ok")),
