@@ -1,7 +1,7 @@
 extension MSALHTTPHeaders {
     /// Why a response's `Content-Length` cannot frame its body.
     struct InvalidContentLength: Error, Equatable {
-        /// The field values as received, shortened for a message.
+        /// The field values as received, for a message: control characters escaped, cut at 40.
         var values: String
     }
 
@@ -19,8 +19,8 @@ extension MSALHTTPHeaders {
         for value in fieldValues {
             for element in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
                 guard let parsed = Self.decimal(element), length == nil || length == parsed else {
-                    let shown = fieldValues.joined(separator: ", ")
-                    return .failure(InvalidContentLength(values: shown.count > 40 ? String(shown.prefix(40)) + "…" : shown))
+                    let shown = OAuthErrorResponse.sanitized(fieldValues.joined(separator: ", "), limit: 40)
+                    return .failure(InvalidContentLength(values: shown))
                 }
                 length = parsed
             }

@@ -52,8 +52,9 @@ struct ContentLengthTests {
         #expect(throws: MSALHTTPHeaders.InvalidContentLength.self) { try Self.length(fields).get() }
     }
 
-    @Test("The values are shown in the error, shortened past 40 characters")
+    @Test("The values are shown in the error, control characters escaped, shortened past 40 characters")
     func shownValues() {
+        #expect(Self.length([("Content-Length", "2\u{1B}[31m")]) == .failure(.init(values: "2\\u{1b}[31m")))
         #expect(Self.length([("Content-Length", "2"), ("Content-Length", "5")]) == .failure(.init(values: "2, 5")))
         let long = String(repeating: "9", count: 60)
         #expect(Self.length([("Content-Length", long)]) == .failure(.init(values: String(repeating: "9", count: 40) + "…")))
