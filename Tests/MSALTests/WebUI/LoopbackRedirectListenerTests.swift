@@ -506,10 +506,22 @@ struct LoopbackRedirectListenerTests {
 
     @Test("A fixed localhost port taken on ::1 by someone else fails, and the IPv4 socket is released")
     func fixedPortTakenOnIPv6() async throws {
-        let squatter = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(to: try SocketAddress(ipAddress: "::1", port: 0)).get()
-        let port = try #require(squatter.localAddress?.port)
-        let error = await LoopbackTest.error { _ = try await LoopbackTest.start(redirectURI: "http://localhost:\(port)/") }
+        // The port is free on ::1, but a parallel test may hold it on 127.0.0.1 (a listener, or the
+        // source port of a client connection); then the start fails on 127.0.0.1 first: try a few.
+        var squatter: (any Channel)?
+        var port = 0
+        var error: MSALError?
+        for _ in 0..<5 {
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(to: try SocketAddress(ipAddress: "::1", port: 0)).get()
+            port = try #require(channel.localAddress?.port)
+            squatter = channel
+            error = await LoopbackTest.error { _ = try await LoopbackTest.start(redirectURI: "http://localhost:\(port)/") }
+            guard error?.internalCode == .loopbackListenerFailed, error?.message.contains("127.0.0.1:\(port)") == true else { break }
+            try await channel.close()
+            squatter = nil
+        }
+        let taken = try #require(squatter, "127.0.0.1 was taken by someone else on every port tried")
         #expect(error?.internalCode == .loopbackListenerFailed)
         #expect(error?.message.contains("::1") == true)
         #expect(await RawHTTPClient.isRefused(port: port), "127.0.0.1 was released")
@@ -517,7 +529,7 @@ struct LoopbackRedirectListenerTests {
         let ipv4 = try await LoopbackTest.start(redirectURI: "http://127.0.0.1:\(port)/")
         #expect(ipv4.port == port)
         await ipv4.close()
-        try await squatter.close()
+        try await taken.close()
     }
 
     @Test("Two listeners run side by side, each with its own state")
