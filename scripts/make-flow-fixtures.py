@@ -1048,7 +1048,7 @@ EMPTY_CACHE_STATE = {"access_tokens": [], "refresh_tokens": [], "app_metadata": 
 
 
 def authorize(tenant: str = TENANT, *, redirect_uri: str = "<loopback>", scopes: list[str] = SCOPES,
-              prompt: str | None = "select_account", extra: dict | None = None) -> dict:
+              prompt: str | None = None, extra: dict | None = None) -> dict:
     """The whole authorize URL: endpoint and every query parameter (`<loopback>`: http://localhost:<port>/,
     `<msal_version>`: the library version)."""
     query = {

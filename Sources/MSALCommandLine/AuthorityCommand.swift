@@ -25,15 +25,13 @@ struct AuthorityShowCommand: AsyncParsableCommand {
             """
     )
 
-    enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case auto, aad, b2c, ciam, adfs, oidc
-    }
-
     @Argument(help: "The authority URL, such as https://login.microsoftonline.com/common.")
     var authority: String
 
-    @Option(help: "The kind of authority; auto reads it from the URL (oidc must be asked for).")
-    var kind: Kind = .auto
+    @Option(
+        name: [.customLong("authority-kind"), .customLong("kind")],
+        help: "The kind of authority; auto reads it from the URL (oidc must be asked for). --kind is the older spelling.")
+    var kind: AuthorityKindOption = .auto
 
     @Flag(help: "Skip instance discovery (authority validation).")
     var noValidation = false
@@ -53,8 +51,8 @@ struct AuthorityShowCommand: AsyncParsableCommand {
         let metadata: MSALAuthorityMetadata
         do {
             let options: MSALAuthorityOptions = allowHTTPLoopback ? [.allowInsecureLoopback] : []
-            let parsed = try makeAuthority(authority, options: options)
-            let known = try knownAuthorities.map { try makeAuthority($0, options: options) }
+            let parsed = try kind.authority(authority, options: options)
+            let known = try knownAuthorities.map { try kind.authority($0, options: options) }
             let resolver = MSALAuthorityResolver(
                 transport: try network.transport(), validatesAuthority: !noValidation, knownAuthorities: known)
             metadata = try await resolver.metadata(for: parsed)
@@ -66,20 +64,6 @@ struct AuthorityShowCommand: AsyncParsableCommand {
             CommandOutput.writeJSON(.object(["authority": Self.json(metadata)]))
         case .text:
             CommandOutput.write(Self.text(metadata))
-        }
-    }
-
-    private func makeAuthority(_ text: String, options: MSALAuthorityOptions) throws -> MSALAuthority {
-        guard let url = URL(string: text) else {
-            throw MSALError(.internal, internalCode: .invalidAuthority, message: "Invalid authority: not a URL.")
-        }
-        switch kind {
-        case .auto: return try MSALAuthority.authority(url: url, options: options)
-        case .aad: return try MSALAADAuthority(url: url, options: options)
-        case .b2c: return try MSALB2CAuthority(url: url, options: options)
-        case .ciam: return try MSALCIAMAuthority(url: url, options: options)
-        case .adfs: return try MSALADFSAuthority(url: url, options: options)
-        case .oidc: return try MSALOIDCAuthority(url: url, options: options)
         }
     }
 

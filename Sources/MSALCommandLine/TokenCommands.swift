@@ -13,6 +13,11 @@ struct ApplicationOptions: ParsableArguments {
     @Option(help: "The authority. Default: https://login.microsoftonline.com/common.")
     var authority: String?
 
+    @Option(
+        name: .customLong("authority-kind"),
+        help: "The kind of authority: auto reads it from the URL; a generic OpenID Connect provider needs oidc.")
+    var authorityKind: AuthorityKindOption = .auto
+
     @Option(help: ArgumentHelp("The scopes, separated by spaces or commas. Default: User.Read.", valueName: "scopes"))
     var scopes: String = "User.Read"
 
@@ -33,19 +38,19 @@ struct ApplicationOptions: ParsableArguments {
         scopes.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
     }
 
-    /// The application these options describe.
-    func application() throws -> MSALPublicClientApplication {
+    /// The application these options describe. With `anyCloud` and no `--authority`, its accounts
+    /// are those of every host in the cache (as `msal accounts` lists them), not only the default
+    /// authority's: `msal logout --account X` finds any account `msal accounts` shows.
+    func application(anyCloud: Bool = false) throws -> MSALPublicClientApplication {
         guard let clientID = clientID ?? ProcessInfo.processInfo.environment["MSAL_CLIENT_ID"], !clientID.isEmpty else {
             throw MSALError(.internal, internalCode: .invalidParameter, message: "No client id: pass --client-id or set MSAL_CLIENT_ID")
         }
         var authorityObject: MSALAuthority?
         if let authority {
-            guard let url = URL(string: authority) else {
-                throw MSALError(.internal, internalCode: .invalidAuthority, message: "The authority is not a URL")
-            }
-            authorityObject = try MSALAuthority.authority(url: url, options: allowHTTPLoopback ? [.allowInsecureLoopback] : [])
+            authorityObject = try authorityKind.authority(authority, options: allowHTTPLoopback ? [.allowInsecureLoopback] : [])
         }
         let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: redirectURI, authority: authorityObject)
+        if anyCloud, authorityObject == nil { config.multipleCloudsSupported = true }
         if let authorityObject, authorityObject.url.host.map({ ["127.0.0.1", "localhost", "[::1]", "::1"].contains($0) }) == true {
             // A local identity provider is trusted as given: there is no instance discovery for it.
             config.knownAuthorities = [authorityObject]
@@ -152,9 +157,9 @@ struct LoginCommand: AsyncParsableCommand {
 
     static func webview(_ browser: String?) throws -> MSALWebviewParameters {
         guard let browser else { return MSALWebviewParameters() }
-        let argv = browser.split(separator: " ").map(String.init)
-        guard !argv.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "--browser names no command")
+        // Split as `msal demo --browser` and $BROWSER are: shell-style words, quotes kept together.
+        guard let argv = BrowserCommandLine.words(browser), !argv.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "--browser must name a command (quotes balanced)")
         }
         return MSALWebviewParameters(browserCommand: argv)
     }
@@ -243,7 +248,9 @@ struct LogoutCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let application = try app.application()
+            // Local sign-out needs no authority: the account is found wherever the cache holds it.
+            // Ending the browser session asks the authority for its end-session endpoint.
+            let application = try app.application(anyCloud: !browserSession)
             guard let signedIn = try await app.account(account, in: application) else { return }
             let parameters = MSALSignoutParameters()
             parameters.signoutFromBrowser = browserSession

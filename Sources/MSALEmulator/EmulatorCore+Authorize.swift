@@ -82,7 +82,7 @@ extension EmulatorCore {
         let candidates = users(signingInThrough: authorization.selector)
         var chosen: MSALEmulator.User?
         // The automatic user stands in for the person at the browser, whatever the prompt: SDKs
-        // send prompt=select_account by default. A login hint never overrides select_account.
+        // such as MSAL for Python send prompt=select_account by default. A login hint never overrides select_account.
         if let automatic = configuration.autoSignIn.flatMap(configuration.user(named:)), candidates.contains(automatic) {
             chosen = automatic
         } else if authorization.prompt != "select_account", configuration.honorsLoginHint, let hint = authorization.loginHint,

@@ -16,7 +16,7 @@ import Synchronization
 /// let parameters = MSALInteractiveTokenParameters(
 ///     scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(webUI: webUI))
 /// let result = try await application.acquireToken(with: parameters)
-/// #expect(webUI.presentations.first?.parameter("prompt") == "select_account")
+/// #expect(webUI.presentations.first?.parameter("prompt") == nil)  // the default: promptIfNecessary
 /// ```
 ///
 /// A presentation with no action left in the script throws an ``MSALError`` with internal code

@@ -107,7 +107,7 @@ struct ReadmeCLITests {
         #expect(login.flags["--output"] == ["text", "json"])
         #expect(login.flags["--client-id"] == [])
         let authority = try #require(verbs.first { $0.words == ["authority", "show"] })
-        #expect(authority.flags["--kind"] == ["auto", "aad", "b2c", "ciam", "adfs", "oidc"])
+        #expect(authority.flags["--authority-kind"] == ["auto", "aad", "b2c", "ciam", "adfs", "oidc"])
         #expect(authority.flags["--known-authority"] == [])
         #expect(authority.flags["--allow-http-loopback"] == [])
     }

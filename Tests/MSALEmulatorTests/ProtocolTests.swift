@@ -266,7 +266,7 @@ struct ProtocolTests {
             #expect(page.text.contains(".submit()"))
             #expect(page.text.contains("value=\"\(EmulatorHarness.ben)\""))
             #expect(!page.text.contains(EmulatorHarness.adele))
-            // Also under prompt=select_account, the default of swift-msal and MSAL for iOS.
+            // Also under prompt=select_account, which apps ask for to offer a choice of account.
             let selectAccount = try await RawResponse.send(
                 "GET", RawFlow(harness: harness).authorizeURL(pkce: try PKCE.generate(), extra: [("prompt", "select_account")]))
             #expect(selectAccount.text.contains(".submit()"))

@@ -46,12 +46,18 @@ extension MSALPublicClientApplication {
 
     /// Signs `account` out: removes its tokens for this application (``remove(_:)``) and, with
     /// ``MSALSignoutParameters/signoutFromBrowser``, opens the identity provider's end-session
-    /// page so the browser session ends too.
+    /// page so the browser session ends too (OpenID Connect RP-Initiated Logout 1.0: the
+    /// account's ID token as `id_token_hint`, its username as `logout_hint`, and the configured
+    /// redirect URI, when the app set one, as `post_logout_redirect_uri`).
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws {
         let correlationID = signoutParameters.correlationId ?? client.correlationIDs.make()
         client.logger.info(
             "Signing out \(oii: account.identifier)\(public: signoutParameters.signoutFromBrowser ? ", then ending the browser session" : "")",
             correlationID: correlationID)
+        // Read before the tokens are removed: the profiles' ID tokens are slices of the cache.
+        let profiles = account.tenantProfiles ?? []
+        let idTokenHint = signoutParameters.signoutFromBrowser
+            ? (profiles.first { $0.isHomeTenantProfile && $0.hasIDToken } ?? profiles.first { $0.hasIDToken })?.idToken : nil
         try remove(account)
         guard signoutParameters.signoutFromBrowser else { return }
         let metadata = try await client.resolver.resolve(configuration.authority, correlationID: correlationID)
@@ -61,7 +67,11 @@ extension MSALPublicClientApplication {
                 message: "The authority names no end_session_endpoint, so the browser session cannot be ended", correlationID: correlationID)
         }
         var query: [(String, String)] = [("client_id", configuration.clientId)]
-        if let username = account.username, !username.isEmpty { query.append(("logout_hint", username)) }
+        if let idTokenHint { query.append(("id_token_hint", idTokenHint)) }
+        if let username = account.username, !username.isEmpty, username != TokenCacheEntries.missingUsername {
+            query.append(("logout_hint", username))
+        }
+        if let redirectUri = configuration.redirectUri, !redirectUri.isEmpty { query.append(("post_logout_redirect_uri", redirectUri)) }
         let url = TokenRequests.appendingQuery(endpoint, query)
         let redirect = URL(string: configuration.redirectUri ?? "http://localhost") ?? endpoint
         _ = try await signoutParameters.webviewParameters.webUI.present(authorizationURL: url, redirectURI: redirect)

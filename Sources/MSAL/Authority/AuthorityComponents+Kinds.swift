@@ -13,8 +13,21 @@ extension AuthorityComponents {
     /// Parses `text` as an authority of `kind` (`nil`: detect it).
     package static func parse(_ text: String, kind: MSALAuthorityKind?, options: MSALAuthorityOptions) throws(MSALError) -> AuthorityComponents {
         let parts = try AuthorityURLParts.parse(text, options: options)
-        return try make(kind ?? detectKind(parts), parts: parts, text: text)
+        do {
+            return try make(kind ?? detectKind(parts), parts: parts, text: text)
+        } catch {
+            // A URL of another provider read as Microsoft Entra's: say how to name it.
+            guard kind == nil, !KnownClouds.trustedHosts.contains(parts.host) else { throw error }
+            var error = error
+            error.message += " " + oidcHint
+            throw error
+        }
     }
+
+    /// How to ask for a generic OpenID Connect authority, for messages about a URL that was read as
+    /// a Microsoft one: a URL names no kind, so only the caller can say it is generic OpenID Connect.
+    package static let oidcHint =
+        "If this is a generic OpenID Connect provider, name it as one: MSALOIDCAuthority(url:) in the library, --authority-kind oidc in the msal command."
 
     /// Applies the rules of `kind` to parsed parts.
     package static func make(_ kind: MSALAuthorityKind, parts: AuthorityURLParts, text: String) throws(MSALError) -> AuthorityComponents {

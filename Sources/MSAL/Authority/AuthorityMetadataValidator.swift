@@ -53,7 +53,8 @@ package struct AuthorityMetadataValidator: Sendable {
             endSessionEndpoint: try configuration.endSessionEndpoint.map { (text) throws(MSALError) in try endpoint(text, "end_session_endpoint") },
             jwksURI: try endpoint(configuration.jwksURI, "jwks_uri"),
             // checkIssuer accepts `{tenant}` as the multi-tenant template too; the ID-token validator fills only `{tenantid}`.
-            issuer: configuration.issuer.replacingOccurrences(of: "{tenant}", with: "{tenantid}"))
+            issuer: configuration.issuer.replacingOccurrences(of: "{tenant}", with: "{tenantid}"),
+            authorizationResponseIssuerSupported: configuration.authorizationResponseIssuerSupported)
     }
 
     /// `…/token` → `…/devicecode`, keeping any query.

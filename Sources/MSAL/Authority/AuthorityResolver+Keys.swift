@@ -8,7 +8,9 @@ extension AuthorityResolver {
         let pipeline = self.pipeline
         return try await store.keySets.value(for: uri) {
             do {
-                let response = try await pipeline.send(MSALHTTPRequest(method: .get, url: metadata.jwksURI), correlationID: correlationID)
+                var request = MSALHTTPRequest(method: .get, url: metadata.jwksURI)
+                request.sendsMicrosoftHeaders = metadata.kind.isMicrosoft
+                let response = try await pipeline.send(request, correlationID: correlationID)
                 guard response.statusCode == 200 else {
                     var error = MSALError(
                         .internal, internalCode: .invalidAuthorityMetadata,

@@ -75,10 +75,16 @@ package struct AuthorityResolver: Sendable {
             group = Self.ownGroup(components)
         }
         let configurationURL = Self.configurationURL(components, networkHost: group.preferredNetwork)
-        let configuration = try await fetchConfiguration(configurationURL, correlationID: correlationID)
-        return try AuthorityMetadataValidator(
-            authority: authority, group: group, policy: policy, isValidated: mode == .validate
-        ).validate(configuration, correlationID: correlationID)
+        do {
+            let configuration = try await fetchConfiguration(configurationURL, microsoft: authority.kind.isMicrosoft, correlationID: correlationID)
+            return try AuthorityMetadataValidator(
+                authority: authority, group: group, policy: policy, isValidated: mode == .validate
+            ).validate(configuration, correlationID: correlationID)
+        } catch var error as MSALError where authority.kind == .aad && !KnownClouds.trustedHosts.contains(components.host) {
+            // Another provider's URL read as Microsoft Entra's finds no Entra metadata.
+            error.message += " " + AuthorityComponents.oidcHint
+            throw error
+        }
     }
 
     /// A group naming only the authority's own host.
@@ -141,11 +147,13 @@ package struct AuthorityResolver: Sendable {
         }
     }
 
-    private func fetchConfiguration(_ url: String, correlationID: UUID) async throws -> OpenIDConfiguration {
+    private func fetchConfiguration(_ url: String, microsoft: Bool, correlationID: UUID) async throws -> OpenIDConfiguration {
         guard let requestURL = URL(string: url) else {
             throw MSALError(.internal, internalCode: .invalidAuthority, message: "Cannot build the OpenID configuration URL.", correlationID: correlationID)
         }
-        let response = try await pipeline.send(MSALHTTPRequest(method: .get, url: requestURL), correlationID: correlationID)
+        var request = MSALHTTPRequest(method: .get, url: requestURL)
+        request.sendsMicrosoftHeaders = microsoft
+        let response = try await pipeline.send(request, correlationID: correlationID)
         guard response.statusCode == 200 else {
             throw Self.failure(response, correlationID: correlationID, what: "Tenant discovery")
         }

@@ -13,4 +13,9 @@ public enum MSALAuthorityKind: String, Sendable, Hashable, CaseIterable, CustomS
 
     /// The raw value.
     public var description: String { rawValue }
+
+    /// Whether the provider is Microsoft's identity platform, which understands its extensions
+    /// (`client_info`, the `x-client-*` telemetry headers, `client-request-id`). A generic OpenID
+    /// Connect provider is sent standard OAuth 2.0 and OpenID Connect only.
+    package var isMicrosoft: Bool { self != .oidc }
 }

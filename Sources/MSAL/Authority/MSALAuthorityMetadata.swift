@@ -19,6 +19,7 @@ public struct MSALAuthorityMetadata: Sendable, Hashable {
         var endSessionEndpoint: URL?
         var jwksURI: URL
         var issuer: String
+        var authorizationResponseIssuerSupported: Bool
     }
 
     /// Immutable, so sharing it between copies and threads is safe.
@@ -113,17 +114,26 @@ public struct MSALAuthorityMetadata: Sendable, Hashable {
         set { update { $0.issuer = newValue } }
     }
 
+    /// `authorization_response_iss_parameter_supported` (RFC 9207): every authorization response
+    /// carries an `iss` parameter, which must then equal ``issuer``.
+    public var authorizationResponseIssuerSupported: Bool {
+        get { storage.values.authorizationResponseIssuerSupported }
+        set { update { $0.authorizationResponseIssuerSupported = newValue } }
+    }
+
     /// Creates metadata (for tests and custom resolvers).
     public init(
         authority: URL, kind: MSALAuthorityKind, tenant: String, cacheEnvironment: String, networkHost: String,
         aliases: [String], isValidated: Bool, authorizationEndpoint: URL, tokenEndpoint: URL,
-        deviceCodeEndpoint: URL?, endSessionEndpoint: URL?, jwksURI: URL, issuer: String
+        deviceCodeEndpoint: URL?, endSessionEndpoint: URL?, jwksURI: URL, issuer: String,
+        authorizationResponseIssuerSupported: Bool = false
     ) {
         storage = Storage(
             Values(
                 authority: authority, kind: kind, tenant: tenant, cacheEnvironment: cacheEnvironment, networkHost: networkHost,
                 aliases: aliases, isValidated: isValidated, authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint,
-                deviceCodeEndpoint: deviceCodeEndpoint, endSessionEndpoint: endSessionEndpoint, jwksURI: jwksURI, issuer: issuer))
+                deviceCodeEndpoint: deviceCodeEndpoint, endSessionEndpoint: endSessionEndpoint, jwksURI: jwksURI, issuer: issuer,
+                authorizationResponseIssuerSupported: authorizationResponseIssuerSupported))
     }
 
     public static func == (lhs: MSALAuthorityMetadata, rhs: MSALAuthorityMetadata) -> Bool {

@@ -9,6 +9,9 @@ package struct OpenIDConfiguration: Sendable, Hashable {
     package var jwksURI: String
     package var deviceAuthorizationEndpoint: String?
     package var endSessionEndpoint: String?
+    /// `authorization_response_iss_parameter_supported` (RFC 9207): the provider names itself in
+    /// every authorization response with an `iss` parameter.
+    package var authorizationResponseIssuerSupported = false
 
     /// Parses a 200 body; a missing required member or a wrong type is ``MSALInternalError/invalidAuthorityMetadata``.
     package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALError) -> OpenIDConfiguration {
@@ -25,12 +28,18 @@ package struct OpenIDConfiguration: Sendable, Hashable {
             guard let text = value.string else { throw fail("\(name) is not a string") }
             return text.isEmpty ? nil : text
         }
+        var issuerParameter = false
+        if let value = root["authorization_response_iss_parameter_supported"], !value.isNull {
+            guard let flag = value.bool else { throw fail("authorization_response_iss_parameter_supported is not a boolean") }
+            issuerParameter = flag
+        }
         return OpenIDConfiguration(
             issuer: try required("issuer"),
             authorizationEndpoint: try required("authorization_endpoint"),
             tokenEndpoint: try required("token_endpoint"),
             jwksURI: try required("jwks_uri"),
             deviceAuthorizationEndpoint: try optional("device_authorization_endpoint"),
-            endSessionEndpoint: try optional("end_session_endpoint"))
+            endSessionEndpoint: try optional("end_session_endpoint"),
+            authorizationResponseIssuerSupported: issuerParameter)
     }
 }

@@ -15,11 +15,17 @@ package struct TokenCacheWriteContext: Sendable {
     /// The time the response arrived, in seconds since 1970.
     package var now: Int64
     package var policy: TokenCacheWritePolicy
+    /// The account a refresh answer belongs to when it identifies none itself: OpenID Connect
+    /// Core §12.2 lets a provider answer a refresh without an ID token (and a generic provider
+    /// sends no `client_info`), and the tokens then stay with the account whose refresh token was
+    /// redeemed.
+    package var redeemedAccountID: String?
 
     package init(
         clientID: String, environment: String, authorityTenant: String, isADFS: Bool = false,
-        requestedScopes: [String], now: Int64, policy: TokenCacheWritePolicy = .default
+        requestedScopes: [String], now: Int64, policy: TokenCacheWritePolicy = .default, redeemedAccountID: String? = nil
     ) {
+        self.redeemedAccountID = redeemedAccountID
         self.clientID = clientID
         self.environment = environment
         self.authorityTenant = authorityTenant
@@ -69,7 +75,8 @@ package struct TokenCacheEntries: Sendable, Equatable {
             }
         }
         let subject = claims?["sub"]?.string
-        guard let homeAccountID = clientInfo.map({ "\($0.uid).\($0.utid)" }) ?? subject, !homeAccountID.isEmpty else {
+        guard let homeAccountID = clientInfo.map({ "\($0.uid).\($0.utid)" }) ?? subject ?? context.redeemedAccountID, !homeAccountID.isEmpty
+        else {
             throw MSALError(
                 .internal, internalCode: .invalidResponse,
                 message: "The token response identifies no account: it has neither client_info nor an ID token with a sub claim")
@@ -121,8 +128,7 @@ package struct TokenCacheEntries: Sendable, Equatable {
                     "home_account_id": homeAccountID, "environment": environment, "client_id": clientID,
                     "credential_type": "IdToken", "secret": rawIDToken, "realm": realm,
                 ]))
-            let username = [claims["preferred_username"]?.string, claims["upn"]?.string]
-                .compactMap { $0 }.first { !$0.isEmpty } ?? Self.missingUsername
+            let username = Self.username(claims, isADFS: context.isADFS)
             account = KeyedCacheEntry(
                 key: CacheKey.account(homeAccountID: homeAccountID, environment: environment, realm: realm),
                 entry: CacheEntry([
@@ -140,6 +146,17 @@ package struct TokenCacheEntries: Sendable, Equatable {
         appMetadata = KeyedCacheEntry(
             key: CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID)),
             entry: CacheEntry(["client_id": clientID, "environment": environment, "family_id": response.familyID]))
+    }
+
+    /// The account's username: `preferred_username`, else `email` (generic OpenID Connect providers
+    /// often send no `preferred_username`), else `upn`; AD FS, whose ID tokens name the user in
+    /// `upn`, tries `upn` before `email`. ``missingUsername`` only when the ID token has none of them.
+    package static func username(_ claims: JSONValue, isADFS: Bool) -> String {
+        let order = isADFS ? ["preferred_username", "upn", "email"] : ["preferred_username", "email", "upn"]
+        for name in order {
+            if let value = claims[name]?.string, !value.isEmpty { return value }
+        }
+        return missingUsername
     }
 
     /// The `target` to store: the granted scopes, or the requested ones when none were returned.

@@ -147,6 +147,10 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case loopbackListenerFailed = -49003
     /// A redirect carried the expected `state` but neither `code` nor `error`, or was otherwise unusable.
     case invalidRedirect = -49004
+    /// The redirect's `iss` parameter (RFC 9207) names another issuer than the authority's, or is
+    /// missing although the provider's metadata promises it: the response may come from another
+    /// provider (a mix-up attack), so its code is not redeemed.
+    case redirectIssuerMismatch = -49005
     /// The device code expired before the user finished signing in (`expired_token`).
     case deviceCodeExpired = -49010
 }

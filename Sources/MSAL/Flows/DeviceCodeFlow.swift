@@ -17,10 +17,18 @@ package struct DeviceCodeFlow: Sendable {
         let authority = values.authority ?? client.defaultAuthority
         let scopes = TokenRequests.resourceScopes(values.scopes)
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
-        let endpoint = metadata.deviceCodeEndpoint ?? metadata.tokenEndpoint.deletingLastPathComponent().appendingPathComponent("devicecode")
+        let microsoft = authority.kind.isMicrosoft
+        guard let endpoint = metadata.deviceCodeEndpoint
+            ?? (microsoft ? metadata.tokenEndpoint.deletingLastPathComponent().appendingPathComponent("devicecode") : nil)
+        else {
+            throw MSALError(
+                .internal, internalCode: .invalidAuthorityMetadata,
+                message: "The provider's metadata names no device_authorization_endpoint: it does not offer the device code flow (RFC 8628)",
+                correlationID: correlationID)
+        }
         let start = TokenRequests.deviceCode(
             endpoint: endpoint, clientID: client.clientID, scope: TokenRequests.scopeParameter(scopes),
-            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters)
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters, microsoft: microsoft)
         let response = try await client.pipeline.send(start, correlationID: correlationID)
         guard response.statusCode == 200 else {
             throw MSALError(tokenEndpointResponse: response, grant: .deviceCode, correlationID: correlationID)
@@ -46,7 +54,7 @@ package struct DeviceCodeFlow: Sendable {
             grant: .deviceCode, correlationID: correlationID)
         let poll = TokenRequests.deviceCodePoll(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, deviceCode: code.deviceCode,
-            extraQueryParameters: values.extraQueryParameters)
+            extraQueryParameters: values.extraQueryParameters, microsoft: microsoft)
         var interval = Double(code.interval)
         while true {
             do {

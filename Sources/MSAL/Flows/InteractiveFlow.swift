@@ -61,7 +61,8 @@ package struct InteractiveFlow: Sendable {
             scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent), state: state, nonce: nonce,
             codeChallenge: pkce.challenge, prompt: interactive.promptType.parameterValue,
             loginHint: interactive.loginHint ?? values.account?.username, domainHint: interactive.domainHint,
-            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters)
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters,
+            microsoft: authority.kind.isMicrosoft)
 
         client.logger.info(
             "Interactive request for \(public: scopes): sign-in page on \(host: authorizationURL), redirect \(public: listener.map { "to the loopback listener on port \($0.redirectURI.port ?? 0)" } ?? "captured by the app's web UI")",
@@ -85,6 +86,7 @@ package struct InteractiveFlow: Sendable {
         client.logger.verbose(
             "Interactive request: redirect received with \(public: redirect.error == nil ? "an authorization code" : "an error")", correlationID: correlationID)
 
+        try Self.checkIssuer(redirect, metadata: metadata, correlationID: correlationID)
         if let oauthError = redirect.error {
             throw Self.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
         }
@@ -94,7 +96,8 @@ package struct InteractiveFlow: Sendable {
         let request = TokenRequests.authorizationCode(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: redirectURI,
             scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent), codeVerifier: pkce.verifier,
-            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters)
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters,
+            microsoft: authority.kind.isMicrosoft)
         return try await client.redeem(
             request,
             TokenRedemption(
@@ -147,6 +150,36 @@ package struct InteractiveFlow: Sendable {
             }
             throw canceled(correlationID)
         }
+    }
+
+    /// RFC 9207: an `iss` parameter on the redirect must equal the authority's issuer, and one
+    /// must be there when the metadata says the provider sends it. Checked on error responses too,
+    /// before anything in the redirect is acted on.
+    package static func checkIssuer(_ redirect: LoopbackRedirect, metadata: MSALAuthorityMetadata, correlationID: UUID) throws {
+        let received = redirect.parameters["iss"]
+        guard received != nil || metadata.authorizationResponseIssuerSupported else { return }
+        guard let received else {
+            throw MSALError(
+                .internal, internalCode: .redirectIssuerMismatch,
+                message: "The redirect has no iss parameter, although the provider's metadata says every authorization response carries one (RFC 9207); the code was not redeemed",
+                correlationID: correlationID)
+        }
+        guard issuer(received, matches: metadata.issuer) else {
+            throw MSALError(
+                .internal, internalCode: .redirectIssuerMismatch,
+                message: "The redirect's iss parameter \(OAuthErrorResponse.sanitized(received, limit: 128)) is not the authority's issuer \(metadata.issuer) (RFC 9207); the code was not redeemed",
+                correlationID: correlationID)
+        }
+    }
+
+    /// Whether `received` is `issuer`, or fills its multi-tenant `{tenantid}` template with one path segment.
+    private static func issuer(_ received: String, matches issuer: String) -> Bool {
+        guard let placeholder = issuer.range(of: "{tenantid}") else { return received == issuer }
+        let prefix = issuer[..<placeholder.lowerBound]
+        let suffix = issuer[placeholder.upperBound...]
+        guard received.count > prefix.count + suffix.count, received.hasPrefix(prefix), received.hasSuffix(suffix) else { return false }
+        let tenant = received.dropFirst(prefix.count).dropLast(suffix.count)
+        return !tenant.contains("/") && !tenant.contains("?") && !tenant.contains("#")
     }
 
     /// The error for an OAuth error on the redirect: `access_denied` (or Entra's `cancel`

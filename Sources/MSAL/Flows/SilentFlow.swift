@@ -156,6 +156,15 @@ package struct SilentFlow: Sendable {
     private func realms(_ request: Request) -> [String] {
         var realms: [String] = []
         realms.reserveCapacity(3)
+        // A generic OpenID Connect provider names no tenant: its tokens are cached under the empty
+        // realm (or under a `tid` claim, should its ID tokens carry one: the account's profiles name it).
+        if request.authority.kind == .oidc {
+            realms.append("")
+            for profile in request.account.tenantProfiles ?? [] where !profile.tenantId.isEmpty {
+                realms.append(profile.tenantId)
+            }
+            return realms
+        }
         let tenant = request.authority.components.tenant
         func add(_ realm: String?) {
             guard let realm, !realm.isEmpty, !realms.contains(where: { CacheText.equalIgnoringASCIICase($0, realm) }) else { return }
@@ -255,10 +264,14 @@ package struct SilentFlow: Sendable {
             throw error
         }
         let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
+        // Microsoft's platform takes any scope the grant allows, and the reserved ones keep the ID
+        // token and refresh token coming. A generic provider may not widen the grant on refresh
+        // (RFC 6749 §6; a strict one answers invalid_scope): it is asked for the scope it granted.
+        let microsoft = request.authority.kind.isMicrosoft
         let httpRequest = TokenRequests.refresh(
             tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret,
-            scope: TokenRequests.scopeParameter(request.scopes), claims: request.claims,
-            extraQueryParameters: request.extraQueryParameters)
+            scope: microsoft ? TokenRequests.scopeParameter(request.scopes) : nil, claims: request.claims,
+            extraQueryParameters: request.extraQueryParameters, microsoft: microsoft)
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
             expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID)

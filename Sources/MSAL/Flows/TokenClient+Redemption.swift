@@ -52,10 +52,12 @@ extension TokenClient {
                 message: "The token response to the sign-in has no ID token, so the sign-in cannot be verified", correlationID: correlationID)
         }
         let now = nowSeconds
+        let isRefresh = redemption.grant == .refreshToken
         let context = TokenCacheWriteContext(
             clientID: clientID, environment: redemption.metadata.cacheEnvironment,
             authorityTenant: redemption.authority.components.tenant, isADFS: redemption.authority.kind == .adfs,
-            requestedScopes: redemption.scopes, now: now)
+            requestedScopes: redemption.scopes, now: now,
+            redeemedAccountID: isRefresh ? redemption.expectedAccount?.identifier : nil)
         let entries: TokenCacheEntries
         do throws(MSALError) {
             entries = try TokenCacheEntries(response: token, context: context)
@@ -77,6 +79,9 @@ extension TokenClient {
         let account: MSALAccount?
         do {
             account = try cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
+                if isRefresh, let idToken = entries.idToken {
+                    try Self.checkSameUser(idToken, in: contents, entries: entries, clientID: clientID, correlationID: correlationID)
+                }
                 contents.save(entries, clientID: clientID)
                 let key = TokenCacheIndex.AccountKey(
                     home: CacheText.lowercased(entries.homeAccountID), environment: contents.aliases.group(of: context.environment))
@@ -92,6 +97,38 @@ extension TokenClient {
             entries: entries, token: token, account: account, redemption: redemption, now: now)
         try Self.checkDeclinedScopes(result, requested: redemption.scopes, correlationID: correlationID)
         return result
+    }
+
+    /// The claims that name the user, which a refreshed ID token must keep (OpenID Connect Core
+    /// §12.2: `iss` and `sub`; Microsoft's platform adds the object and tenant ids).
+    private static let identityClaims = ["iss", "sub", "oid", "tid"]
+
+    /// Throws ``MSALInternalError/mismatchedUser`` when the ID token of a refresh answer names
+    /// another user than the ID token cached for the account in the same realm.
+    ///
+    /// `client_info` alone does not prove it: a provider (or a hostile one) may send the original
+    /// `client_info` with another user's ID token, which would rename the cached account.
+    private static func checkSameUser(
+        _ idToken: KeyedCacheEntry, in contents: TokenCacheContents, entries: TokenCacheEntries, clientID: String, correlationID: UUID
+    ) throws {
+        guard let environment = idToken.entry["environment"],
+            let previous = contents.idToken(homeAccountID: entries.homeAccountID, environment: environment, clientID: clientID, realm: entries.realm),
+            let previousSecret = previous.entry["secret"], let newSecret = idToken.entry["secret"],
+            let old = try? TokenCacheEntries.claims(of: previousSecret), let new = try? TokenCacheEntries.claims(of: newSecret)
+        else { return }
+        for name in identityClaims {
+            let before = old[name]?.string
+            // A claim the original token did not have cannot be compared; iss and sub always are.
+            guard before != nil || name == "iss" || name == "sub" else { continue }
+            guard before == new[name]?.string else {
+                var error = MSALError(
+                    .internal, internalCode: .mismatchedUser,
+                    message: "The refreshed ID token names another user than the account's (its \(name) claim differs); nothing was cached",
+                    correlationID: correlationID)
+                error.homeAccountID = entries.homeAccountID
+                throw error
+            }
+        }
     }
 
     private func makeResult(

@@ -56,10 +56,12 @@ package struct HTTPPipeline: Sendable {
     /// throttled request (the stored error with ``MSALError/isThrottlingCacheHit``), which never reach the transport.
     package func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
         var request = request
-        for (name, value) in Self.telemetryHeaders where !request.headers.contains(name) {
-            request.headers.add(name: name, value: value)
+        if request.sendsMicrosoftHeaders {
+            for (name, value) in Self.telemetryHeaders where !request.headers.contains(name) {
+                request.headers.add(name: name, value: value)
+            }
+            request.headers.replaceOrAdd(name: "client-request-id", value: correlationID.uuidString.lowercased())
         }
-        request.headers.replaceOrAdd(name: "client-request-id", value: correlationID.uuidString.lowercased())
         let host = request.url.host ?? "the server"
 
         if var throttled = throttling.throttledError(for: request, now: clock.now()) {

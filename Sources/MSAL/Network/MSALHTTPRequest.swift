@@ -27,6 +27,10 @@ public struct MSALHTTPRequest: Sendable, Hashable {
     /// Whether sending the request twice is harmless. Only idempotent requests are retried;
     /// `GET` is idempotent, a token request never is (a code can be redeemed once).
     public var isIdempotent: Bool
+    /// Whether the pipeline adds Microsoft's telemetry and correlation headers (`x-client-*`,
+    /// `x-ms-lib-capability`, `client-request-id`): only for Microsoft's identity platform, never
+    /// for a generic OpenID Connect provider.
+    package var sendsMicrosoftHeaders = true
 
     /// Creates a request. `isIdempotent` defaults to `true` for `GET` only.
     public init(method: Method, url: URL, headers: MSALHTTPHeaders = [:], body: [UInt8]? = nil, isIdempotent: Bool? = nil) {

@@ -69,18 +69,19 @@ package enum TokenRequests {
     package static func authorizeURL(
         endpoint: URL, clientID: String, redirectURI: String, scope: String, state: String, nonce: String,
         codeChallenge: String, prompt: String?, loginHint: String?, domainHint: String?, claims: String?,
-        extraQueryParameters: [String: String]?
+        extraQueryParameters: [String: String]?, microsoft: Bool = true
     ) -> URL {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope),
             ("state", state), ("nonce", nonce), ("code_challenge", codeChallenge), ("code_challenge_method", "S256"),
-            ("client_info", "1"), ("response_mode", "query"),
         ]
+        if microsoft { parameters.append(("client_info", "1")) }
+        parameters.append(("response_mode", "query"))
         if let prompt { parameters.append(("prompt", prompt)) }
         if let loginHint, !loginHint.isEmpty { parameters.append(("login_hint", loginHint)) }
         if let domainHint, !domainHint.isEmpty { parameters.append(("domain_hint", domainHint)) }
         if let claims { parameters.append(("claims", claims)) }
-        parameters += [("x-client-SKU", "MSAL.Swift.Linux"), ("x-client-Ver", MSALVersion)]
+        if microsoft { parameters += [("x-client-SKU", "MSAL.Swift.Linux"), ("x-client-Ver", MSALVersion)] }
         parameters += extraParameters(extraQueryParameters, reserved: protocolParameters.union(["response_mode"]))
         return appendingQuery(endpoint, parameters)
     }
@@ -88,52 +89,62 @@ package enum TokenRequests {
     /// The code redemption request. Never retried: a code is single-use.
     package static func authorizationCode(
         tokenEndpoint: URL, clientID: String, code: String, redirectURI: String, scope: String,
-        codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?
+        codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true
     ) -> MSALHTTPRequest {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "authorization_code"), ("code", code),
-            ("redirect_uri", redirectURI), ("scope", scope), ("code_verifier", codeVerifier), ("client_info", "1"),
+            ("redirect_uri", redirectURI), ("scope", scope), ("code_verifier", codeVerifier),
         ]
+        if microsoft { parameters.append(("client_info", "1")) }
         if let claims { parameters.append(("claims", claims)) }
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: false)
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: false, microsoft: microsoft)
     }
 
     /// The refresh token request. Retried once on a network failure or 5xx: redeeming a refresh
     /// token twice is harmless.
+    ///
+    /// `scope` `nil` leaves the parameter out, which RFC 6749 §6 defines as the scope originally
+    /// granted: what a generic OpenID Connect provider is asked (it may refuse a wider one).
     package static func refresh(
-        tokenEndpoint: URL, clientID: String, refreshToken: String, scope: String, claims: String?,
-        extraQueryParameters: [String: String]?
+        tokenEndpoint: URL, clientID: String, refreshToken: String, scope: String?, claims: String?,
+        extraQueryParameters: [String: String]?, microsoft: Bool = true
     ) -> MSALHTTPRequest {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
-            ("scope", scope), ("client_info", "1"),
         ]
+        if let scope { parameters.append(("scope", scope)) }
+        if microsoft { parameters.append(("client_info", "1")) }
         if let claims { parameters.append(("claims", claims)) }
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true)
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
     }
 
     /// The device authorization request (RFC 8628 §3.1).
-    package static func deviceCode(endpoint: URL, clientID: String, scope: String, claims: String?, extraQueryParameters: [String: String]?) -> MSALHTTPRequest {
+    package static func deviceCode(
+        endpoint: URL, clientID: String, scope: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true
+    ) -> MSALHTTPRequest {
         var parameters: [(String, String)] = [("client_id", clientID), ("scope", scope)]
         if let claims { parameters.append(("claims", claims)) }
-        return tokenRequest(endpoint, parameters, extraQueryParameters, idempotent: true)
+        return tokenRequest(endpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
     }
 
     /// One device code poll (RFC 8628 §3.4).
-    package static func deviceCodePoll(tokenEndpoint: URL, clientID: String, deviceCode: String, extraQueryParameters: [String: String]?) -> MSALHTTPRequest {
-        let parameters: [(String, String)] = [
-            ("client_id", clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
-            ("device_code", deviceCode), ("client_info", "1"),
+    package static func deviceCodePoll(
+        tokenEndpoint: URL, clientID: String, deviceCode: String, extraQueryParameters: [String: String]?, microsoft: Bool = true
+    ) -> MSALHTTPRequest {
+        var parameters: [(String, String)] = [
+            ("client_id", clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode),
         ]
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true)
+        if microsoft { parameters.append(("client_info", "1")) }
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
     }
 
     private static func tokenRequest(
-        _ endpoint: URL, _ parameters: [(String, String)], _ extra: [String: String]?, idempotent: Bool
+        _ endpoint: URL, _ parameters: [(String, String)], _ extra: [String: String]?, idempotent: Bool, microsoft: Bool = true
     ) -> MSALHTTPRequest {
         let url = appendingQuery(endpoint, extraParameters(extra, reserved: protocolParameters))
         var request = MSALHTTPRequest.form(url: url, parameters: parameters)
         request.isIdempotent = idempotent
+        request.sendsMicrosoftHeaders = microsoft
         return request
     }
 }

@@ -25,7 +25,7 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
         super.init(scopes: scopes)
     }
 
-    /// What the sign-in page asks of the user. Default ``MSALPromptType/selectAccount``.
+    /// What the sign-in page asks of the user. Default ``MSALPromptType/promptIfNecessary`` (no `prompt`), as in MSAL for iOS.
     public var promptType: MSALPromptType {
         get { interactive.withLock { $0.promptType } }
         set { interactive.withLock { $0.promptType = newValue } }

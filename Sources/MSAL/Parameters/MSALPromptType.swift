@@ -1,4 +1,7 @@
 /// What the sign-in page asks of the user (the OpenID Connect `prompt` parameter).
+///
+/// The cases and raw values are MSAL for iOS's (`MSALPromptType` in its `MSALDefinitions.h`), in
+/// its order, and so is the default, ``promptIfNecessary``.
 public enum MSALPromptType: Int, Sendable, CaseIterable, Hashable {
     /// Let the user pick an account, even when one is signed in (`prompt=select_account`).
     case selectAccount = 0
@@ -6,13 +9,13 @@ public enum MSALPromptType: Int, Sendable, CaseIterable, Hashable {
     case login = 1
     /// Ask for consent again (`prompt=consent`).
     case consent = 2
-    /// No `prompt`: the service asks only for what it needs.
-    case promptIfNecessary = 3
     /// Offer to create an account (`prompt=create`).
-    case create = 4
+    case create = 3
+    /// No `prompt`: the service asks only for what it needs.
+    case promptIfNecessary = 4
 
-    /// MSAL for iOS's default, ``selectAccount``.
-    public static let `default` = MSALPromptType.selectAccount
+    /// MSAL for iOS's default, ``promptIfNecessary``.
+    public static let `default` = MSALPromptType.promptIfNecessary
 
     /// The `prompt` value sent, or `nil` for none.
     package var parameterValue: String? {
