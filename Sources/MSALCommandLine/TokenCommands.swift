@@ -133,6 +133,9 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .customLong("login-hint"), help: "The username to pre-fill.")
     var loginHint: String?
 
+    @Option(help: ArgumentHelp("How long to wait for the browser's redirect, in seconds (default 300).", valueName: "seconds"))
+    var timeout: Double?
+
     func run() async throws {
         do {
             let application = try app.application()
@@ -144,7 +147,7 @@ struct LoginCommand: AsyncParsableCommand {
                 }
             } else {
                 let parameters = MSALInteractiveTokenParameters(
-                    scopes: app.scopeList, webviewParameters: try Self.webview(browser))
+                    scopes: app.scopeList, webviewParameters: try Self.webview(browser, timeout: timeout))
                 if let prompt { parameters.promptType = try Self.promptType(prompt) }
                 parameters.loginHint = loginHint
                 result = try await application.acquireToken(with: parameters)
@@ -155,13 +158,25 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
-    static func webview(_ browser: String?) throws -> MSALWebviewParameters {
-        guard let browser else { return MSALWebviewParameters() }
-        // Split as `msal demo --browser` and $BROWSER are: shell-style words, quotes kept together.
-        guard let argv = BrowserCommandLine.words(browser), !argv.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "--browser must name a command (quotes balanced)")
+    /// The web UI of `--browser` (else the system browser). When no browser starts, the sign-in
+    /// URL is printed on standard error and the listener keeps waiting (``BrowserUnavailableNotice``).
+    static func webview(_ browser: String?, timeout: Double? = nil) throws -> MSALWebviewParameters {
+        let parameters: MSALWebviewParameters
+        if let browser {
+            // Split as `msal demo --browser` and $BROWSER are: shell-style words, quotes kept together.
+            guard let argv = BrowserCommandLine.words(browser), !argv.isEmpty else {
+                throw MSALError(.internal, internalCode: .invalidParameter, message: "--browser must name a command (quotes balanced)")
+            }
+            parameters = MSALWebviewParameters(browserCommand: argv)
+        } else {
+            parameters = MSALWebviewParameters()
         }
-        return MSALWebviewParameters(browserCommand: argv)
+        if let timeout { parameters.timeout = timeout }
+        let wait = parameters.timeout
+        parameters.browserUnavailableHandler = { url in
+            CommandOutput.write(BrowserUnavailableNotice.text(for: url, timeout: wait), toStandardError: true)
+        }
+        return parameters
     }
 
     static func promptType(_ text: String) throws -> MSALPromptType {

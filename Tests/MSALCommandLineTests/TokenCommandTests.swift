@@ -96,16 +96,18 @@ struct TokenCommandTests {
         #expect((try noClient.json()["error"] as? [String: Any])?["internal_code"] as? Int == -42000)
     }
 
-    @Test("login with a browser command that cannot run: exit 1, the authorization URL is in the error")
+    @Test("login with a browser command that cannot run: the URL is printed, then redirectTimeout after --timeout")
     func loginWithoutBrowser() async throws {
         var paths = try Self.setUp()
         // The recorded `organizations` discovery and metadata, so the sign-in gets as far as the browser.
         paths.noNetwork = CommandRunner.fixtures.appendingPathComponent("Conformance/Authority/aad-organizations.json").path
-        let run = try await CommandRunner.run(Self.arguments("login", paths, ["--browser", "/nonexistent/browser", "--output", "json"]))
+        let run = try await CommandRunner.run(
+            Self.arguments("login", paths, ["--browser", "/nonexistent/browser", "--timeout", "1", "--output", "json"]))
         #expect(run.status == 1)
         let error = try #require(try run.json()["error"] as? [String: Any])
-        #expect(error["internal_code"] as? Int == -49001)
-        #expect((error["message"] as? String)?.contains("https://") == true)
+        #expect(error["internal_code"] as? Int == -49002)
+        #expect(run.standardError.contains("No browser could be started"))
+        #expect(run.standardError.contains("https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize?"))
     }
 
     @Test("logout removes the account: token then reports interactionRequired")

@@ -71,7 +71,8 @@ package struct InteractiveFlow: Sendable {
         do {
             redirect = try await Self.obtainRedirect(
                 webUI: webUI, authorizationURL: authorizationURL, redirectURI: redirectURI, listener: listener,
-                expectedState: state, correlationID: correlationID)
+                expectedState: state, browserUnavailable: webview.browserUnavailableHandler, logger: client.logger,
+                correlationID: correlationID)
         } catch {
             await listener?.close()
             if var error = error as? MSALError {
@@ -115,15 +116,23 @@ package struct InteractiveFlow: Sendable {
     /// the redirect it captured, or the browser delivering it to the loopback listener.
     private static func obtainRedirect(
         webUI: any MSALWebUI, authorizationURL: URL, redirectURI: String, listener: LoopbackRedirectListener?,
-        expectedState: String, correlationID: UUID
+        expectedState: String, browserUnavailable: (@Sendable (URL) -> Void)?, logger: MSALLogger, correlationID: UUID
     ) async throws -> LoopbackRedirect {
         guard let redirectURL = URL(string: redirectURI) else {
             throw MSALError(.internal, internalCode: .invalidRedirectURI, message: "The redirect URI is not a URL", correlationID: correlationID)
         }
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
-                if let url = try await webUI.present(authorizationURL: authorizationURL, redirectURI: redirectURL) {
-                    return .captured(url)
+                do {
+                    if let url = try await webUI.present(authorizationURL: authorizationURL, redirectURI: redirectURL) {
+                        return .captured(url)
+                    }
+                } catch let error as MSALError where error.internalCode == .browserLaunchFailed && listener != nil && browserUnavailable != nil {
+                    // No browser here: the user opens the URL themselves while the listener waits.
+                    logger.warning(
+                        "No browser could be started; the app was handed the sign-in page's URL and the listener keeps waiting",
+                        correlationID: correlationID)
+                    browserUnavailable?(authorizationURL)
                 }
                 return .presented
             }

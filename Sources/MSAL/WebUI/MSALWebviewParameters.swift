@@ -16,6 +16,7 @@ public final class MSALWebviewParameters: Sendable {
         var timeout: TimeInterval = MSALWebviewParameters.defaultTimeout
         var successPageHTML: String?
         var failurePageHTML: String?
+        var browserUnavailableHandler: (@Sendable (URL) -> Void)?
     }
 
     /// The default ``timeout``: 300 seconds.
@@ -60,6 +61,21 @@ public final class MSALWebviewParameters: Sendable {
     public var successPageHTML: String? {
         get { values.withLock { $0.successPageHTML } }
         set { values.withLock { $0.successPageHTML = newValue } }
+    }
+
+    /// Called with the authorization URL when no browser could be started (an SSH session, a
+    /// container, a server without a desktop), so the app can show it to the user.
+    ///
+    /// With a handler the sign-in goes on: the loopback listener keeps waiting for the redirect for
+    /// ``timeout`` seconds while the user opens the URL in a browser of their own — on this
+    /// machine, or on another one through `ssh -L PORT:localhost:PORT` for the redirect URI's
+    /// port. Without one (the default), the request fails at once with
+    /// ``MSALInternalError/browserLaunchFailed`` and the URL in ``MSALError/authorizationURL``.
+    /// The handler is called at most once per request, on an arbitrary thread; it is not called
+    /// when an app-supplied web UI captures redirects itself (no loopback listener waits then).
+    public var browserUnavailableHandler: (@Sendable (URL) -> Void)? {
+        get { values.withLock { $0.browserUnavailableHandler } }
+        set { values.withLock { $0.browserUnavailableHandler = newValue } }
     }
 
     /// The HTML page the browser shows when the redirect carries an error; `nil` is a small built-in page.

@@ -48,6 +48,46 @@ struct InteractiveTests {
         #expect(next?.internalCode == .browserLaunchFailed)
     }
 
+    @Test("No browser starts but the app set browserUnavailableHandler: it gets the URL, the listener keeps waiting, and the user's own browser completes the sign-in")
+    func browserUnavailableHandler() async throws {
+        let handedOver = Recorder<URL>()
+        let transport = FlowTransport(token: { request in
+            let form = Dictionary(request.formParameters, uniquingKeysWith: { first, _ in first })
+            #expect(form["code"] == "code-by-hand")
+            let nonce = handedOver.values.first.flatMap { url in
+                URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "nonce" }?.value
+            }
+            return FlowTokens.success(
+                accessToken: "at-by-hand", refreshToken: "rt-1", idToken: .some(FlowTokens.idToken(.abe, ["nonce": nonce.map { .string($0) }])))
+        })
+        let harness = try FlowHarness(transport)
+        let webview = MSALWebviewParameters(browserCommand: ["/nonexistent/msal-test-browser", "%s"])
+        webview.timeout = 60
+        webview.browserUnavailableHandler = { url in handedOver.append(url) }
+        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
+        let signIn = Task { try await harness.app.acquireToken(with: parameters) }
+
+        // The "user" waits for the URL, then their browser is redirected to the listener.
+        var url: URL?
+        for _ in 0..<500 where url == nil {
+            url = handedOver.values.first
+            if url == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let authorizationURL = try #require(url, "the handler was not called")
+        let query = Dictionary(
+            (URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+            uniquingKeysWith: { first, _ in first })
+        let redirect = try #require(query["redirect_uri"].flatMap(URL.init(string:)))
+        let state = try #require(query["state"])
+        let answer = try await RawHTTPClient.request(port: try #require(redirect.port), target: "/?code=code-by-hand&state=\(state)")
+        #expect(answer.status == 200)
+
+        let result = try await signIn.value
+        #expect(result.accessToken == "at-by-hand")
+        #expect(handedOver.values.count == 1)
+        #expect(transport.tokenRequests.count == 1)
+    }
+
     @Test("The completion-block acquireToken delivers the result once, with the scripted web UI")
     func completionBlock() async throws {
         let webUI = MSALScriptedWebUI(.code("code-1"))

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// `msal login` where no browser can be started (an SSH session, a container): it prints the
+/// sign-in URL with the port-forwarding hint and keeps listening, and a user agent that opens the
+/// printed URL completes the sign-in.
+@Suite("msal login without a browser")
+struct BrowserUnavailableTests {
+    /// A running `msal login` whose standard error is read line by line while it waits.
+    final class RunningLogin: @unchecked Sendable {
+        // @unchecked Sendable: `Process`, `Pipe` and the buffer are not Sendable; one test uses an
+        // instance, from one thread at a time (each call awaited in turn).
+        let process = Process()
+        private let output = Pipe()
+        private let errors = Pipe()
+        private var standardError = Data()
+
+        /// Starts `msal arguments…` with `environment` as its whole environment.
+        init(_ arguments: [String], environment: [String: String]) throws {
+            process.executableURL = CommandRunner.executable
+            process.arguments = arguments
+            process.environment = environment
+            process.standardOutput = output
+            process.standardError = errors
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// Reads standard error until it holds a line starting with four spaces and `http`: the URL.
+        func printedURL() async throws -> URL? {
+            try await CommandRunner.offCooperativePool { self.readURL() }
+        }
+
+        private func readURL() -> URL? {
+            while true {
+                let text = String(decoding: standardError, as: UTF8.self)
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("    http") }), text.hasSuffix("\n") {
+                    return URL(string: line.trimmingCharacters(in: .whitespaces))
+                }
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { return nil }  // Exited before printing it.
+                standardError.append(chunk)
+            }
+        }
+
+        /// Waits for the exit; the status, standard output and all of standard error.
+        func finish() async throws -> (status: Int32, standardOutput: String, standardError: String) {
+            try await CommandRunner.offCooperativePool {
+                let printed = self.output.fileHandleForReading.readDataToEndOfFile()
+                self.standardError.append(self.errors.fileHandleForReading.readDataToEndOfFile())
+                self.process.waitUntilExit()
+                return (self.process.terminationStatus, String(decoding: printed, as: UTF8.self), String(decoding: self.standardError, as: UTF8.self))
+            }
+        }
+
+        func kill() {
+            if process.isRunning { process.terminate() }
+        }
+    }
+
+    /// An environment where no browser starts: `$BROWSER` fails and `PATH` holds no `xdg-open`.
+    static func withoutBrowser(home: URL) -> [String: String] {
+        ["BROWSER": "/bin/false", "PATH": home.path, "HOME": home.path, "XDG_CACHE_HOME": home.path]
+    }
+
+    @Test(
+        "$BROWSER fails and there is no xdg-open: the URL and the ssh -L hint are printed, and a user agent that opens it signs the user in",
+        .enabled(if: ChromiumProcessGroups.shouldRun, "Chromium is not installed: bash scripts/setup.sh"))
+    func userOpensPrintedURL() async throws {
+        let emulator = try await EmulatorCommandTests.RunningEmulator.start(["--auto-sign-in", "ben@contoso.example", "--output", "json"])
+        let chromium = try ChromiumProcessGroups()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("msal-no-browser-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer {
+            chromium.stop()
+            try? FileManager.default.removeItem(at: home)
+        }
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(emulator.firstLine.utf8)) as? [String: Any])
+        let base = try #require(summary["base_url"] as? String)
+
+        let login = try RunningLogin(
+            [
+                "login", "--client-id", "9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c", "--authority", "\(base)/common", "--allow-http-loopback",
+                "--cache", home.appendingPathComponent("cache.json").path, "--timeout", "120", "--output", "json",
+            ],
+            environment: Self.withoutBrowser(home: home))
+        defer { login.kill() }
+        let url = try #require(try await login.printedURL(), "msal login printed no URL")
+        #expect(url.absoluteString.hasPrefix("\(base)/common/oauth2/v2.0/authorize?"))
+
+        // The user opens the printed URL in a browser of their own.
+        let browser = try await CommandRunner.offCooperativePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [ChromiumProcessGroups.script.path, "--pid-file", chromium.pidFile.path, "--time-limit", "90", url.absoluteString]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(browser == 0)
+
+        let (status, standardOutput, standardError) = try await login.finish()
+        _ = try await emulator.stop()
+        #expect(status == 0, "\(standardError)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any], "\(standardOutput)")
+        #expect((result["account"] as? [String: Any])?["username"] as? String == "ben@contoso.example")
+        #expect(result["token_source"] as? String == "identity_provider")
+
+        let redirect = try #require(
+            URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "redirect_uri" }?.value.flatMap(URL.init(string:)))
+        let port = try #require(redirect.port)
+        #expect(standardError.contains("No browser could be started"))
+        #expect(standardError.contains("ssh -L \(port):localhost:\(port)"))
+        #expect(standardError.contains("--device-code"))
+    }
+
+    @Test("Nobody opens the URL: the wait ends after --timeout with redirectTimeout, the URL having been printed")
+    func nobodyOpensIt() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("msal-no-browser-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: home) }
+        // The recorded `organizations` discovery and metadata, so the sign-in gets as far as the browser.
+        let fixture = CommandRunner.fixtures.appendingPathComponent("Conformance/Authority/aad-organizations.json").path
+        let login = try RunningLogin(
+            [
+                "login", "--client-id", TokenCommandTests.client, "--authority", TokenCommandTests.authority, "--replay", fixture,
+                "--cache", home.appendingPathComponent("cache.json").path, "--timeout", "1", "--output", "json",
+            ],
+            environment: Self.withoutBrowser(home: home))
+        defer { login.kill() }
+        let (status, standardOutput, standardError) = try await login.finish()
+        #expect(status == 1)
+        let error = try #require(
+            (try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any])?["error"] as? [String: Any], "\(standardOutput)")
+        #expect(error["internal_code"] as? Int == -49002)
+        #expect(standardError.contains("    https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize?"))
+    }
+}
