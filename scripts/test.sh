@@ -4,7 +4,8 @@
 #   1. scripts/setup.sh               installs what is missing (OpenSSL headers, Chromium, MSAL for
 #                                     Python)
 #   2. swift build --build-tests      then swift test --skip-build: every unit, conformance, interop
-#                                     and end-to-end test
+#                                     and end-to-end test; then the tests of Tests/ExternalPackage,
+#                                     an app's package that depends on swift-msal
 #   3. scripts/sanitize.sh address    the tests again, one at a time, built with AddressSanitizer (a
 #                                     memory error fails them)
 #   4. scripts/sanitize.sh thread     the tests again, one at a time, built with ThreadSanitizer (a
@@ -28,6 +29,9 @@ bash scripts/setup.sh
 stage "2/5 Build and run the tests"
 swift build --build-tests
 swift test --skip-build
+# An app's own package depending on swift-msal (package symbols invisible): its tests build
+# MSALResult and MSALAccount from the public initialisers.
+swift test --package-path Tests/ExternalPackage --scratch-path .build/external-package
 
 # One test at a time under each sanitizer: instrumented code is several times slower, and with
 # every suite at once (the multi-process stress test's workers, the emulator, Chromium, MSAL for

@@ -7,7 +7,7 @@
 public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     /// The home account id, `<objectId>.<tenantId>`.
     public let identifier: String?
-    /// The username (`preferred_username`, else `upn`) in the home tenant.
+    /// The username in the home tenant: `preferred_username`, else `email`, else `upn`.
     public let username: String?
     /// The cloud host the account was stored under, such as `login.windows.net`.
     public let environment: String
@@ -16,7 +16,15 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     /// One profile per tenant the account signed in to, the home tenant's first.
     public let tenantProfiles: [MSALTenantProfile]?
 
-    package convenience init(identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile]) {
+    /// Creates an account, for instance to test an app's own code without an identity provider.
+    ///
+    /// - Parameters:
+    ///   - identifier: The home account id, `<objectId>.<tenantId>` (for a generic OpenID Connect
+    ///     provider, the ID token's `sub`); ``homeAccountId`` is split from it.
+    ///   - username: The username, or `nil`.
+    ///   - environment: The cloud host, such as `login.microsoftonline.com`.
+    ///   - tenantProfiles: The account's profiles, the home tenant's first.
+    public convenience init(identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile]) {
         self.init(
             identifier: identifier, username: username, environment: environment, tenantProfiles: tenantProfiles,
             homeAccountId: MSALAccountId(identifier: identifier))

@@ -20,7 +20,15 @@ public struct MSALTenantProfile: Sendable, Hashable {
     /// Whether the cache holds an ID token for this tenant and application.
     var hasIDToken: Bool { idTokenValue != nil }
 
-    package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: String?) {
+    /// Creates a tenant profile, for instance to test an app's own code without an identity provider.
+    ///
+    /// - Parameters:
+    ///   - identifier: The account's object id in the tenant.
+    ///   - environment: The cloud host.
+    ///   - tenantId: The tenant id.
+    ///   - isHomeTenantProfile: Whether the tenant is the account's home tenant.
+    ///   - idToken: A raw ID token whose claims ``claims`` decodes, or `nil`.
+    public init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: String?) {
         self.init(
             identifier: identifier, environment: environment, tenantId: tenantId, isHomeTenantProfile: isHomeTenantProfile,
             lazyIDToken: idToken.map(CacheString.init))

@@ -183,7 +183,9 @@ extension TokenClient {
         let grantedScopes = result.scopes.filter { !TokenRequests.reservedScopes.contains($0.lowercased()) }
         var error = MSALError(
             .serverDeclinedScopes, internalCode: nil,
-            message: "The service declined the scopes \(declined.joined(separator: " ")); the token was granted for \(grantedScopes.joined(separator: " "))",
+            message: "The service declined the scopes \(declined.joined(separator: " ")); the token was granted for "
+                + (!grantedScopes.isEmpty ? grantedScopes.joined(separator: " ")
+                    : result.scopes.isEmpty ? "no scope" : "no resource scope (only \(result.scopes.joined(separator: " ")))"),
             correlationID: correlationID)
         error.declinedScopes = declined
         error.grantedScopes = grantedScopes
