@@ -120,9 +120,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The msal command run as a process, and the provider tests: the command and the library
+        // against real OpenID providers (Tests/Interop/providers).
         .testTarget(
             name: "MSALCommandLineTests",
-            dependencies: ["MSALCommandLine"]
+            dependencies: ["MSALCommandLine", "MSAL"]
         ),
     ],
     swiftLanguageModes: [.v6]

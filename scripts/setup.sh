@@ -4,7 +4,11 @@
 #   - Chromium, the real browser of the end-to-end sign-in test (run headless);
 #   - MSAL for Python in a virtual environment at .build/interop-venv, used by the
 #     interoperability tests (Tests/Interop/msal_python, Tests/MSALTests/Cache/Interop) and
-#     by the Python side of the cache benchmarks (Benchmarks/scripts).
+#     by the Python side of the cache benchmarks (Benchmarks/scripts);
+#   - two OpenID providers nobody here wrote, which the provider tests start on loopback
+#     (Tests/Interop/providers, Tests/MSALCommandLineTests/Providers): glewlwyd from Debian,
+#     and Django OAuth Toolkit in a virtual environment at .build/oidc-venv (with selenium,
+#     which drives Debian's chromium through chromium-driver on the providers' real login pages).
 # Safe to run again; quiet and quick when everything is already in place.
 set -euo pipefail
 
@@ -28,8 +32,9 @@ apt_install() {
     "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
 }
 
-# chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless.
-packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium)
+# chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless;
+# chromium-driver lets selenium drive it on the providers' login pages; glewlwyd is a provider.
+packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -62,4 +67,32 @@ if [ "$(installed_msal_version)" != "$msal_python_version" ]; then
         echo "scripts/setup.sh: expected MSAL for Python $msal_python_version in $venv, found '${actual:-none}'" >&2
         exit 1
     fi
+fi
+
+# glewlwyd's package ships a system service (port 4593, every interface, its own database); the
+# tests start their own instances, so keep it stopped and disabled (a no-op where it is not running
+# or there is no init system).
+if [ -d /run/systemd/system ]; then
+    "${sudo_cmd[@]}" systemctl disable --now glewlwyd.service >/dev/null 2>&1 || true
+else
+    "${sudo_cmd[@]}" /etc/init.d/glewlwyd stop >/dev/null 2>&1 || true
+    "${sudo_cmd[@]}" update-rc.d glewlwyd disable >/dev/null 2>&1 || true
+fi
+
+# Django OAuth Toolkit and selenium for the provider tests, pinned in the DOT provider's
+# requirements.txt; reinstalled only when that file changes or the venv is broken.
+oidc_requirements="$root/Tests/Interop/providers/dot/requirements.txt"
+oidc_venv="$root/.build/oidc-venv"
+oidc_stamp="$oidc_venv/.requirements.sha256"
+oidc_wanted="$(sha256sum "$oidc_requirements" | cut -d' ' -f1)"
+if [ "$(cat "$oidc_stamp" 2>/dev/null || true)" != "$oidc_wanted" ] \
+    || ! "$oidc_venv/bin/python" -c 'import oauth2_provider, waitress, selenium, jwcrypto, cryptography' >/dev/null 2>&1; then
+    echo "Installing the OpenID provider test environment into .build/oidc-venv"
+    if ! "$oidc_venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+        rm -rf "$oidc_venv"
+        mkdir -p "$root/.build"
+        python3 -m venv "$oidc_venv"
+    fi
+    "$oidc_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$oidc_requirements"
+    echo "$oidc_wanted" > "$oidc_stamp"
 fi

@@ -37,8 +37,13 @@ struct CommandRunner {
     /// The process is started and waited for on a Dispatch thread, so the wait does not hold one of
     /// the few cooperative threads every other test runs on: with two cores, two tests waiting for
     /// a process each would stall the whole parallel run (and any server a test is talking to).
-    static func run(_ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30) async throws -> Result {
-        try await offCooperativePool { try runBlocking(arguments, standardInput: standardInput, timeout: timeout) }
+    /// `environment` entries are added to (or replace those of) the test process's environment.
+    static func run(
+        _ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30, environment: [String: String] = [:]
+    ) async throws -> Result {
+        try await offCooperativePool {
+            try runBlocking(arguments, standardInput: standardInput, timeout: timeout, environment: environment)
+        }
     }
 
     /// Runs `body`, which blocks on a process, on a Dispatch thread and awaits its result.
@@ -48,10 +53,13 @@ struct CommandRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], standardInput: Data?, timeout: TimeInterval) throws -> Result {
+    private static func runBlocking(_ arguments: [String], standardInput: Data?, timeout: TimeInterval, environment: [String: String]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let stdout = Pipe()
         let stderr = Pipe()
         let stdin = Pipe()

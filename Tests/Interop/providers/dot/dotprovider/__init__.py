@@ -1,0 +1,1 @@
+"""A minimal Django project around Django OAuth Toolkit, started by ../server.py for tests."""

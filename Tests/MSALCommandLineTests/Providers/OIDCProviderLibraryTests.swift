@@ -1,0 +1,186 @@
+import Foundation
+import MSAL
+import Testing
+
+/// The library against real OpenID providers nobody here wrote (Django OAuth Toolkit, glewlwyd),
+/// each started on loopback for the test: sign-in through the provider's real login page (a
+/// scripted user agent and headless Chromium), accounts, a silent hit with no request at the
+/// provider, expired tokens refreshed with and without a new ID token, a forced refresh, and
+/// browser sign-out that ends the provider's session.
+@Suite("Library against real OpenID providers", .serialized)
+struct OIDCProviderLibraryTests {
+    /// How the user signs in on the provider's page.
+    enum Agent: String, Sendable, CaseIterable {
+        /// `login_agent.py`: the provider's own login and consent forms over HTTP.
+        case scripted = "login_agent.py"
+        /// `browser_login.py`: headless Chromium (selenium) filling in the real pages.
+        case chromium = "browser_login.py"
+    }
+
+    /// One application of one test, with its own cache file.
+    struct App {
+        let provider: LocalOIDCProvider
+        let application: MSALPublicClientApplication
+        let cachePath: String
+
+        /// An application of `provider`'s public client; `redirectURI` fixed when the provider
+        /// needs exact redirect URIs; `expirationBuffer` makes cached tokens count as expired sooner.
+        init(_ provider: LocalOIDCProvider, cachePath: String, redirectURI: String?, expirationBuffer: Double? = nil) throws {
+            self.provider = provider
+            self.cachePath = cachePath
+            let authority = try MSALOIDCAuthority(url: URL(string: provider.issuer)!, options: [.allowInsecureLoopback])
+            let config = MSALPublicClientApplicationConfig(clientId: provider.clientID, redirectUri: redirectURI, authority: authority)
+            config.cacheConfig = MSALCacheConfig(storage: .file(path: cachePath))
+            if let expirationBuffer { config.tokenExpirationBuffer = expirationBuffer }
+            application = try MSALPublicClientApplication(configuration: config)
+        }
+
+        func signIn(_ user: String, agent: Agent, scopes: [String]) async throws -> MSALResult {
+            let command = [
+                LocalOIDCProvider.python.path, provider.kind.directory.appendingPathComponent(agent.rawValue).path,
+                "--username", user, "--password", try provider.password(user), "%s",
+            ]
+            let webview = MSALWebviewParameters(browserCommand: command)
+            webview.timeout = 120
+            return try await application.acquireToken(with: MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: webview))
+        }
+
+        func silent(_ account: MSALAccount, scopes: [String], forceRefresh: Bool = false) async throws -> MSALResult {
+            let parameters = MSALSilentTokenParameters(scopes: scopes, account: account)
+            parameters.forceRefresh = forceRefresh
+            return try await application.acquireTokenSilent(with: parameters)
+        }
+    }
+
+    /// The scopes each provider grants its public client beyond the OpenID Connect ones.
+    static func scopes(_ kind: LocalOIDCProvider.Kind) -> [String] { ["email"] }
+
+    /// A free port on 127.0.0.1 (bound, read and closed).
+    static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+        guard bound == 0 else { throw LocalOIDCProvider.Failure("bind failed: errno \(errno)") }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The redirect URI the application uses with `provider`: the SDK's default (an ephemeral
+    /// `http://localhost` port) where the provider matches loopback ports as RFC 8252 §7.3 asks,
+    /// else a fixed port registered with the provider first (glewlwyd compares exactly).
+    static func redirectURI(for provider: LocalOIDCProvider) async throws -> String? {
+        guard provider.kind == .glewlwyd else { return nil }
+        let uri = "http://127.0.0.1:\(try freePort())/"
+        try await provider.registerRedirectURI(uri)
+        return uri
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-oidc-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return directory
+    }
+
+    @Test("Sign-in, accounts, silent hit with 0 requests, expired → refresh, forced refresh, browser sign-out", arguments: LocalOIDCProvider.Kind.allCases, Agent.allCases)
+    func lifecycle(kind: LocalOIDCProvider.Kind, agent: Agent) async throws {
+        let provider = try await LocalOIDCProvider.start(kind)
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            try await run(provider, agent: agent, directory: directory)
+        } catch {
+            await provider.stop()
+            throw error
+        }
+        await provider.stop()
+    }
+
+    private func run(_ provider: LocalOIDCProvider, agent: Agent, directory: URL) async throws {
+        let kind = provider.kind
+        let scopes = Self.scopes(kind)
+        let cachePath = directory.appendingPathComponent("cache.json").path
+        let redirectURI = try await Self.redirectURI(for: provider)
+        let app = try App(provider, cachePath: cachePath, redirectURI: redirectURI)
+
+        // Sign-in on the provider's real pages.
+        let signedIn = try await app.signIn("alice", agent: agent, scopes: scopes)
+        #expect(signedIn.tokenSource == .identityProvider)
+        #expect(signedIn.account.username == "alice" || signedIn.account.username == "alice@example.test", "\(kind): username \(signedIn.account.username ?? "nil")")
+        let subject = try #require(signedIn.account.identifier)
+        #expect(!subject.isEmpty)
+        #expect(signedIn.idToken != nil)
+
+        // accounts
+        let accounts = try app.application.allAccounts()
+        #expect(accounts.map(\.identifier) == [subject], "\(kind)")
+        let account = try #require(accounts.first)
+
+        // A silent hit: nothing reaches the provider.
+        try await provider.resetStats()
+        let hit = try await app.silent(account, scopes: scopes)
+        #expect(hit.tokenSource == .cache, "\(kind)")
+        #expect(hit.accessToken == signedIn.accessToken)
+        #expect(try await provider.requestCount() == 0, "\(kind): a silent hit reached the provider")
+
+        // Expired: a second application on the same cache file, which counts every token as expired.
+        let expiring = try App(provider, cachePath: cachePath, redirectURI: redirectURI, expirationBuffer: 24 * 3600)
+        let expiringAccount = try #require(try expiring.application.allAccounts().first)
+        let refreshed = try await expiring.silent(expiringAccount, scopes: scopes)
+        #expect(refreshed.tokenSource == .identityProvider, "\(kind)")
+        #expect(refreshed.accessToken != signedIn.accessToken)
+        #expect(refreshed.account.identifier == subject)
+        #expect(refreshed.account.username == signedIn.account.username)
+
+        // The same without a new ID token in the refresh answer (glewlwyd never sends one; DOT is told not to).
+        if kind == .djangoOAuthToolkit { try await provider.configure(#"{"refresh_id_token": false}"#) }
+        let withoutIDToken = try await expiring.silent(expiringAccount, scopes: scopes)
+        #expect(withoutIDToken.accessToken != refreshed.accessToken, "\(kind)")
+        #expect(withoutIDToken.account.identifier == subject)
+        #expect(withoutIDToken.account.username == signedIn.account.username)
+        if kind == .djangoOAuthToolkit { try await provider.configure(#"{"refresh_id_token": true}"#) }
+
+        // The first application now finds the newest token in the file.
+        let newest = try await app.silent(account, scopes: scopes)
+        #expect(newest.accessToken == withoutIDToken.accessToken, "\(kind)")
+        #expect(newest.tokenSource == .cache)
+
+        // A forced refresh: one token request, a rotated refresh token.
+        try await provider.resetStats()
+        let forced = try await app.silent(account, scopes: scopes, forceRefresh: true)
+        #expect(forced.tokenSource == .identityProvider)
+        #expect(forced.accessToken != newest.accessToken)
+        #expect(try await provider.tokenRequestCount() == 1, "\(kind)")
+
+        // Browser sign-out: the provider's end-session endpoint with the ID token as hint; the
+        // cache forgets the account, and the provider ends the grant (a copy of the old cache
+        // can no longer refresh).
+        let copy = directory.appendingPathComponent("before-logout.json").path
+        try FileManager.default.copyItem(atPath: cachePath, toPath: copy)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy)
+        let agent = ProviderSignOutAgent()
+        let signOut = MSALSignoutParameters(webviewParameters: MSALWebviewParameters(webUI: agent))
+        signOut.signoutFromBrowser = true
+        try await app.application.signout(with: account, signoutParameters: signOut)
+        #expect(try app.application.allAccounts().isEmpty)
+        let page = try #require(agent.visits.first, "\(kind): the end-session page was not opened")
+        let endSessionEndpoint = try await provider.endSessionEndpoint()
+        #expect(page.url.absoluteString.hasPrefix(endSessionEndpoint + "?"), "\(kind): \(page.url)")
+        let query = Dictionary(
+            (URLComponents(url: page.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+            uniquingKeysWith: { first, _ in first })
+        #expect(query["id_token_hint"]?.split(separator: ".").count == 3, "\(kind)")
+        #expect(query["client_id"] == provider.clientID)
+        #expect((200..<400).contains(page.status), "\(kind): the end-session endpoint answered \(page.status)")
+        guard kind == .djangoOAuthToolkit else { return }
+        // DOT ends the grant on an RP-initiated logout with a valid id_token_hint.
+        let stale = try App(provider, cachePath: copy, redirectURI: redirectURI)
+        let staleAccount = try #require(try stale.application.allAccounts().first)
+        let revoked = await #expect(throws: MSALError.self) { try await stale.silent(staleAccount, scopes: scopes, forceRefresh: true) }
+        #expect(revoked?.code == .interactionRequired, "\(kind): \(String(describing: revoked))")
+    }
+}
