@@ -41,7 +41,7 @@ struct ApplicationOptions: ParsableArguments {
     /// The application these options describe. With `anyCloud` and no `--authority`, its accounts
     /// are those of every host in the cache (as `msal accounts` lists them), not only the default
     /// authority's: `msal logout --account X` finds any account `msal accounts` shows.
-    func application(anyCloud: Bool = false) throws -> MSALPublicClientApplication {
+    func application(anyCloud: Bool = false, expirationBuffer: Double? = nil) throws -> MSALPublicClientApplication {
         guard let clientID = clientID ?? ProcessInfo.processInfo.environment["MSAL_CLIENT_ID"], !clientID.isEmpty else {
             throw MSALError(.internal, internalCode: .invalidParameter, message: "No client id: pass --client-id or set MSAL_CLIENT_ID")
         }
@@ -51,6 +51,12 @@ struct ApplicationOptions: ParsableArguments {
         }
         let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: redirectURI, authority: authorityObject)
         if anyCloud, authorityObject == nil { config.multipleCloudsSupported = true }
+        if let expirationBuffer {
+            guard expirationBuffer.isFinite, expirationBuffer >= 0 else {
+                throw MSALError(.internal, internalCode: .invalidParameter, message: "--expiration-buffer must be a number of seconds, 0 or more")
+            }
+            config.tokenExpirationBuffer = expirationBuffer
+        }
         if let authorityObject, authorityObject.url.host.map({ ["127.0.0.1", "localhost", "[::1]", "::1"].contains($0) }) == true {
             // A local identity provider is trusted as given: there is no instance discovery for it.
             config.knownAuthorities = [authorityObject]
@@ -205,6 +211,11 @@ struct TokenCommand: AsyncParsableCommand {
     @Flag(name: .customLong("force-refresh"), help: "Redeem the refresh token even when a cached token is valid.")
     var forceRefresh = false
 
+    @Option(
+        name: .customLong("expiration-buffer"),
+        help: ArgumentHelp("A cached token must stay valid this long to be used, in seconds (default 300).", valueName: "seconds"))
+    var expirationBuffer: Double?
+
     @Option(help: ArgumentHelp("A claims request (JSON), such as a resource's claims challenge.", valueName: "json"))
     var claims: String?
 
@@ -216,7 +227,7 @@ struct TokenCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let application = try app.application()
+            let application = try app.application(expirationBuffer: expirationBuffer)
             let claimsRequest = try claims.map { try MSALClaimsRequest(jsonString: $0) }
             guard let signedIn = try await app.account(account, in: application) else {
                 guard interactiveFallback else {

@@ -14,7 +14,8 @@ import NIOPosix
 ///
 /// It binds `127.0.0.1` — and, for a `localhost` redirect URI, `[::1]` on the same port, so a browser
 /// that tries IPv6 first reaches this listener and no other process can take that address — on an
-/// ephemeral port unless the redirect URI names one, without `SO_REUSEADDR`. It accepts exactly one `GET`
+/// ephemeral port unless the redirect URI names one (with `SO_REUSEADDR`, so a fixed port is free again
+/// at once after a sign-in, but never `SO_REUSEPORT`: no other socket can listen there too). It accepts exactly one `GET`
 /// on the redirect path whose `state` is the expected one (see ``LoopbackRequestRules``), answers it with
 /// the success or failure page and closes: the port is released and a replay finds nothing listening.
 /// Every other request is answered with an error status (or dropped) and the listener keeps waiting until
@@ -184,6 +185,10 @@ package final class LoopbackRedirectListener: Sendable {
     private static func bind(core: LoopbackListenerCore, address: SocketAddress) async throws -> any Channel {
         try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 32)
+            // Linux's SO_REUSEADDR lets a fixed port be bound again while the last sign-in's
+            // closed connections sit in TIME_WAIT (the listener closes them first); it never lets
+            // two sockets listen on one port (that is SO_REUSEPORT, which is not set).
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(connectionHandlers(core: core))

@@ -504,6 +504,32 @@ struct LoopbackRedirectListenerTests {
         try await LoopbackTest.expectStillAcceptsRedirect(listener, path: "/cb")
     }
 
+    @Test("A fixed port can be used again at once: the last sign-in's closed connections in TIME_WAIT do not block it")
+    func fixedPortAgainAfterRedirect() async throws {
+        var started: (port: Int, listener: LoopbackRedirectListener)?
+        for _ in 0..<5 where started == nil {
+            let port = try await LoopbackTest.freePort()
+            if let listener = try? await LoopbackTest.start(redirectURI: "http://127.0.0.1:\(port)/") {
+                started = (port, listener)
+            }
+        }
+        var (port, listener) = try #require(started)
+        // Three sign-ins in a row on the same port; each redirect leaves a connection the listener
+        // closed first (TIME_WAIT on 127.0.0.1:port), which without SO_REUSEADDR made the next bind fail.
+        for round in 0..<3 {
+            try await LoopbackTest.expectStillAcceptsRedirect(listener)
+            guard round < 2 else { break }
+            listener = try await LoopbackTest.start(redirectURI: "http://127.0.0.1:\(port)/")
+            #expect(listener.port == port)
+        }
+        // Still one listener per port: a second start while one listens fails.
+        let first = try await LoopbackTest.start(redirectURI: "http://127.0.0.1:\(port)/")
+        let error = await LoopbackTest.error { _ = try await LoopbackTest.start(redirectURI: "http://127.0.0.1:\(port)/") }
+        #expect(error?.internalCode == .loopbackListenerFailed)
+        try await LoopbackTest.expectStillAcceptsRedirect(first)
+        port = 0
+    }
+
     @Test("A fixed localhost port taken on ::1 by someone else fails, and the IPv4 socket is released")
     func fixedPortTakenOnIPv6() async throws {
         // The port is free on ::1, but a parallel test may hold it on 127.0.0.1 (a listener, or the
