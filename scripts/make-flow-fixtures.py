@@ -58,7 +58,7 @@ TARGET = "email openid profile User.Read"
 ARM = "https://management.azure.com/.default"
 
 TELEMETRY = {"x-client-SKU": "MSAL.Swift.Linux", "x-ms-lib-capability": "retry-after, h429", "return-client-request-id": "true"}
-FORM_CONTENT_TYPE = "application/x-www-form-urlencoded;charset=utf-8"
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
 
 # --------------------------------------------------------------------------- helpers
 

@@ -41,10 +41,13 @@ public struct MSALHTTPRequest: Sendable, Hashable {
         self.isIdempotent = isIdempotent ?? (method == .get)
     }
 
-    /// A `POST` of `application/x-www-form-urlencoded` parameters, in the given order.
+    /// A `POST` of `application/x-www-form-urlencoded` parameters, in the given order, UTF-8 and
+    /// percent-encoded. The media type is sent without a `charset` parameter, which it does not
+    /// define: strict servers (oauthlib, under Django OAuth Toolkit's device authorization
+    /// endpoint) refuse `application/x-www-form-urlencoded;charset=utf-8` with `invalid_request`.
     public static func form(url: URL, parameters: [(String, String)], headers: MSALHTTPHeaders = [:]) -> MSALHTTPRequest {
         var headers = headers
-        headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded;charset=utf-8")
+        headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded")
         let body = MSALFormEncoding.encode(parameters)
         return MSALHTTPRequest(method: .post, url: url, headers: headers, body: Array(body.utf8), isIdempotent: false)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import Synchronization
 import Testing
 
 /// The library against real OpenID providers nobody here wrote (Django OAuth Toolkit, glewlwyd),
@@ -182,5 +183,87 @@ struct OIDCProviderLibraryTests {
         let staleAccount = try #require(try stale.application.allAccounts().first)
         let revoked = await #expect(throws: MSALError.self) { try await stale.silent(staleAccount, scopes: scopes, forceRefresh: true) }
         #expect(revoked?.code == .interactionRequired, "\(kind): \(String(describing: revoked))")
+    }
+
+    @Test("Device code flow: glewlwyd signs the user in; Django OAuth Toolkit answers without an ID token, a typed error and nothing cached", arguments: LocalOIDCProvider.Kind.allCases)
+    func deviceCode(kind: LocalOIDCProvider.Kind) async throws {
+        let provider = try await LocalOIDCProvider.start(kind, kind == .djangoOAuthToolkit ? ["--advertise-device-endpoint"] : [])
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            try await deviceCode(provider, directory: directory)
+        } catch {
+            await provider.stop()
+            throw error
+        }
+        await provider.stop()
+    }
+
+    private func deviceCode(_ provider: LocalOIDCProvider, directory: URL) async throws {
+        let kind = provider.kind
+        let clientID = (provider.summary["device_client_id"] as? String) ?? provider.clientID
+        let authority = try MSALOIDCAuthority(url: URL(string: provider.issuer)!, options: [.allowInsecureLoopback])
+        let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: nil, authority: authority)
+        config.cacheConfig = MSALCacheConfig(storage: .file(path: directory.appendingPathComponent("cache.json").path))
+        let application = try MSALPublicClientApplication(configuration: config)
+        let agent = provider.kind.directory.appendingPathComponent(Agent.scripted.rawValue).path
+        let password = try provider.password("alice")
+        // The user, on another device, enters the code on the verification page.
+        let approval = Mutex<Task<Int32, any Error>?>(nil)
+        let outcome: Result<MSALResult, any Error>
+        do {
+            outcome = .success(
+                try await application.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: Self.scopes(kind))) { info in
+                    var arguments = [agent]
+                    if kind == .glewlwyd {
+                        arguments.append(info.verificationURI.absoluteString + "?code=" + info.userCode)
+                    } else {
+                        arguments += [info.verificationURI.absoluteString, "--user-code", info.userCode]
+                    }
+                    arguments += ["--username", "alice", "--password", password]
+                    let command = arguments
+                    let task = Task { try await Self.runProcess(LocalOIDCProvider.python, command) }
+                    approval.withLock { $0 = task }
+                })
+        } catch {
+            outcome = .failure(error)
+        }
+        let approved = try await #require(approval.withLock { $0 }, "\(kind): no device code was issued: \(outcome)").value
+        #expect(approved == 0, "\(kind): the user could not approve the code")
+        switch kind {
+        case .glewlwyd:
+            let result = try outcome.get()
+            #expect(result.account.username == "alice" || result.account.username == "alice@example.test")
+            #expect(result.idToken != nil)
+            let account = try #require(try application.allAccounts().first)
+            try await provider.resetStats()
+            let hit = try await application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes(kind), account: account))
+            #expect(hit.tokenSource == .cache)
+            #expect(try await provider.requestCount() == 0)
+        case .djangoOAuthToolkit:
+            // DOT's device grant answers with access and refresh tokens only: no ID token, no
+            // client_info, so nothing says whose tokens they are.
+            guard case .failure(let error) = outcome, let error = error as? MSALError else {
+                Issue.record("expected a typed error, got \(outcome)")
+                return
+            }
+            #expect(error.internalCode == .invalidResponse)
+            #expect(error.message.contains("ID token"), "\(error.message)")
+            #expect(try application.allAccounts().isEmpty)
+        }
+    }
+
+    /// Runs `executable arguments…` off the cooperative pool; its exit status.
+    static func runProcess(_ executable: URL, _ arguments: [String]) async throws -> Int32 {
+        try await CommandRunner.offCooperativePool {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            while process.isRunning { usleep(20_000) }
+            return process.terminationStatus
+        }
     }
 }

@@ -73,7 +73,7 @@ struct HTTPTransportTests {
             #expect(seen.method == "POST")
             #expect(seen.uri == "/token?api-version=1.1")
             #expect(String(decoding: seen.body, as: UTF8.self) == "grant_type=refresh_token&scope=openid+profile")
-            #expect(seen.headers["Content-Type"] == "application/x-www-form-urlencoded;charset=utf-8")
+            #expect(seen.headers["Content-Type"] == "application/x-www-form-urlencoded")
             #expect(seen.headers["x-client-SKU"] == "MSAL.Swift.Linux")
             #expect(seen.headers["x-client-Ver"] == MSALVersion)
             #expect(seen.headers["x-client-OS"] == HTTPPipeline.telemetryHeaders.first { $0.0 == "x-client-OS" }?.1)
