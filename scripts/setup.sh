@@ -18,6 +18,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # and the cache benchmarks compare against are those of this release. Change it deliberately,
 # then rerun this script: it replaces the installed version.
 msal_python_version="1.39.0"
+# msal-extensions (with portalocker, as Azure CLI installs it): the persisted, file-locked cache
+# whose lock swift-msal takes too (Tests/MSALTests/Cache/Interop/ExtensionsLockInteropTests.swift).
+msal_extensions_version="1.3.1"
+portalocker_version="3.2.0"
 venv="$root/.build/interop-venv"
 
 sudo_cmd=()
@@ -65,6 +69,19 @@ if [ "$(installed_msal_version)" != "$msal_python_version" ]; then
     actual="$(installed_msal_version)"
     if [ "$actual" != "$msal_python_version" ]; then
         echo "scripts/setup.sh: expected MSAL for Python $msal_python_version in $venv, found '${actual:-none}'" >&2
+        exit 1
+    fi
+fi
+
+installed_extensions() {
+    "$venv/bin/python" -c 'import msal_extensions, portalocker; print(msal_extensions.__version__, portalocker.__version__)' 2>/dev/null || true
+}
+if [ "$(installed_extensions)" != "$msal_extensions_version $portalocker_version" ]; then
+    echo "Installing msal-extensions $msal_extensions_version (portalocker $portalocker_version) into .build/interop-venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        "msal-extensions==$msal_extensions_version" "portalocker==$portalocker_version"
+    if [ "$(installed_extensions)" != "$msal_extensions_version $portalocker_version" ]; then
+        echo "scripts/setup.sh: expected msal-extensions $msal_extensions_version with portalocker $portalocker_version in $venv" >&2
         exit 1
     fi
 fi

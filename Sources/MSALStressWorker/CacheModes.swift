@@ -5,7 +5,7 @@ import MSAL
 /// Modes exercising the whole token cache (`TokenCache`) on a file shared between processes.
 enum CacheModes {
     static let all: [String: WorkerMode] = [
-        "cache-save": WorkerMode(usage: "PATH COUNT TAG", run: save),
+        "cache-save": WorkerMode(usage: "PATH COUNT TAG [PAUSE_MS]", run: save),
         "cache-count": WorkerMode(usage: "PATH COUNT TAG", run: count),
         "cache-kill-at": WorkerMode(usage: "PATH TAG STEP", run: killAt),
         "cache-save-limited": WorkerMode(usage: "PATH TAG", run: saveLimited),
@@ -45,10 +45,12 @@ enum CacheModes {
     }
 
     /// COUNT times: save a token response for the account `TAG-i` through a file-backed token cache
-    /// (a new account each time, so a lost update shows as a missing account).
+    /// (a new account each time, so a lost update shows as a missing account), pausing PAUSE_MS
+    /// milliseconds between saves when given (an app's pace rather than a tight loop).
     static func save(_ arguments: [String]) throws {
-        let usage = "usage: cache-save PATH COUNT TAG"
-        guard arguments.count == 3 else { WorkerMode.fail(usage: usage) }
+        let usage = "usage: cache-save PATH COUNT TAG [PAUSE_MS]"
+        guard arguments.count == 3 || arguments.count == 4 else { WorkerMode.fail(usage: usage) }
+        let pause = arguments.count == 4 ? UInt32(arguments[3]) ?? 0 : 0
         let count = WorkerMode.count(arguments, 1, usage)
         let tag = arguments[2]
         let cache = try TokenCache(config: MSALCacheConfig(storage: .file(path: arguments[0]), fileLockTimeout: 300))
@@ -63,6 +65,7 @@ enum CacheModes {
                 now: Int64(Date().timeIntervalSince1970))
             let entries = try TokenCacheEntries(response: response, context: context)
             try cache.write(clientID: client) { contents in contents.save(entries, clientID: client) }
+            if pause > 0 { usleep(pause * 1000) }
         }
     }
 

@@ -130,7 +130,7 @@ package final class TokenCache: Sendable {
     /// A file that does not parse is moved aside (`.corrupt-<time>`) when `quarantining` (the
     /// exclusive lock is held), the contents start empty, and the caller gets
     /// ``MSALInternalError/cacheCorrupt`` naming where the file went.
-    private func reloadIfChanged(_ access: TokenCacheFileAccess, quarantining: Bool = false) throws {
+    private func reloadIfChanged(_ access: TokenCacheFileAccess, quarantining: Bool = false, rereads: Int = 3) throws {
         let stamp = try access.stamp()
         if state.withLock({ $0.loaded && $0.stamp == stamp }) { return }
         guard let (bytes, readStamp) = try access.readStamped() else {
@@ -155,6 +155,12 @@ package final class TokenCache: Sendable {
         case .failure(let error):
             guard error.internalCode == .cacheCorrupt else { throw error }
             guard quarantining else { throw CorruptFile() }
+            // A writer that ignores the locks (msal-extensions gives up waiting for its own after 5 s
+            // and writes in place) may be half-way through: a file still changing is not corrupt.
+            if rereads > 0, try access.isStillChanging(from: readStamp) {
+                try reloadIfChanged(access, quarantining: true, rereads: rereads - 1)
+                return
+            }
             let movedTo = try access.quarantine(reason: error.message)
             state.withLock { state in
                 state.contents.replaceDocument(TokenCacheDocument())

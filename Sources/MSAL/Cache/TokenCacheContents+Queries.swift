@@ -129,11 +129,14 @@ extension TokenCacheContents {
     }
 
     /// The refresh token among one account's `items` for `client` (lower-cased), else of `family`.
+    ///
+    /// When several match (other writers keep one per alias host or key shape), the newest by
+    /// `last_modification_time` wins, as in MSAL for Python; among equals, the last in the document.
     package func refreshToken(in items: [TokenCacheIndex.Item], client: String, family: String?) -> (key: String, entry: CacheEntry)? {
-        if let index = Self.lastIndex(in: items, where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }) {
+        if let index = Self.newestIndex(in: items, where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }) {
             return (items[index].key, items[index].entry)
         }
-        guard let family, let index = Self.lastIndex(in: items, where: { $0.section == .refreshToken && $0.isFamily && $0.client == family })
+        guard let family, let index = Self.newestIndex(in: items, where: { $0.section == .refreshToken && $0.isFamily && $0.client == family })
         else { return nil }
         return (items[index].key, items[index].entry)
     }
@@ -149,6 +152,39 @@ extension TokenCacheContents {
             }
             return nil
         }
+    }
+
+    /// The position of the item matching `predicate` with the greatest `last_modification_time`
+    /// (missing or unreadable: 0), the last one among equals; read in place (no copy of each item).
+    @inline(__always)
+    private static func newestIndex(in items: [TokenCacheIndex.Item], where predicate: (borrowing TokenCacheIndex.Item) -> Bool) -> Int? {
+        items.withUnsafeBufferPointer { buffer in
+            var best: (index: Int, time: Int64)?
+            for index in buffer.indices where predicate(buffer[index]) {
+                let time = buffer[index].entry.seconds(.lastModificationTime) ?? 0
+                if best == nil || time >= best!.time { best = (index, time) }
+            }
+            return best?.index
+        }
+    }
+
+    /// The host an account's tokens for `client` (or its family) are best written under, so every
+    /// peer finds the newest first: the host of the account's newest refresh token for them in
+    /// `environment`'s alias group, else of its Account entry; `nil` when the cache holds neither.
+    ///
+    /// MSAL for Python looks in its authority's own host first and tries an alias only when that
+    /// host has nothing; MSAL.NET and swift-msal look in the whole alias group. Writing where the
+    /// account already lives keeps each of them on the same entries.
+    package func existingEnvironment(homeAccountID: String, environment: String, clientID: String, familyID: String?) -> String? {
+        guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
+        else { return nil }
+        let client = CacheText.lowercased(clientID)
+        let family = familyID.map(CacheText.lowercased)
+        let newest = Self.newestIndex(in: items) { item in
+            item.section == .refreshToken && (item.isFamily ? item.client == family : item.client == client)
+        }
+        let index = newest ?? items.lastIndex { $0.section == .account }
+        return index.flatMap { items[$0].entry["environment"] }
     }
 
     /// The ID token of an account and client in one realm.

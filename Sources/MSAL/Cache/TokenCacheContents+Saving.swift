@@ -5,8 +5,10 @@ extension TokenCacheContents {
 
     /// Stores the entries of one token response, as the other MSALs do: the access token replaces
     /// this account's and client's tokens in the same realm whose scopes overlap it; the refresh
-    /// token replaces the one under the same key (rotation, in one step); the ID token, account and
-    /// app metadata replace theirs, keeping members other writers added. Other accounts' entries are
+    /// token replaces every refresh token of this account for this client (or, for a family refresh
+    /// token, of its family) in the whole alias group and in every key shape (rotation, in one
+    /// step: no redeemed token is left for a peer to find first); the ID token, account and app
+    /// metadata replace theirs, keeping members other writers added. Other accounts' entries are
     /// never touched.
     package mutating func save(_ entries: TokenCacheEntries, clientID: String) {
         let accessToken = entries.accessToken.entry
@@ -19,6 +21,7 @@ extension TokenCacheContents {
         }
         upsert(accessToken, key: entries.accessToken.key, in: .accessToken)
         if let refreshToken = entries.refreshToken {
+            removeReplacedRefreshTokens(by: refreshToken, homeAccountID: entries.homeAccountID, clientID: clientID)
             upsert(refreshToken.entry, key: refreshToken.key, in: .refreshToken)
         }
         if let idToken = entries.idToken {
@@ -32,6 +35,20 @@ extension TokenCacheContents {
             appMetadata["family_id"] = existing["family_id"]
         }
         upsert(appMetadata, key: entries.appMetadata.key, in: .appMetadata)
+    }
+
+    /// Removes the account's refresh tokens that `refreshToken` replaces: this client's own (any
+    /// host of the alias group, any key shape), and for a family refresh token those of its family.
+    private mutating func removeReplacedRefreshTokens(by refreshToken: KeyedCacheEntry, homeAccountID: String, clientID: String) {
+        guard let environment = refreshToken.entry["environment"],
+            let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
+        else { return }
+        let client = CacheText.lowercased(clientID)
+        let family = refreshToken.entry["family_id"].flatMap { $0.isEmpty ? nil : CacheText.lowercased($0) }
+        let replaced = items.filter { item in
+            item.section == .refreshToken && item.key != refreshToken.key && (item.isFamily ? item.client == family : item.client == client)
+        }
+        for item in replaced { remove(key: item.key, from: .refreshToken) }
     }
 
     /// Removes an account's credentials for one client: its access tokens, ID tokens and refresh

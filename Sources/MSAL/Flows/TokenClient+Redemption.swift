@@ -53,6 +53,13 @@ extension TokenClient {
         }
         let now = nowSeconds
         let isRefresh = redemption.grant == .refreshToken
+        if token.idToken == nil, token.clientInfo == nil, !isRefresh {
+            throw MSALError(
+                .internal, internalCode: .invalidResponse,
+                message: "The token response has neither an ID token nor client_info, so it names no account; nothing was cached "
+                    + "(the provider must return an ID token for the openid scope)",
+                correlationID: correlationID)
+        }
         let context = TokenCacheWriteContext(
             clientID: clientID, environment: redemption.metadata.cacheEnvironment,
             authorityTenant: redemption.authority.components.tenant, isADFS: redemption.authority.kind == .adfs,
@@ -79,6 +86,17 @@ extension TokenClient {
         let account: MSALAccount?
         do {
             account = try cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
+                var entries = entries
+                // Where the account already lives in this cloud (another MSAL may have written it
+                // under another alias host), so every peer finds the newest tokens first.
+                if let existing = contents.existingEnvironment(
+                    homeAccountID: entries.homeAccountID, environment: context.environment, clientID: clientID, familyID: token.familyID),
+                    existing != context.environment
+                {
+                    var moved = context
+                    moved.environment = existing
+                    entries = try TokenCacheEntries(response: token, context: moved)
+                }
                 if isRefresh, let idToken = entries.idToken {
                     try Self.checkSameUser(idToken, in: contents, entries: entries, clientID: clientID, correlationID: correlationID)
                 }

@@ -103,6 +103,67 @@ struct TokenCacheContentsTests {
         #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "rt2")
     }
 
+    @Test("A new refresh token replaces the account's others for the client under every alias and key shape; other clients' and accounts' stay")
+    func refreshReplacesEveryShape() throws {
+        let home = "9f4880d8.\(Self.homeTenant)"
+        var contents = TokenCacheContents()
+        func rt(_ environment: String, client: String = Self.client, target: String = "", family: String? = nil, home: String = home, secret: String) {
+            var entry = CacheEntry([
+                "home_account_id": home, "environment": environment, "client_id": client, "credential_type": "RefreshToken",
+                "secret": secret, "last_modification_time": "100",
+            ])
+            if let family { entry["family_id"] = family }
+            let key = CacheText.lowercased("\(home)-\(environment)-refreshtoken-\(family ?? client)--\(target)")
+            contents.upsert(entry, key: key, in: .refreshToken)
+        }
+        rt("login.microsoftonline.com", secret: "python-old")  // MSAL for Python: the configured host
+        rt("login.windows.net", target: "user.read openid profile", secret: "dotnet-with-target")  // another key shape
+        rt("sts.windows.net", secret: "alias-old")
+        rt("login.microsoftonline.com", client: Self.sibling, secret: "sibling-own")  // another client
+        rt("login.microsoftonline.com", client: Self.sibling, family: "1", secret: "family")  // a family the response is not in
+        rt("login.microsoftonline.com", home: "other.\(Self.homeTenant)", secret: "other-account")
+        rt("login.microsoftonline.us", secret: "other-cloud")  // another alias group
+        try Self.save(&contents, Self.response(refreshToken: "rt-new"), TokenCacheWriteContext(
+            clientID: Self.client, environment: "login.microsoftonline.com", authorityTenant: "common", requestedScopes: ["User.Read"], now: 2_000))
+        let secrets = Set(contents.document[.refreshToken].values.compactMap { $0["secret"] })
+        #expect(secrets == ["rt-new", "sibling-own", "family", "other-account", "other-cloud"])
+
+        // A family refresh token replaces the family's under every alias and the client's own (which
+        // it supersedes), not another client's.
+        rt("login.windows.net", client: Self.sibling, family: "1", secret: "family-alias")
+        try Self.save(&contents, Self.response(refreshToken: "family-new", foci: "1"), TokenCacheWriteContext(
+            clientID: Self.sibling, environment: "login.microsoftonline.com", authorityTenant: "common", requestedScopes: ["User.Read"], now: 3_000))
+        let after = Set(contents.document[.refreshToken].values.compactMap { $0["secret"] })
+        #expect(after == ["rt-new", "family-new", "other-account", "other-cloud"])
+    }
+
+    @Test("Of several matching refresh tokens the newest by last_modification_time is used; equal times: the last in the document")
+    func newestRefreshToken() throws {
+        let home = "9f4880d8.\(Self.homeTenant)"
+        var contents = TokenCacheContents()
+        for (environment, time, secret) in [
+            ("login.windows.net", "300", "newest"), ("login.microsoftonline.com", "100", "older"), ("sts.windows.net", nil, "no-time"),
+        ] {
+            var entry = CacheEntry([
+                "home_account_id": home, "environment": environment, "client_id": Self.client, "credential_type": "RefreshToken", "secret": secret,
+            ])
+            if let time { entry["last_modification_time"] = time }
+            contents.upsert(entry, key: "\(home)-\(environment)-refreshtoken-\(Self.client)--", in: .refreshToken)
+        }
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)?.entry["secret"] == "newest")
+        var tie = CacheEntry([
+            "home_account_id": home, "environment": "login.microsoft.com", "client_id": Self.client, "credential_type": "RefreshToken",
+            "secret": "tie-later", "last_modification_time": "300",
+        ])
+        contents.upsert(tie, key: "\(home)-login.microsoft.com-refreshtoken-\(Self.client)--", in: .refreshToken)
+        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "tie-later")
+        // The environment a new token is written under: the newest refresh token's host.
+        #expect(contents.existingEnvironment(homeAccountID: home, environment: "login.windows.net", clientID: Self.client, familyID: nil) == "login.microsoft.com")
+        tie["last_modification_time"] = "1"
+        contents.upsert(tie, key: "\(home)-login.microsoft.com-refreshtoken-\(Self.client)--", in: .refreshToken)
+        #expect(contents.existingEnvironment(homeAccountID: home, environment: "login.windows.net", clientID: Self.client, familyID: nil) == "login.windows.net")
+    }
+
     @Test("A FOCI response stores a family refresh token that a sibling of the family can use")
     func familyRefreshToken() throws {
         var contents = TokenCacheContents()

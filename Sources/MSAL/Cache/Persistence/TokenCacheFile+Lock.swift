@@ -96,6 +96,67 @@ extension TokenCacheFile {
         }
     }
 
+    /// Takes msal-extensions' lock, `<path>.lockfile` (see ``TokenCacheFileOptions/msalExtensionsLock``):
+    /// creates it with `O_EXCL`, `flock`s it and writes `"<pid> <program>"`, polling while another
+    /// process holds it, until the lock timeout. A leftover of a killed process (its pid gone, or older
+    /// than ``TokenCacheFileOptions/staleExtensionsLockAge``) is removed. Returns `nil` when the
+    /// directory is read-only: nobody can change the file then, and the write fails on its own.
+    func acquireExtensionsLock(in directory: Int32) throws -> (descriptor: Int32, name: String)? {
+        let name = fileName + ".lockfile"
+        let path = pathInDirectory(name)
+        let deadline = POSIXCalls.monotonicSeconds() + options.lockTimeout
+        var backoff = 0.000_5
+        while true {
+            let descriptor = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0o600)
+            if descriptor >= 0 {
+                // portalocker's variant also flocks the file it created; nobody else holds this new inode.
+                _ = flock(descriptor, LOCK_EX | LOCK_NB)
+                let text = Array("\(getpid()) \(CommandLine.arguments.first ?? "swift-msal")".utf8)
+                _ = text.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+                return (descriptor, name)
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EACCES || code == EPERM || code == EROFS { return nil }
+            guard code == EEXIST else {
+                throw MSALError.cacheIO(path, "create msal-extensions' lock file", errno: code)
+            }
+            if removeStaleExtensionsLock(name, in: directory) { continue }
+            let now = POSIXCalls.monotonicSeconds()
+            if now >= deadline {
+                throw MSALError.cacheLockTimeout(path, exclusive: true, seconds: options.lockTimeout)
+            }
+            POSIXCalls.sleep(seconds: min(backoff * Double.random(in: 0.5...1.0), deadline - now))
+            backoff = min(backoff * 2, 0.02)
+        }
+    }
+
+    /// Removes `name` when it is a leftover: its `"<pid> …"` names a process that is gone, or it is
+    /// older than the stale age (msal-extensions holds it only for one rewrite of the file, never
+    /// across a network call). A file without a pid yet may be one a process has just created and not
+    /// written: only its age counts. Returns whether it was removed.
+    private func removeStaleExtensionsLock(_ name: String, in directory: Int32) -> Bool {
+        guard case .success(let info) = POSIXCalls.status(of: name, in: directory), info.isRegularFile else { return false }
+        let age = Double(time(nil)) - Double(info.st_mtim.tv_sec)
+        var stale = age > options.staleExtensionsLockAge
+        if !stale {
+            let descriptor = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard descriptor >= 0 else { return false }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            _ = Glibc.close(descriptor)
+            let text = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+            if let pid = text.split(separator: " ").first.flatMap({ pid_t($0) }), pid > 0, kill(pid, 0) != 0, errno == ESRCH {
+                stale = true
+            }
+        }
+        guard stale else { return false }
+        // Only the inode examined: a holder may have replaced it meanwhile.
+        guard case .success(let again) = POSIXCalls.status(of: name, in: directory), again.st_ino == info.st_ino, again.st_dev == info.st_dev
+        else { return false }
+        return unlinkat(directory, name, 0) == 0
+    }
+
     /// Opens (creating it 0600 if needed) the lock file without following a symlink.
     private func openLockFile(in directory: Int32, exclusive: Bool) throws -> Int32? {
         let common = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY

@@ -76,6 +76,11 @@ package final class TokenCacheFile: Sendable {
         }
         let session = TokenCacheFileSession(directory: directory, lock: lock, exclusive: exclusive)
         defer { session.close() }
+        // msal-extensions' lock for every change (a torn read of its in-place write fails to parse
+        // and is read again under the exclusive lock, which waits for it).
+        if options.msalExtensionsLock, exclusive {
+            session.extensionsLock = try acquireExtensionsLock(in: directory)
+        }
         return try body(TokenCacheFileAccess(file: self, session: session))
     }
 

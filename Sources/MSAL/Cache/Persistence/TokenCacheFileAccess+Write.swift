@@ -10,6 +10,9 @@ extension TokenCacheFileAccess {
     /// (`ENOSPC`/`EDQUOT` named as a full disk). Refuses to replace an unsafe file (`cacheUnsafeFile`, as
     /// ``read()``) and content over the size limit (`cacheTooLarge`). Removes `<path>.tmp-*` files left by
     /// killed writers once they are older than ``TokenCacheFileOptions/staleTemporaryFileAge``.
+    /// Seconds the cache file's modification time is set ahead of the clock on each write.
+    static let modificationTimeLead = 2
+
     package func write(_ bytes: [UInt8]) throws -> TokenCacheFileStamp {
         try checkOpen()
         guard session.exclusive else {
@@ -45,8 +48,12 @@ extension TokenCacheFileAccess {
         let temporaryPath = file.pathInDirectory(temporaryName)
         try writeAll(bytes, to: descriptor)
         // A modification time strictly after the replaced file's keeps stamps distinct even if the inode
-        // number is reused and the size is unchanged.
+        // number is reused and the size is unchanged. It is set two seconds ahead: msal-extensions
+        // decides that a file changed since it last read it by `mtime > the time its read finished`,
+        // and reads without its lock, so a write landing while it is still parsing would look older
+        // than its read and never be loaded — and its next write would drop ours.
         var modified = POSIXCalls.realtime()
+        modified.tv_sec += Self.modificationTimeLead
         if let previous, (modified.tv_sec, modified.tv_nsec) <= (previous.st_mtim.tv_sec, previous.st_mtim.tv_nsec) {
             modified = previous.st_mtim
             modified.tv_nsec += 1

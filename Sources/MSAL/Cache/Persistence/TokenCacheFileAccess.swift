@@ -40,6 +40,16 @@ package struct TokenCacheFileAccess {
     }
 
     /// The file's bytes with the stamp of the descriptor they were read from, or `nil` when there is no file.
+    /// Whether the file differs from `stamp` now or within the next 200 ms (checked every 50 ms):
+    /// a writer is still at work on it.
+    package func isStillChanging(from stamp: TokenCacheFileStamp) throws -> Bool {
+        for check in 0..<5 {
+            if check > 0 { POSIXCalls.sleep(seconds: 0.05) }
+            if try self.stamp() != stamp { return true }
+        }
+        return false
+    }
+
     package func readStamped() throws -> (bytes: [UInt8], stamp: TokenCacheFileStamp)? {
         try checkOpen()
         let descriptor = openat(session.directory, file.fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)

@@ -9,7 +9,19 @@ package struct TokenCacheFileOptions: Sendable {
     /// Deliberately not `.lockfile`, the name MSAL's extensions for Python and .NET use: they delete
     /// their lock file after each use and wait up to 5 s for it to disappear before locking, so a lock
     /// file that stays (as this one does, which `flock` needs) would stall them on every access.
+    /// Their lock is taken as well, see ``msalExtensionsLock``.
     package var lockFileSuffix: String = ".lock"
+    /// Whether every access also takes the lock of MSAL's extensions for Python (msal-extensions,
+    /// used by Azure CLI and Azure Identity), so a swift-msal process and an MSAL for Python process
+    /// sharing the file never interleave a read-modify-write: the file `<path>.lockfile` created with
+    /// `O_CREAT|O_EXCL` (held while it exists), `flock`ed (portalocker's variant) and holding
+    /// `"<pid> <program>"`, removed again when the access ends. Taken for every change; a read
+    /// that catches msal-extensions' in-place rewrite half-way fails to parse and is read again
+    /// under the exclusive lock, which waits for it.
+    package var msalExtensionsLock = true
+    /// A `.lockfile` older than this many seconds, or naming a process that is gone, was left by a
+    /// killed process and is removed (msal-extensions never removes one it did not create).
+    package var staleExtensionsLockAge: Double = 60
     /// A leftover `<path>.tmp-*` file (from a writer killed before its rename) older than this many
     /// seconds is removed by the next write.
     package var staleTemporaryFileAge: Double = 600

@@ -10,6 +10,8 @@ final class TokenCacheFileSession {
     let lock: Int32?
     /// Whether the lock is `LOCK_EX`.
     let exclusive: Bool
+    /// msal-extensions' lock file, held (created by this access) until ``close()``, and its name in ``directory``.
+    var extensionsLock: (descriptor: Int32, name: String)?
     /// False once the body has returned.
     private(set) var isOpen = true
 
@@ -28,6 +30,16 @@ final class TokenCacheFileSession {
     func close() {
         guard isOpen else { return }
         isOpen = false
+        if let (descriptor, name) = extensionsLock {
+            // Removed only while it is still ours: another process may have taken a new one.
+            if case .success(let held) = POSIXCalls.status(of: descriptor), case .success(let named) = POSIXCalls.status(of: name, in: directory),
+                held.st_dev == named.st_dev, held.st_ino == named.st_ino
+            {
+                _ = unlinkat(directory, name, 0)
+            }
+            _ = flock(descriptor, LOCK_UN)
+            _ = Glibc.close(descriptor)
+        }
         if let lock {
             _ = flock(lock, LOCK_UN)
             _ = Glibc.close(lock)
