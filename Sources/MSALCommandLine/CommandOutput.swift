@@ -5,18 +5,26 @@ import MSALJOSE
 
 /// Writes results and errors in the chosen format.
 enum CommandOutput {
+    /// Writes text output for a terminal: whatever a provider or token put in it (a username, a
+    /// name, an error description) passes the rule for untrusted text (``UntrustedText``: controls,
+    /// bidirectional and other format characters escaped; line breaks kept).
     static func write(_ text: String, toStandardError: Bool = false) {
+        emit(UntrustedText.escaped(text, limit: Int.max, keepingLineBreaks: true), toStandardError: toStandardError)
+    }
+
+    private static func emit(_ text: String, toStandardError: Bool) {
         let data = Data((text.hasSuffix("\n") ? text : text + "\n").utf8)
         (toStandardError ? FileHandle.standardError : FileHandle.standardOutput).write(data)
     }
 
-    /// Writes `text` to standard error as is (no newline), for progress indicators.
+    /// Writes `text` to standard error (no newline), for progress indicators; escaped as ``write(_:toStandardError:)``.
     static func writeRaw(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        FileHandle.standardError.write(Data(UntrustedText.escaped(text, limit: Int.max, keepingLineBreaks: true).utf8))
     }
 
+    /// Writes JSON output exactly: its writer escapes what JSON requires, and consumers parse it.
     static func writeJSON(_ value: JSON) {
-        write(JSONWriter.string(value, style: .indented))
+        emit(JSONWriter.string(value, style: .indented), toStandardError: false)
     }
 
     /// The `error` object of JSON output.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import MSAL
 
 #if canImport(FoundationNetworking)
@@ -13,41 +14,84 @@ enum InputReader {
     static let maximumKeySetBytes = 1024 * 1024
 
     /// The token argument, or standard input when it is `-`, trimmed of surrounding whitespace.
+    ///
+    /// Standard input is read with `read(2)`: a closed descriptor or a directory on standard input is a
+    /// typed error, never a trap (Foundation's `FileHandle.readData(ofLength:)` traps on both).
     static func token(_ argument: String) throws -> String {
         if argument != "-" {
             return argument.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        var collected: [UInt8] = []
-        let handle = FileHandle.standardInput
-        while collected.count <= maximumTokenBytes {
-            let chunk = handle.readData(ofLength: 64 * 1024)
-            if chunk.isEmpty { break }
-            collected.append(contentsOf: chunk)
-        }
-        guard collected.count <= maximumTokenBytes else {
-            throw MSALError(.internal, internalCode: .limitExceeded, message: "standard input holds more than \(maximumTokenBytes) bytes; that is not a token")
-        }
+        let collected = try readAll(STDIN_FILENO, limit: maximumTokenBytes, name: "standard input")
         return String(decoding: collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The JWK set at `source`: an `https://` URL (or `http://` on a loopback host), or a file path.
+    ///
+    /// A file must be a regular file (a FIFO, a device or a directory is refused at once instead of
+    /// blocking or failing obscurely) of at most ``maximumKeySetBytes`` bytes.
     static func keySet(_ source: String, transport: @autoclosure () throws -> any MSALHTTPTransport) async throws -> [UInt8] {
         if source.hasPrefix("https://") || source.hasPrefix("http://") {
             return try await download(source, transport: try transport())
         }
-        let url = URL(fileURLWithPath: source)
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "cannot read the JWK set file \(source): \(error.localizedDescription)")
+        let name = "the JWK set file \(OAuthErrorResponse.sanitized(source, limit: 200))"
+        // O_NONBLOCK: opening a FIFO with no writer must not wait for one.
+        let descriptor = open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else {
+            throw failure("cannot open \(name)", errno: errno)
         }
-        defer { try? handle.close() }
-        let data = try handle.read(upToCount: maximumKeySetBytes + 1) ?? Data()
-        guard data.count <= maximumKeySetBytes else {
-            throw MSALError(.internal, internalCode: .limitExceeded, message: "JWK set file \(source) is larger than \(maximumKeySetBytes) bytes")
+        defer { _ = close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw failure("cannot inspect \(name)", errno: errno)
         }
-        return [UInt8](data)
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            break
+        case S_IFDIR:
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "\(name) is a directory; name the JSON file of the key set")
+        default:
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "\(name) is not a regular file (a FIFO, socket or device); save the key set to a file, or pass its https URL")
+        }
+        guard info.st_size <= maximumKeySetBytes else {
+            throw MSALError(.internal, internalCode: .limitExceeded, message: "\(name) is larger than \(maximumKeySetBytes) bytes")
+        }
+        return try readAll(descriptor, limit: maximumKeySetBytes, name: name)
+    }
+
+    /// Every byte of `descriptor` up to `limit` (more is `limitExceeded`), read with `read(2)`.
+    private static func readAll(_ descriptor: Int32, limit: Int, name: String) throws -> [UInt8] {
+        var collected: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw failure("cannot read \(name)", errno: code)
+            }
+            collected.append(contentsOf: buffer[..<count])
+            guard collected.count <= limit else {
+                throw MSALError(.internal, internalCode: .limitExceeded, message: "\(name) holds more than \(limit) bytes")
+            }
+        }
+        return collected
+    }
+
+    /// A typed error for a failed system call, with the reason in words.
+    private static func failure(_ what: String, errno code: Int32) -> MSALError {
+        let reason: String
+        switch code {
+        // A closed standard input reads as EBADF, or as EINVAL once the runtime has reused descriptor 0.
+        case EBADF, EINVAL: reason = "it is closed or not open for reading"
+        case EISDIR: reason = "it is a directory"
+        case ENOENT: reason = "no such file"
+        case EACCES, EPERM: reason = "permission denied"
+        default: reason = String(cString: strerror(code))
+        }
+        return MSALError(.internal, internalCode: .invalidParameter, message: "\(what): \(reason) (errno \(code))")
     }
 
     private static func download(_ source: String, transport: any MSALHTTPTransport) async throws -> [UInt8] {

@@ -76,9 +76,12 @@ public struct JOSEError: Error, Sendable, Hashable, CustomStringConvertible {
     public let openSSLErrors: [String]
 
     /// Creates an error.
+    ///
+    /// The message is passed through ``UntrustedText`` (it often quotes a token's own `kid`, `alg`
+    /// or `crit`): controls and format characters escaped, at most 4096 characters.
     public init(_ code: Code, _ message: String, openSSLErrors: [String] = []) {
         self.code = code
-        self.message = message
+        self.message = UntrustedText.escaped(message, limit: 4096)
         self.openSSLErrors = openSSLErrors
     }
 

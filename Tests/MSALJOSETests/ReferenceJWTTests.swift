@@ -226,6 +226,12 @@ struct ReferenceJWTTests {
         }
         #expect(halves == ["123-test-uid", "456-test-utid"])
         #expect(ClientInfo(uid: halves[0], utid: halves[1]).homeAccountID == "123-test-uid.456-test-utid")
+
+        // A dot in either half would make uid.utid ambiguous: refused.
+        for (uid, utid) in [("a.b", "c"), ("a", "b.c"), (".", "x")] {
+            let encoded = Base64URL.encode(Array(#"{"uid":"\#(uid)","utid":"\#(utid)"}"#.utf8))
+            #expect(throws: JOSEError.self, "\(uid) \(utid)") { try ClientInfo(encoded: encoded) }
+        }
     }
 
     @Test("The invalid-JSON client_info vector is refused with invalidClientInfo")

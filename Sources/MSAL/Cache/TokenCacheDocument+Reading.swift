@@ -19,7 +19,8 @@ extension TokenCacheDocument {
     /// The entries keep their string members as slices of `bytes` (see ``CacheSource``).
     ///
     /// - Throws: ``MSALError`` with ``MSALInternalError/cacheCorrupt`` (not JSON, not an object, a
-    ///   known section that is not an object) or ``MSALInternalError/cacheTooLarge``.
+    ///   known section that is not an object, nested or numerous beyond the reading limits) or
+    ///   ``MSALInternalError/cacheTooLarge`` (over the size cap).
     package init(parsing bytes: [UInt8]) throws(MSALError) {
         self.init()
         _ = try Self.read(bytes, into: &self, indexingWith: nil)
@@ -52,7 +53,9 @@ extension TokenCacheDocument {
             case .invalid(let message, let offset):
                 throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache is not valid JSON: \(message) (offset \(offset))")
             case .limit(let message):
-                throw MSALError(.internal, internalCode: .cacheTooLarge, message: "The token cache is not valid JSON: \(message)")
+                // Nesting or a value count no cache document reaches: not a cache, so it is corrupt and
+                // moved aside like any unparsable file (only a file over the size cap is left in place).
+                throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache is not a cache document: \(message)")
             case .section(let name):
                 throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache section \(name) is not a JSON object")
             case .notAnObject:

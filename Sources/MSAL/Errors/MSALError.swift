@@ -1,4 +1,5 @@
 import Foundation
+import MSALJOSE
 
 /// An error from swift-msal.
 ///
@@ -93,9 +94,12 @@ public struct MSALError: Error, Sendable, CustomNSError, LocalizedError, CustomS
     ) {
         self.code = code
         self.internalCode = internalCode
-        self.message = message
-        self.oauthError = oauthError
-        self.oauthSubError = oauthSubError
+        // Messages and OAuth fields quote text a provider, a token or a redirect chose: one rule
+        // (UntrustedText) escapes controls, bidirectional and other format characters where the
+        // text enters the error, so no terminal or log that shows it can be steered by it.
+        self.message = UntrustedText.escaped(message, limit: 8192)
+        self.oauthError = oauthError.map { UntrustedText.escaped($0, limit: 256) }
+        self.oauthSubError = oauthSubError.map { UntrustedText.escaped($0, limit: 256) }
         self.correlationID = correlationID
         self.underlyingError = underlyingError
         self.isThrottlingCacheHit = false

@@ -30,18 +30,10 @@ package struct OAuthErrorResponse: Sendable, Hashable {
         }
     }
 
-    /// Control characters escaped, cut at `limit` characters.
+    /// `text` by the rule for untrusted text (``UntrustedText``): controls and format characters
+    /// escaped, cut at `limit` characters.
     package static func sanitized(_ text: String, limit: Int) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars.prefix(limit) {
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        if text.unicodeScalars.count > limit { out += "…" }
-        return out
+        UntrustedText.escaped(text, limit: limit)
     }
 }
 

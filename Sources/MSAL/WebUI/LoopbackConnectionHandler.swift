@@ -48,6 +48,7 @@ final class LoopbackConnectionHandler: ChannelInboundHandler, RemovableChannelHa
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
             head = requestHead
+            core.markRequestBegun(context.channel)
         case .body:
             break
         case .end:

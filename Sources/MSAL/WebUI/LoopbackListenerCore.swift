@@ -15,15 +15,25 @@ final class LoopbackListenerCore: Sendable {
         var outcome: Outcome?
         var waiters: [CheckedContinuation<Outcome, Never>] = []
         var servers: [any Channel] = []
-        var connections: [ObjectIdentifier: any Channel] = [:]
+        var connections: [ObjectIdentifier: Connection] = [:]
+        var admitted = 0
         var timer: Scheduled<Void>?
+    }
+
+    /// One open connection: its channel, when it was admitted, and whether its request has begun.
+    private struct Connection {
+        var channel: any Channel
+        var order: Int
+        var hasSentRequest = false
     }
 
     /// The most bytes one connection may send.
     let maximumRequestBytes: Int
     /// How long one connection may take to deliver its request.
     let connectionTimeout: TimeAmount
-    /// The most connections served at once; further ones are closed at once.
+    /// The most connections served at once. When they are all open, a new one takes the place of the
+    /// oldest that has not begun a request (a silent client never keeps the browser out); only when
+    /// every one is mid-request is the new one closed at once.
     let maximumConnections: Int
     /// The pages answered to the browser.
     let pages: LoopbackPages
@@ -61,12 +71,29 @@ final class LoopbackListenerCore: Sendable {
         state.withLock { $0.outcome }
     }
 
-    /// Registers a new connection; `false` when the listener is done or has too many connections.
+    /// Registers a new connection; `false` when the listener is done, or full of connections that
+    /// have all begun a request. A full listener closes its oldest silent connection to make room.
     func admit(_ channel: any Channel) -> Bool {
+        let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
+            guard state.outcome == nil else { return (false, nil) }
+            var evicted: (any Channel)?
+            if state.connections.count >= maximumConnections {
+                guard let oldest = state.connections.filter({ !$0.value.hasSentRequest }).min(by: { $0.value.order < $1.value.order })
+                else { return (false, nil) }
+                evicted = state.connections.removeValue(forKey: oldest.key)?.channel
+            }
+            state.admitted += 1
+            state.connections[ObjectIdentifier(channel)] = Connection(channel: channel, order: state.admitted)
+            return (true, evicted)
+        }
+        evicted?.close(promise: nil)
+        return admitted
+    }
+
+    /// Records that `channel` has begun its request (its head arrived): it is no longer evicted for room.
+    func markRequestBegun(_ channel: any Channel) {
         state.withLock { state in
-            guard state.outcome == nil, state.connections.count < maximumConnections else { return false }
-            state.connections[ObjectIdentifier(channel)] = channel
-            return true
+            state.connections[ObjectIdentifier(channel)]?.hasSentRequest = true
         }
     }
 
@@ -94,7 +121,7 @@ final class LoopbackListenerCore: Sendable {
                 state.connections = [:]
                 state.timer = nil
             }
-            return (state.waiters, state.servers + Array(state.connections.values), state.timer)
+            return (state.waiters, state.servers + state.connections.values.map(\.channel), state.timer)
         }
         guard let taken else { return false }
         taken.timer?.cancel()

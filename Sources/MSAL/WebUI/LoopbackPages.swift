@@ -1,4 +1,5 @@
 import Foundation
+import MSALJOSE
 
 /// The small static pages the loopback listener answers the browser with.
 ///
@@ -69,14 +70,9 @@ package struct LoopbackPages: Sendable {
         return (kept, false)
     }
 
-    /// C0 and C1 controls, DEL, line and paragraph separators and bidirectional formatting characters.
+    /// The characters the rule for untrusted text escapes (``UntrustedText``): on a page they are dropped.
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069, 0xFEFF:
-            return true
-        default:
-            return false
-        }
+        UntrustedText.isUnsafe(scalar)
     }
 
     /// `template` with each placeholder replaced in one pass: inserted text is never scanned again.

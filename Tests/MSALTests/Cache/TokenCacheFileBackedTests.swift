@@ -92,7 +92,10 @@ struct TokenCacheFileBackedTests {
         defer { scratch.remove() }
         let cache = try Self.cache(scratch.file())
         try Self.save(cache, "alice")
-        for garbage in ["{\"AccessToken\": {\"k\": ", "not json", "[1,2,3]", "{\"AccessToken\": []}"] {
+        // The last one nests beyond the reader's depth cap: it was cacheTooLarge and never moved
+        // aside, so every command failed until someone deleted the file (issue 19, finding 4).
+        let tooDeep = "{\"Future\": " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "}"
+        for garbage in ["{\"AccessToken\": {\"k\": ", "not json", "[1,2,3]", "{\"AccessToken\": []}", tooDeep] {
             try RawFile.write(scratch.file(), garbage)
             let error = try #require(throws: MSALError.self) {
                 _ = try cache.read(clientID: "client") { $0.document.entryCount }
@@ -105,7 +108,7 @@ struct TokenCacheFileBackedTests {
             #expect(try cache.read(clientID: "client") { $0.document[.account].count } == 1)
         }
         let moved = scratch.names().filter { $0.hasPrefix("token_cache.json.corrupt-") }
-        #expect(moved.count == 4)
+        #expect(moved.count == 5)
         #expect(moved.contains { (RawFile.text(scratch.file($0)) ?? "") == "not json" })
     }
 

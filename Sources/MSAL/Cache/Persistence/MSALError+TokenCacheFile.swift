@@ -36,7 +36,8 @@ extension MSALError {
         let what = writing ? "the new content is" : "the file is"
         return MSALError(
             .internal, internalCode: .cacheTooLarge,
-            message: "Token cache file \(path): \(what) \(size) bytes, over the limit of \(limit) bytes")
+            message: "Token cache file \(path): \(what) \(size) bytes, over the limit of \(limit) bytes"
+                + (writing ? "" : "; it was left in place: move or delete it (no token cache is that large), or raise the limit"))
     }
 
     /// `cacheLockTimeout`: the lock at `lockPath` stayed held for `seconds`.
