@@ -182,12 +182,14 @@ final class LocalOIDCProvider: @unchecked Sendable {
         return byPath.filter { $0.key.hasPrefix("POST ") && $0.key.hasSuffix("/token/") || $0.key.hasSuffix("/token") }.values.reduce(0, +)
     }
 
-    /// Registers `uri` as a redirect URI and a post-logout redirect URI of the public client, for a
+    /// Registers `uri` as a redirect URI and a post-logout redirect URI of the public client (or of
+    /// `clientID`), for a
     /// provider that compares redirect URIs exactly (glewlwyd).
-    func registerRedirectURI(_ uri: String) async throws {
+    func registerRedirectURI(_ uri: String, clientID: String? = nil) async throws {
         let path = kind == .glewlwyd ? "/test/redirect_uris" : "/test/redirect-uris"
+        let client = clientID ?? self.clientID
         _ = try await call(
-            .post, path, json: #"{"client_id": "\#(clientID)", "redirect_uri": "\#(uri)", "post_logout_redirect_uri": "\#(uri)"}"#)
+            .post, path, json: #"{"client_id": "\#(client)", "redirect_uri": "\#(uri)", "post_logout_redirect_uri": "\#(uri)"}"#)
     }
 
     /// The provider's `end_session_endpoint`, from its discovery document.

@@ -266,4 +266,42 @@ struct OIDCProviderLibraryTests {
             return process.terminationStatus
         }
     }
+
+    @Test("glewlwyd's ES256 client: the ID token is signed with its P-256 key and verified; then a silent hit")
+    func es256() async throws {
+        let provider = try await LocalOIDCProvider.start(.glewlwyd)
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let clientID = try #require(provider.summary["es256_client_id"] as? String)
+            let redirectURI = "http://127.0.0.1:\(try Self.freePort())/"
+            try await provider.registerRedirectURI(redirectURI, clientID: clientID)
+            let authority = try MSALOIDCAuthority(url: URL(string: provider.issuer)!, options: [.allowInsecureLoopback])
+            let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: redirectURI, authority: authority)
+            config.cacheConfig = MSALCacheConfig(storage: .file(path: directory.appendingPathComponent("cache.json").path))
+            let application = try MSALPublicClientApplication(configuration: config)
+            let agent = provider.kind.directory.appendingPathComponent(Agent.scripted.rawValue).path
+            let webview = MSALWebviewParameters(
+                browserCommand: [LocalOIDCProvider.python.path, agent, "--username", "alice", "--password", try provider.password("alice"), "%s"])
+            webview.timeout = 120
+            let result = try await application.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["email"], webviewParameters: webview))
+            let idToken = try #require(result.idToken)
+            let header = try #require(idToken.split(separator: ".").first)
+            var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            let decoded = try #require(Data(base64Encoded: base64))
+            let json = try #require(try JSONSerialization.jsonObject(with: decoded) as? [String: Any])
+            #expect(json["alg"] as? String == "ES256")
+            #expect(json["kid"] as? String == "es256-key-1")
+            let account = try #require(try application.allAccounts().first)
+            try await provider.resetStats()
+            let hit = try await application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["email"], account: account))
+            #expect(hit.tokenSource == .cache)
+            #expect(try await provider.requestCount() == 0)
+        } catch {
+            await provider.stop()
+            throw error
+        }
+        await provider.stop()
+    }
 }
