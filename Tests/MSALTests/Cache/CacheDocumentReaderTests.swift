@@ -151,6 +151,20 @@ struct CacheDocumentReaderTests {
         return lines.sorted()
     }
 
+    @Test("A section written twice is merged, a later entry winning under the same key (MSAL for Python keeps only the last section)")
+    func duplicateSections() throws {
+        let bytes = Array(#"""
+            {"AccessToken": {"a": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "first-a", "target": "x"},
+                             "same": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "first", "target": "y"}},
+             "AccessToken": {"b": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "second-b", "target": "z"},
+                             "same": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "second", "target": "y"}}}
+            """#.utf8)
+        let contents = try TokenCacheContents(parsing: bytes)
+        let secrets = Dictionary(uniqueKeysWithValues: contents.document[.accessToken].map { ($0.key, $0.value["secret"] ?? "") })
+        // Nothing another writer put in the file is dropped: "a" of the first section stays.
+        #expect(secrets == ["a": "first-a", "b": "second-b", "same": "second"])
+    }
+
     @Test("Indexing while reading gives the index built from the document read, duplicates and legacy keys included")
     func indexWhileReading() throws {
         var documents = try CacheFixtures.names("documents").map { try CacheFixtures.bytes("documents", $0) }
