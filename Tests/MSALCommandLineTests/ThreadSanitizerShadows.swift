@@ -2,9 +2,14 @@
 import MSALJOSE
 
 // In ThreadSanitizer builds (`-DMSAL_TSAN`, `scripts/sanitize.sh thread`) these declarations
-// shadow the standard library's checked continuations inside this module with versions whose
-// ordering ThreadSanitizer can see (ThreadSanitizerContinuation in MSALJOSE explains why).
+// shadow the standard library's `Mutex` and checked continuations inside this module with versions
+// whose ordering ThreadSanitizer can see (ThreadSanitizerMutex and ThreadSanitizerContinuation in
+// MSALJOSE explain why).
 // Release and debug builds use the standard library's.
+
+/// `Synchronization.Mutex` in other builds (the provider tests use it; MSAL's own shadow is
+/// visible here too, so without this one the name is ambiguous).
+typealias Mutex<Value: ~Copyable> = ThreadSanitizerMutex<Value>
 
 /// `_Concurrency.CheckedContinuation` in other builds.
 typealias CheckedContinuation<T, E: Error> = ThreadSanitizerContinuation<T, E>
