@@ -84,8 +84,9 @@ enum InputReader {
     private static func failure(_ what: String, errno code: Int32) -> MSALError {
         let reason: String
         switch code {
-        // A closed standard input reads as EBADF, or as EINVAL once the runtime has reused descriptor 0.
-        case EBADF, EINVAL: reason = "it is closed or not open for reading"
+        // A closed standard input reads as EBADF, or, once the runtime has reused descriptor 0 for
+        // something of its own (an event or timer descriptor), as EINVAL or EAGAIN.
+        case EBADF, EINVAL, EAGAIN: reason = "it is closed or not open for reading"
         case EISDIR: reason = "it is a directory"
         case ENOENT: reason = "no such file"
         case EACCES, EPERM: reason = "permission denied"
