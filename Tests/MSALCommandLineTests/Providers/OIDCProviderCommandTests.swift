@@ -37,19 +37,12 @@ struct OIDCProviderCommandTests {
 
     @Test("login, accounts, token from the cache (0 requests), expired and forced refresh, logout, logout --browser-session", arguments: LocalOIDCProvider.Kind.allCases, Agent.allCases)
     func lifecycle(kind: LocalOIDCProvider.Kind, agent: Agent) async throws {
-        let provider = try await LocalOIDCProvider.start(kind)
-        let directory = try OIDCProviderLibraryTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
+        try await LocalOIDCProvider.with(kind) { provider, directory in
             let session = Session(
                 provider: provider, cache: directory.appendingPathComponent("cache.json").path,
                 redirectURI: try await OIDCProviderLibraryTests.redirectURI(for: provider))
             try await run(session, agent: agent)
-        } catch {
-            await provider.stop()
-            throw error
         }
-        await provider.stop()
     }
 
     private func run(_ session: Session, agent: Agent) async throws {

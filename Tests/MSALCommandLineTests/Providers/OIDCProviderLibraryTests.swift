@@ -53,8 +53,8 @@ struct OIDCProviderLibraryTests {
         }
     }
 
-    /// The scopes each provider grants its public client beyond the OpenID Connect ones.
-    static func scopes(_ kind: LocalOIDCProvider.Kind) -> [String] { ["email"] }
+    /// The scope both providers grant their public clients beyond the OpenID Connect ones.
+    static let scopes = ["email"]
 
     /// A free port on 127.0.0.1 (bound, read and closed).
     static func freePort() throws -> Int {
@@ -81,29 +81,16 @@ struct OIDCProviderLibraryTests {
         return uri
     }
 
-    static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-oidc-\(UUID().uuidString.lowercased())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return directory
-    }
-
     @Test("Sign-in, accounts, silent hit with 0 requests, expired → refresh, forced refresh, browser sign-out", arguments: LocalOIDCProvider.Kind.allCases, Agent.allCases)
     func lifecycle(kind: LocalOIDCProvider.Kind, agent: Agent) async throws {
-        let provider = try await LocalOIDCProvider.start(kind)
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
+        try await LocalOIDCProvider.with(kind) { provider, directory in
             try await run(provider, agent: agent, directory: directory)
-        } catch {
-            await provider.stop()
-            throw error
         }
-        await provider.stop()
     }
 
     private func run(_ provider: LocalOIDCProvider, agent: Agent, directory: URL) async throws {
         let kind = provider.kind
-        let scopes = Self.scopes(kind)
+        let scopes = Self.scopes
         let cachePath = directory.appendingPathComponent("cache.json").path
         let redirectURI = try await Self.redirectURI(for: provider)
         let app = try App(provider, cachePath: cachePath, redirectURI: redirectURI)
@@ -187,16 +174,9 @@ struct OIDCProviderLibraryTests {
 
     @Test("Device code flow: glewlwyd signs the user in; Django OAuth Toolkit answers without an ID token, a typed error and nothing cached", arguments: LocalOIDCProvider.Kind.allCases)
     func deviceCode(kind: LocalOIDCProvider.Kind) async throws {
-        let provider = try await LocalOIDCProvider.start(kind, kind == .djangoOAuthToolkit ? ["--advertise-device-endpoint"] : [])
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
+        try await LocalOIDCProvider.with(kind, kind == .djangoOAuthToolkit ? ["--advertise-device-endpoint"] : []) { provider, directory in
             try await deviceCode(provider, directory: directory)
-        } catch {
-            await provider.stop()
-            throw error
         }
-        await provider.stop()
     }
 
     private func deviceCode(_ provider: LocalOIDCProvider, directory: URL) async throws {
@@ -213,7 +193,7 @@ struct OIDCProviderLibraryTests {
         let outcome: Result<MSALResult, any Error>
         do {
             outcome = .success(
-                try await application.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: Self.scopes(kind))) { info in
+                try await application.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: Self.scopes)) { info in
                     var arguments = [agent]
                     if kind == .glewlwyd {
                         arguments.append(info.verificationURI.absoluteString + "?code=" + info.userCode)
@@ -237,7 +217,7 @@ struct OIDCProviderLibraryTests {
             #expect(result.idToken != nil)
             let account = try #require(try application.allAccounts().first)
             try await provider.resetStats()
-            let hit = try await application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes(kind), account: account))
+            let hit = try await application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes, account: account))
             #expect(hit.tokenSource == .cache)
             #expect(try await provider.requestCount() == 0)
         case .djangoOAuthToolkit:
@@ -269,10 +249,7 @@ struct OIDCProviderLibraryTests {
 
     @Test("glewlwyd's ES256 client: the ID token is signed with its P-256 key and verified; then a silent hit")
     func es256() async throws {
-        let provider = try await LocalOIDCProvider.start(.glewlwyd)
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
+        try await LocalOIDCProvider.with(.glewlwyd) { provider, directory in
             let clientID = try #require(provider.summary["es256_client_id"] as? String)
             let redirectURI = "http://127.0.0.1:\(try Self.freePort())/"
             try await provider.registerRedirectURI(redirectURI, clientID: clientID)
@@ -298,10 +275,6 @@ struct OIDCProviderLibraryTests {
             let hit = try await application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["email"], account: account))
             #expect(hit.tokenSource == .cache)
             #expect(try await provider.requestCount() == 0)
-        } catch {
-            await provider.stop()
-            throw error
         }
-        await provider.stop()
     }
 }
