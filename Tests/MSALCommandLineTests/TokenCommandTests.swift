@@ -107,7 +107,8 @@ struct TokenCommandTests {
         let error = try #require(try run.json()["error"] as? [String: Any])
         #expect(error["internal_code"] as? Int == -49002)
         #expect(run.standardError.contains("No browser could be started"))
-        #expect(run.standardError.contains("https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize?"))
+        // The listener's single-use start URL, not the authorization URL with its state and nonce.
+        #expect(run.standardError.contains("/msal-start/") && !run.standardError.contains("state="), "\(run.standardError)")
     }
 
     @Test("logout removes the account: token then reports interactionRequired")

@@ -80,8 +80,8 @@ struct FixedTutorialSecrets: InteractiveSecretsSource {
     }
 }
 
-/// The user in the browser: a `$BROWSER` script that answers the sign-in page by following the
-/// redirect to the app's loopback listener with a code and the request's own `state`.
+/// The user in the browser: a `$BROWSER` script that follows the listener's start URL to the sign-in
+/// page and answers it by requesting the app's loopback listener with a code and the request's own `state`.
 enum TutorialBrowser {
     static func install() throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-tutorial-\(getpid())")
@@ -90,10 +90,19 @@ enum TutorialBrowser {
         let log = folder.appendingPathComponent("opened.txt")
         let source = """
             #!/usr/bin/env python3
-            import sys, urllib.parse, urllib.request
+            import sys, urllib.error, urllib.parse, urllib.request
             url = sys.argv[1]
             with open(\(pythonString(log.path)), "a") as f:
                 f.write(url + "\\n")
+            # swift-msal's single-use start URL on the listener redirects to the sign-in page: read where to.
+            class Stay(urllib.request.HTTPRedirectHandler):
+                def redirect_request(self, *args):
+                    return None
+            try:
+                urllib.request.build_opener(Stay()).open(url, timeout=10)
+                sys.exit("the start URL did not redirect")
+            except urllib.error.HTTPError as answer:
+                url = answer.headers["Location"]
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
             redirect = query["redirect_uri"][0] + "?" + urllib.parse.urlencode({"code": "tutorial-code", "state": query["state"][0]})
             urllib.request.urlopen(redirect, timeout=10).read()

@@ -151,6 +151,10 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// missing although the provider's metadata promises it: the response may come from another
     /// provider (a mix-up attack), so its code is not redeemed.
     case redirectIssuerMismatch = -49005
+    /// The single-use start URL handed to the browser (see ``MSALWebUI/launchesExternalBrowser``) was
+    /// requested a second time: another program on the machine read it, perhaps from the browser's command
+    /// line, and may be signing in with it. The sign-in was stopped, whoever asked first; nothing was redeemed.
+    case startURLReused = -49006
     /// The device code expired before the user finished signing in (`expired_token`).
     case deviceCodeExpired = -49010
 }

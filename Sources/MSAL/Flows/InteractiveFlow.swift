@@ -64,20 +64,42 @@ package struct InteractiveFlow: Sendable {
             claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters,
             microsoft: authority.kind.isMicrosoft)
 
+        // A launched browser gets a single-use start URL on the listener, never the authorization URL:
+        // a process's command line is readable by every local user (issue 19, finding 3).
+        let presentedURL: URL
+        if let listener, webUI.launchesExternalBrowser {
+            let token: String
+            do throws(JOSEError) {
+                token = try SecureRandom.urlSafeToken()
+            } catch {
+                await listener.close()
+                throw MSALError(error, correlationID: correlationID)
+            }
+            presentedURL = listener.offerStart(token: token, authorizationURL: authorizationURL)
+        } else {
+            presentedURL = authorizationURL
+        }
+
         client.logger.info(
             "Interactive request for \(public: scopes): sign-in page on \(host: authorizationURL), redirect \(public: listener.map { "to the loopback listener on port \($0.redirectURI.port ?? 0)" } ?? "captured by the app's web UI")",
             correlationID: correlationID)
         let redirect: LoopbackRedirect
         do {
             redirect = try await Self.obtainRedirect(
-                webUI: webUI, authorizationURL: authorizationURL, redirectURI: redirectURI, listener: listener,
+                webUI: webUI, presentedURL: presentedURL, redirectURI: redirectURI, listener: listener,
                 expectedState: state, browserUnavailable: webview.browserUnavailableHandler, logger: client.logger,
                 correlationID: correlationID)
         } catch {
             await listener?.close()
             if var error = error as? MSALError {
                 if error.correlationID == nil { error.correlationID = correlationID }
-                if error.authorizationURL == nil, error.internalCode == .browserLaunchFailed { error.authorizationURL = authorizationURL }
+                if error.internalCode == .browserLaunchFailed {
+                    // The listener is closed, so a start URL in the launcher's message leads nowhere: name the page itself.
+                    if presentedURL != authorizationURL {
+                        error.message = error.message.replacingOccurrences(of: presentedURL.absoluteString, with: authorizationURL.absoluteString)
+                    }
+                    if error.authorizationURL == nil || error.authorizationURL == presentedURL { error.authorizationURL = authorizationURL }
+                }
                 throw error
             }
             if error is CancellationError { throw Self.canceled(correlationID) }
@@ -112,10 +134,11 @@ package struct InteractiveFlow: Sendable {
         case redirected(LoopbackRedirect)
     }
 
-    /// Shows the authorization URL and waits for whichever comes first: the web UI handing back
+    /// Shows `presentedURL` (the authorization URL, or the listener's start URL that redirects to it) and
+    /// waits for whichever comes first: the web UI handing back
     /// the redirect it captured, or the browser delivering it to the loopback listener.
     private static func obtainRedirect(
-        webUI: any MSALWebUI, authorizationURL: URL, redirectURI: String, listener: LoopbackRedirectListener?,
+        webUI: any MSALWebUI, presentedURL: URL, redirectURI: String, listener: LoopbackRedirectListener?,
         expectedState: String, browserUnavailable: (@Sendable (URL) -> Void)?, logger: MSALLogger, correlationID: UUID
     ) async throws -> LoopbackRedirect {
         guard let redirectURL = URL(string: redirectURI) else {
@@ -124,7 +147,7 @@ package struct InteractiveFlow: Sendable {
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
                 do {
-                    if let url = try await webUI.present(authorizationURL: authorizationURL, redirectURI: redirectURL) {
+                    if let url = try await webUI.present(authorizationURL: presentedURL, redirectURI: redirectURL) {
                         return .captured(url)
                     }
                 } catch let error as MSALError where error.internalCode == .browserLaunchFailed && listener != nil && browserUnavailable != nil {
@@ -132,7 +155,7 @@ package struct InteractiveFlow: Sendable {
                     logger.warning(
                         "No browser could be started; the app was handed the sign-in page's URL and the listener keeps waiting",
                         correlationID: correlationID)
-                    browserUnavailable?(authorizationURL)
+                    browserUnavailable?(presentedURL)
                 }
                 return .presented
             }

@@ -88,6 +88,21 @@ final class LoopbackConnectionHandler: ChannelInboundHandler, RemovableChannelHa
             } else {
                 respondPage(context: context, status: 200, html: core.pages.successHTML, builtIn: core.pages.isBuiltInSuccess)
             }
+        case .start(let method):
+            switch core.claimStart(method: method, answering: context.channel) {
+            case .serve(let location):
+                // The authorization URL goes to the browser only here, never on a command line.
+                write(context: context, status: 302, contentType: "text/plain; charset=utf-8", body: "Continuing to the sign-in page.\n",
+                      extraHeaders: [("Location", location.absoluteString)])
+            case .reused:
+                respondPage(context: context, status: 400,
+                            html: core.pages.failureHTML(
+                                error: "start_url_reused",
+                                description: "This sign-in link was opened a second time, perhaps by another program on this computer. The sign-in was stopped for safety; start it again."),
+                            builtIn: core.pages.isBuiltInFailure)
+            case .finished:
+                respond(context: context, status: 409, text: "The sign-in has already finished.")
+            }
         case .unusable(let reason):
             guard core.settle(.failure(.invalidRedirect(reason)), answering: context.channel) else {
                 respond(context: context, status: 409, text: "The sign-in has already finished.")

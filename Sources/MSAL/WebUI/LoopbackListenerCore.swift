@@ -18,6 +18,23 @@ final class LoopbackListenerCore: Sendable {
         var connections: [ObjectIdentifier: Connection] = [:]
         var admitted = 0
         var timer: Scheduled<Void>?
+        var start: Start?
+    }
+
+    /// The single-use start URL: where it redirects, and whether it was served.
+    private struct Start {
+        var location: URL
+        var served = false
+    }
+
+    /// What to do with a request for the start path.
+    enum StartClaim: Equatable {
+        /// The first `GET`: redirect to the authorization URL.
+        case serve(URL)
+        /// A second request (or the first is not a `GET`): the sign-in was ended with `startURLReused`.
+        case reused
+        /// The sign-in has already ended.
+        case finished
     }
 
     /// One open connection: its channel, when it was admitted, and whether its request has begun.
@@ -64,6 +81,29 @@ final class LoopbackListenerCore: Sendable {
     /// The rules, once the listener is active.
     var rules: LoopbackRequestRules? {
         state.withLock { $0.rules }
+    }
+
+    /// Offers the single-use start path `path`, which redirects once to `location`.
+    func offerStart(path: String, location: URL) {
+        state.withLock { state in
+            state.rules?.startPath = path
+            state.start = Start(location: location)
+        }
+    }
+
+    /// Claims the start URL for a request with `method`. The first `GET` gets the location; anything
+    /// else — a second request, whoever sent the first, or another method — means the URL is known
+    /// outside the browser, and settles the sign-in as ``MSALInternalError/startURLReused``.
+    func claimStart(method: String, answering channel: any Channel) -> StartClaim {
+        let claim = state.withLock { state -> StartClaim in
+            guard state.outcome == nil, var start = state.start else { return .finished }
+            guard !start.served, method == "GET" else { return .reused }
+            start.served = true
+            state.start = start
+            return .serve(start.location)
+        }
+        guard claim == .reused else { return claim }
+        return settle(.failure(.startURLReused()), answering: channel) ? .reused : .finished
     }
 
     /// The outcome if it is settled, without waiting for it.

@@ -16,7 +16,8 @@ import NIOPosix
 /// that tries IPv6 first reaches this listener and no other process can take that address — on an
 /// ephemeral port unless the redirect URI names one (with `SO_REUSEADDR`, so a fixed port is free again
 /// at once after a sign-in, but never `SO_REUSEPORT`: no other socket can listen there too). It accepts exactly one `GET`
-/// on the redirect path whose `state` is the expected one (see ``LoopbackRequestRules``), answers it with
+/// on the redirect path whose `state` is the expected one (see ``LoopbackRequestRules``) — and, once
+/// offered, serves one ``offerStart(token:authorizationURL:)`` redirect — answers it with
 /// the success or failure page and closes: the port is released and a replay finds nothing listening.
 /// Every other request is answered with an error status (or dropped) and the listener keeps waiting until
 /// its timeout. Connections are served concurrently, each for at most the connection timeout.
@@ -123,6 +124,30 @@ package final class LoopbackRedirectListener: Sendable {
         core.activate(rules: LoopbackRequestRules(redirectURI: redirect, port: boundPort, expectedState: expectedState),
                       servers: servers, timer: timer)
         return LoopbackRedirectListener(redirectURI: redirectURI, port: boundPort, core: core, servers: servers)
+    }
+
+    /// The path prefix of single-use start URLs.
+    package static let startPathPrefix = "/msal-start/"
+
+    /// Offers a single-use start URL that redirects the browser to `authorizationURL`, and returns it:
+    /// `http://<redirect host>:<port>/msal-start/<token>`.
+    ///
+    /// Only the start URL goes on the browser's command line, where every local user can read it; the
+    /// authorization URL, with `state`, `nonce` and `code_challenge`, goes to the browser in the `Location`
+    /// of a 302. The first `GET` for the start URL is redirected; any later request for it (or a first one
+    /// that is not a `GET`) means another program knows it, and the sign-in ends with
+    /// ``MSALInternalError/startURLReused`` — whoever came first.
+    ///
+    /// - Parameter token: An unguessable URL-safe token (32 random bytes, base64url).
+    package func offerStart(token: String, authorizationURL: URL) -> URL {
+        let path = Self.startPathPrefix + token
+        core.offerStart(path: path, location: authorizationURL)
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = redirectURI.host
+        components.port = port
+        components.percentEncodedPath = path
+        return components.url ?? redirectURI.appendingPathComponent(path)
     }
 
     /// Waits for the redirect; returns once the listener is closed.

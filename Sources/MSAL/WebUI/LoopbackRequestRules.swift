@@ -14,6 +14,9 @@ package struct LoopbackRequestRules: Sendable {
         case redirect(LoopbackRedirect)
         /// The expected `state` but neither `code` nor `error`: the sign-in fails with `invalidRedirect`.
         case unusable(reason: String)
+        /// A request for the single-use start path, with its method: the first `GET` is redirected to the
+        /// authorization URL; any other request for it ends the sign-in (see ``LoopbackListenerCore/claimStart(method:)``).
+        case start(method: String)
     }
 
     /// The path the redirect must arrive on.
@@ -24,6 +27,8 @@ package struct LoopbackRequestRules: Sendable {
     package var expectedState: String
     /// The redirect URI sent in the authorization request.
     package var redirectURI: URL
+    /// The path of the single-use start URL, once one is offered.
+    package var startPath: String?
 
     /// Rules for a listener bound to `port`, receiving on `redirectURI`.
     package init(redirectURI: LoopbackRedirectURI, port: Int, expectedState: String) {
@@ -40,7 +45,7 @@ package struct LoopbackRequestRules: Sendable {
     /// The verdict on a request with `method`, request-target `target` and the values of its `Host` headers.
     ///
     /// Checked in order: one `Host` naming the listener (400; this also turns away DNS-rebinding pages),
-    /// origin-form target (400), path (404), `GET` (405), a decodable query without repeated names (400),
+    /// origin-form target (400), the start path (``Verdict/start(method:)``, any method and query), path (404), `GET` (405), a decodable query without repeated names (400),
     /// `state` present and equal (400), not both `code` and `error` (400). A matching `state` with neither
     /// `code` nor `error` is ``Verdict/unusable(reason:)``.
     package func evaluate(method: String, target: String, hostHeaders: [String]) -> Verdict {
@@ -51,6 +56,9 @@ package struct LoopbackRequestRules: Sendable {
             return .reject(status: 400, reason: "Bad request target.")
         }
         let requestPath = target.prefix { $0 != "?" }
+        if let startPath, requestPath == startPath {
+            return .start(method: method)
+        }
         guard requestPath == path else {
             return .reject(status: 404, reason: "Not found.")
         }

@@ -33,6 +33,10 @@ public struct MSALBrowserCommand: MSALWebUI {
         self.launchCheck = launchCheck
     }
 
+    /// `true`: the URL goes on a launched program's command line, so swift-msal hands a single-use start URL
+    /// on the loopback listener instead of the authorization URL.
+    public var launchesExternalBrowser: Bool { true }
+
     /// Runs the command for `authorizationURL` and returns `nil`: the redirect arrives at the loopback listener.
     ///
     /// - Throws: ``MSALError`` with ``MSALInternalError/browserLaunchFailed`` and

@@ -24,6 +24,14 @@ extension MSALError {
         MSALError(.internal, internalCode: .invalidRedirect, message: "Invalid redirect: \(reason)")
     }
 
+    /// The single-use start URL was requested again.
+    package static func startURLReused() -> MSALError {
+        MSALError(.internal, internalCode: .startURLReused,
+                  message: "The sign-in's single-use start URL was requested a second time: another program on this machine may have read it "
+                      + "(a browser's command line is visible to every local user) and tried to sign in with it. The sign-in was stopped "
+                      + "and nothing was redeemed; start it again.")
+    }
+
     private static func seconds(_ value: TimeInterval) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }

@@ -63,8 +63,12 @@ public final class MSALWebviewParameters: Sendable {
         set { values.withLock { $0.successPageHTML = newValue } }
     }
 
-    /// Called with the authorization URL when no browser could be started (an SSH session, a
-    /// container, a server without a desktop), so the app can show it to the user.
+    /// Called with the sign-in URL to show the user when no browser could be started (an SSH session, a
+    /// container, a server without a desktop).
+    ///
+    /// For the built-in launchers the URL is the loopback listener's single-use start URL,
+    /// `http://localhost:PORT/msal-start/…`, which redirects to the authorization URL (see
+    /// ``MSALWebUI/launchesExternalBrowser``); it can be opened once.
     ///
     /// With a handler the sign-in goes on: the loopback listener keeps waiting for the redirect for
     /// ``timeout`` seconds while the user opens the URL in a browser of their own — on this

@@ -24,10 +24,19 @@ struct OIDCProviderCommandTests {
             return words + extra
         }
 
-        /// The `--browser` value that signs `user` in with `agent`, quoted as a shell would read it.
+        /// Where the agents' standard error goes (`msal` discards its browser's output).
+        var agentLog: String { cache + ".agent.log" }
+
+        /// The `--browser` value that signs `user` in with `agent`, quoted as a shell would read it; the agent's
+        /// standard error is appended to ``agentLog``.
         func browser(_ agent: Agent, user: String) throws -> String {
             let script = provider.kind.directory.appendingPathComponent(agent.rawValue).path
-            return "'\(LocalOIDCProvider.python.path)' '\(script)' --username \(user) --password '\(try provider.password(user))'"
+            return "/bin/sh -c 'exec \"$0\" \"$@\" 2>>\(agentLog)' '\(LocalOIDCProvider.python.path)' '\(script)' --username \(user) --password '\(try provider.password(user))'"
+        }
+
+        /// What the agents wrote on standard error so far, for failure messages.
+        func agentOutput() -> String {
+            (try? String(contentsOfFile: agentLog, encoding: .utf8)).map { "agent: " + $0 } ?? "agent: (no output)"
         }
 
         func run(_ verb: [String], _ extra: [String] = [], environment: [String: String] = [:]) async throws -> CommandRunner.Result {
@@ -50,7 +59,7 @@ struct OIDCProviderCommandTests {
         let kind = provider.kind
 
         let login = try await session.run(["login"], ["--browser", try session.browser(agent, user: "alice"), "--timeout", "90"])
-        #expect(login.status == 0, "\(kind) login: \(login.standardError)")
+        #expect(login.status == 0, "\(kind) login: \(login.standardError) \(session.agentOutput())")
         let signedIn = try login.json()
         let account = try #require(signedIn["account"] as? [String: Any], "\(kind): \(login.standardOutput)")
         let subject = try #require(account["identifier"] as? String)
@@ -99,7 +108,7 @@ struct OIDCProviderCommandTests {
 
         // Sign in again, then end the browser session too: $BROWSER requests the end-session page.
         let again = try await session.run(["login"], ["--browser", try session.browser(.scripted, user: "alice"), "--timeout", "90"])
-        #expect(again.status == 0, "\(kind) login: \(again.standardOutput) \(again.standardError)")
+        #expect(again.status == 0, "\(kind) login: \(again.standardOutput) \(again.standardError) \(session.agentOutput())")
         let againSubject = try #require((try again.json()["account"] as? [String: Any])?["identifier"] as? String)
         let visitLog = session.cache + ".end-session-url"
         let browser = "/bin/sh -c 'echo \"$0\" > \(visitLog); exec curl -s -o /dev/null \"$0\"' %s"

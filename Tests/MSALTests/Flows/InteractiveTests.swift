@@ -51,10 +51,11 @@ struct InteractiveTests {
     @Test("No browser starts but the app set browserUnavailableHandler: it gets the URL, the listener keeps waiting, and the user's own browser completes the sign-in")
     func browserUnavailableHandler() async throws {
         let handedOver = Recorder<URL>()
+        let signedInPage = Recorder<URL>()
         let transport = FlowTransport(token: { request in
             let form = Dictionary(request.formParameters, uniquingKeysWith: { first, _ in first })
             #expect(form["code"] == "code-by-hand")
-            let nonce = handedOver.values.first.flatMap { url in
+            let nonce = signedInPage.values.first.flatMap { url in
                 URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "nonce" }?.value
             }
             return FlowTokens.success(
@@ -73,11 +74,18 @@ struct InteractiveTests {
             url = handedOver.values.first
             if url == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
-        let authorizationURL = try #require(url, "the handler was not called")
+        let startURL = try #require(url, "the handler was not called")
+        // The app is handed the listener's single-use start URL; the user's browser follows it to the sign-in page.
+        #expect(startURL.host == "localhost" && startURL.path.hasPrefix("/msal-start/") && startURL.query == nil, "\(startURL)")
+        let start = try await RawHTTPClient.request(port: try #require(startURL.port), target: startURL.path)
+        #expect(start.status == 302)
+        let authorizationURL = try #require(start.header("Location").first.flatMap(URL.init(string:)))
         let query = Dictionary(
             (URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
             uniquingKeysWith: { first, _ in first })
+        signedInPage.append(authorizationURL)
         let redirect = try #require(query["redirect_uri"].flatMap(URL.init(string:)))
+        #expect(redirect.port == startURL.port)
         let state = try #require(query["state"])
         let answer = try await RawHTTPClient.request(port: try #require(redirect.port), target: "/?code=code-by-hand&state=\(state)")
         #expect(answer.status == 200)

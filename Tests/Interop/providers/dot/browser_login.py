@@ -28,6 +28,10 @@ CHROMEDRIVER = os.environ.get("DOTP_CHROMEDRIVER", "/usr/bin/chromedriver")
 CHROMIUM = os.environ.get("DOTP_CHROMIUM", "/usr/bin/chromium")
 
 
+def is_start_url(url):
+    return urllib.parse.urlsplit(url).path.startswith("/msal-start/")
+
+
 def origin_of(url):
     parts = urllib.parse.urlsplit(url)
     return (parts.scheme.lower(), (parts.hostname or "").lower(), parts.port)
@@ -80,10 +84,12 @@ def sign_in(driver, authorize_url, username, password, deny, deadline):
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
 
-    provider = origin_of(authorize_url)
     remaining = lambda: max(0.5, deadline - time.monotonic())  # noqa: E731
     driver.set_page_load_timeout(remaining())
     driver.get(authorize_url)
+    # swift-msal's single-use start URL (/msal-start/... on the loopback listener) redirects the
+    # browser to the provider: the provider is where the browser landed.
+    provider = origin_of(driver.current_url if is_start_url(authorize_url) else authorize_url)
 
     logged_in = consented = False
     while time.monotonic() < deadline:

@@ -4,7 +4,7 @@
     python3 login_agent.py AUTHORIZE_URL --username alice --password PW [--deny] [--timeout 30] [-v]
     python3 login_agent.py VERIFICATION_URI --user-code CODE --username alice --password PW [--deny]
 
-It GETs AUTHORIZE_URL, signs in on the provider's login form (with its CSRF token), answers
+It GETs AUTHORIZE_URL (first following swift-msal's single-use start URL, when given one), signs in on the provider's login form (with its CSRF token), answers
 the consent page with "Authorize" (or "Cancel" with --deny), and then delivers the final
 redirect -- the first redirect that leaves the provider's origin, e.g.
 http://127.0.0.1:PORT/?code=...&state=... -- with a GET, the way a browser would.
@@ -138,6 +138,7 @@ def summarize(text, limit=400):
 
 def run(authorize_url, username, password, deny, timeout, verbose, user_code=None):
     agent = Agent(timeout)
+    authorize_url = follow_start_url(agent, authorize_url, log=(lambda m: print(f"login_agent: {m}", file=sys.stderr)) if verbose else None)
     provider = origin_of(authorize_url)
     url, data, referer = authorize_url, None, None
     logged_in = consented = entered_code = False
@@ -230,6 +231,26 @@ def run(authorize_url, username, password, deny, timeout, verbose, user_code=Non
         raise AgentError(f"unexpected page at {url}: {summarize(text)}")
 
     raise AgentError(f"more than {MAX_STEPS} steps without reaching the redirect")
+
+
+def follow_start_url(agent, url, log=None):
+    """swift-msal hands a launched browser a single-use start URL on its loopback listener, which
+    redirects to the authorization URL (so no secret is on a command line): for a URL whose path
+    starts with /msal-start/, GET it once, without following, and continue at its Location."""
+    if not urllib.parse.urlsplit(url).path.startswith("/msal-start/"):
+        return url
+    try:
+        status, headers, text = agent.request(url)
+    except AgentError:
+        raise
+    except Exception as error:
+        raise AgentError(f"request to the start URL {url} failed: {error}")
+    if log:
+        log(f"GET {url} -> {status} (start URL)")
+    location = headers.get("Location")
+    if status not in (301, 302, 303, 307, 308) or not location:
+        raise AgentError(f"the start URL {url} answered HTTP {status} without a redirect: {summarize(text)}")
+    return urllib.parse.urljoin(url, location)
 
 
 def deliver(agent, target, deny, log):

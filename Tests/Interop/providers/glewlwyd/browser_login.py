@@ -66,6 +66,9 @@ def run(args):
 
     start = urllib.parse.urlsplit(args.url)
     provider = (start.scheme, start.netloc)
+    # swift-msal's single-use start URL (/msal-start/... on the loopback listener) redirects to the
+    # provider: then the provider is where the browser lands.
+    follows_start = start.path.startswith("/msal-start/")
     deadline = time.monotonic() + args.timeout
     profile_dir = tempfile.mkdtemp(prefix="glewlwyd-chromium-")
     driver = None
@@ -74,6 +77,9 @@ def run(args):
         driver = build_driver(args, profile_dir)
         stage = "loading the authorization URL"
         driver.get(args.url)
+        if follows_start:
+            landed = urllib.parse.urlsplit(driver.current_url)
+            provider = (landed.scheme, landed.netloc)
         typed = granted = continued = 0
         while True:
             if time.monotonic() > deadline:

@@ -159,8 +159,22 @@ def end_session(agent, api_base, query):
     return callback or None
 
 
+def follow_start_url(agent, url):
+    """swift-msal hands a launched browser a single-use start URL on its loopback listener
+    (path /msal-start/...) that redirects to the authorization URL, so no secret is on a command
+    line: GET it once, without following, and go on from its Location."""
+    if not urllib.parse.urlsplit(url).path.startswith("/msal-start/"):
+        return url
+    status, hdrs, raw = agent.request("GET", url)
+    location = hdrs.get("Location")
+    if status not in (301, 302, 303, 307, 308) or not location:
+        raise Failure("the start URL %s answered HTTP %s without a redirect: %s" % (url, status, _body_text(raw)))
+    return urllib.parse.urljoin(url, location)
+
+
 def run(args):
     agent = Agent(cookie_file=args.cookie_file, timeout=args.timeout, verbose=args.verbose)
+    args.url = follow_start_url(agent, args.url)
     start = urllib.parse.urlsplit(args.url)
     if start.scheme not in ("http", "https") or not start.netloc:
         raise Failure("not an absolute http(s) URL: %s" % args.url, 4)
