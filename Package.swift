@@ -124,7 +124,7 @@ let package = Package(
         // against real OpenID providers (Tests/Interop/providers).
         .testTarget(
             name: "MSALCommandLineTests",
-            dependencies: ["MSALCommandLine", "MSAL"]
+            dependencies: ["MSALCommandLine", "MSAL", "MSALStressWorker"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -44,7 +44,7 @@ enum ProviderModes {
             authority: try MSALAADAuthority(url: authorityURL, options: .allowInsecureLoopback))
         configuration.cacheConfig = MSALCacheConfig(storage: .file(path: arguments[2]), fileLockTimeout: 300)
         let application = try MSALPublicClientApplication(configuration: configuration)
-        try runBlocking {
+        try WorkerMode.runBlocking {
             var accounts: [String: MSALAccount] = [:]
             for user in users {
                 let parameters = MSALInteractiveTokenParameters(
@@ -92,22 +92,5 @@ enum ProviderModes {
         guard hit.tokenSource == .cache, hit.accessToken == token else {
             throw Failure(description: "\(user) round \(round): the silent call after the refresh was not a cache hit with the new token")
         }
-    }
-
-    /// Runs `body` to completion from this synchronous worker entry point.
-    private static func runBlocking(_ body: @escaping @Sendable () async throws -> Void) throws {
-        let outcome = Mutex<Result<Void, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            do {
-                try await body()
-                outcome.withLock { $0 = .success(()) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        try outcome.withLock { $0! }.get()
     }
 }

@@ -1,4 +1,6 @@
+import Foundation
 import Glibc
+import Synchronization
 
 /// One mode of the worker: its argument synopsis and its body.
 struct WorkerMode: Sendable {
@@ -9,7 +11,7 @@ struct WorkerMode: Sendable {
 
     /// Every mode, by name.
     static let all: [String: WorkerMode] = FileModes.all.merging(CacheModes.all) { first, _ in first }
-        .merging(ProviderModes.all) { first, _ in first }
+        .merging(ProviderModes.all) { first, _ in first }.merging(RefreshModes.all) { first, _ in first }
 
     /// Writes `text` and a newline to standard error (unbuffered).
     static func printError(_ text: String) {
@@ -42,5 +44,22 @@ struct WorkerMode: Sendable {
             fail(usage: usage)
         }
         return value
+    }
+
+    /// Runs `body` to completion from this synchronous worker entry point.
+    static func runBlocking(_ body: @escaping @Sendable () async throws -> Void) throws {
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                try await body()
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0! }.get()
     }
 }

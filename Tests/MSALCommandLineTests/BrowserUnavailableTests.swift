@@ -54,7 +54,7 @@ struct BrowserUnavailableTests {
         }
 
         func kill() {
-            if process.isRunning { process.terminate() }
+            if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }  // SIGTERM may be blocked in the child
         }
     }
 

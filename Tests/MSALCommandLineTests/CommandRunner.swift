@@ -32,19 +32,23 @@ struct CommandRunner {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    /// Runs `msal arguments…` with optional standard input; kills it after `timeout` seconds.
+    /// Runs `msal arguments…` (or `executable`'s) with optional standard input; kills it after `timeout` seconds.
     ///
     /// The process is started and waited for on a Dispatch thread, so the wait does not hold one of
     /// the few cooperative threads every other test runs on: with two cores, two tests waiting for
     /// a process each would stall the whole parallel run (and any server a test is talking to).
     /// `environment` entries are added to (or replace those of) the test process's environment.
     static func run(
-        _ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30, environment: [String: String] = [:]
+        _ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30, environment: [String: String] = [:],
+        executable: URL = executable
     ) async throws -> Result {
         try await offCooperativePool {
-            try runBlocking(arguments, standardInput: standardInput, timeout: timeout, environment: environment)
+            try runBlocking(arguments, standardInput: standardInput, timeout: timeout, environment: environment, executable: executable)
         }
     }
+
+    /// `MSALStressWorker`, next to `msal` (the test target depends on it), for multi-process tests.
+    static let stressWorker = executable.deletingLastPathComponent().appendingPathComponent("MSALStressWorker")
 
     /// Runs `body`, which blocks on a process, on a Dispatch thread and awaits its result.
     static func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
@@ -53,7 +57,9 @@ struct CommandRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], standardInput: Data?, timeout: TimeInterval, environment: [String: String]) throws -> Result {
+    private static func runBlocking(
+        _ arguments: [String], standardInput: Data?, timeout: TimeInterval, environment: [String: String], executable: URL
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -72,7 +78,9 @@ struct CommandRunner {
         }
         try stdin.fileHandleForWriting.close()
         let deadline = DispatchTime.now() + timeout
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        // SIGKILL: a child started from a Dispatch thread inherits its blocked signals, SIGTERM included
+        // (swift-corelibs-foundation issue #4772), so terminate() would not stop it.
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         let errors = stderr.fileHandleForReading.readDataToEndOfFile()

@@ -16,7 +16,7 @@ struct InputReaderBadInputTests {
             process.standardOutput = output
             process.standardError = errors
             try process.run()
-            let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+            let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }  // SIGTERM may be blocked in the child
             DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
             let out = output.fileHandleForReading.readDataToEndOfFile()
             let err = errors.fileHandleForReading.readDataToEndOfFile()

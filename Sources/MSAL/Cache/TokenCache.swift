@@ -55,7 +55,12 @@ package final class TokenCache: Sendable {
 
     /// The path of the cache file, when the cache is stored in one.
     package var filePath: String? {
-        if case .file(let file) = backing { return file.path }
+        file?.path
+    }
+
+    /// The cache file, when the cache is stored in one.
+    var file: TokenCacheFile? {
+        if case .file(let file) = backing { return file }
         return nil
     }
 

@@ -227,12 +227,15 @@ package struct SilentFlow: Sendable {
             realm: CacheText.lowercased(request.authority.components.tenant),
             scopes: TokenCacheContents.lookupScopes(request.scopes).sorted(), claims: request.claims)
         let flow = self
+        // The tokens as this call found them, before any wait: a change seen under the refresh lock
+        // means another process refreshed after this call was made.
+        let seen = try tokenSnapshot(request)
         let shared = try await client.refreshFlights.run(key) {
             // A caller that missed the cache may arrive just after another refresh stored the token.
             if checkCacheFirst, let cached = try flow.cachedResult(request), cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true {
                 return cached
             }
-            return try await flow.redeemRefreshToken(request)
+            return try await flow.redeemHoldingRefreshLock(request, seen: seen)
         }
         // Joiners report their own correlation id.
         guard shared.correlationId != request.correlationID else { return shared }
@@ -240,6 +243,64 @@ package struct SilentFlow: Sendable {
             accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: shared.extendedLifeTimeToken,
             idToken: shared.idToken, scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account,
             authority: shared.authority, correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+    }
+
+    /// The secrets of the refresh token and of the access token this request would use, as the cache holds them now.
+    private struct TokenSnapshot: Equatable {
+        var refreshToken: String?
+        var accessToken: String?
+    }
+
+    private func tokenSnapshot(_ request: Request) throws -> TokenSnapshot {
+        let clientID = client.clientID
+        let identifier = request.account.identifier ?? ""
+        let environment = request.authority.components.hostAndPort
+        let realms = realms(request)
+        let scopes = TokenCacheContents.lookupScopes(request.scopes)
+        return try client.cache.read(clientID: clientID, accountID: identifier) { contents in
+            let refresh = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID)?.entry["secret"]
+            // Expired or not: any change of the secret means a new token was stored.
+            let access = contents.accessTokenAndIDToken(
+                homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
+                now: 0, expiryBuffer: 0, usingExtendedExpiry: false)?.0.secret
+            return TokenSnapshot(refreshToken: refresh, accessToken: access)
+        }
+    }
+
+    /// Redeems the refresh token holding the account's cross-process refresh lock (issue 19, finding 8).
+    ///
+    /// Processes sharing a cache file would otherwise redeem one refresh token at once, and a provider
+    /// with rotation and reuse detection (Django OAuth Toolkit, Auth0, Okta, Keycloak) then revokes the
+    /// whole grant. Under the lock the cache is read again: when another process stored new tokens after
+    /// this call was made (``TokenSnapshot`` changed), its access token is the answer — for a forced
+    /// refresh too, since it is newer than the request — unless the request carries claims; otherwise the
+    /// refresh token read under the lock is redeemed and the answer stored before the lock is released.
+    /// The lock is held only across bounded work (discovery and the token request have deadlines and at
+    /// most one retry), waited for at most as long as that can take, and the kernel releases it when its
+    /// holder dies.
+    private func redeemHoldingRefreshLock(_ request: Request, seen: TokenSnapshot) async throws -> MSALResult {
+        let key = Self.refreshLockKey(accountIdentifier: request.account.identifier ?? "", authority: request.authority)
+        let pipeline = client.pipeline.configuration
+        let wait = Double(2 * (pipeline.retryCount + 1)) * pipeline.limits.totalTimeout + 2 * pipeline.maximumRetryWait
+        guard let lock = try await client.cache.refreshLock(for: key, timeout: wait) else {
+            return try await redeemRefreshToken(request)
+        }
+        defer { lock.release() }
+        if !request.hasClaimsRequest, try tokenSnapshot(request) != seen,
+            let cached = try cachedResult(request), cached.refreshOn.map({ $0 > client.clock.now() }) ?? true
+        {
+            client.logger.info(
+                "Silent request: another process refreshed this account's tokens meanwhile; using its access token",
+                correlationID: request.correlationID)
+            return cached
+        }
+        return try await redeemRefreshToken(request)
+    }
+
+    /// What the cross-process refresh lock is taken for: the account in a cloud (aliases count as one
+    /// cloud), whatever the tenant, scopes or client — a family refresh token is shared by its clients.
+    package static func refreshLockKey(accountIdentifier: String, authority: MSALAuthority) -> String {
+        CacheText.lowercased(accountIdentifier) + "|" + CacheEnvironmentAliases.builtIn.group(of: authority.components.hostAndPort)
     }
 
     private func redeemRefreshToken(_ request: Request) async throws -> MSALResult {

@@ -87,7 +87,7 @@ package struct BrowserLauncher: Sendable {
             exit.exited(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
         }
         do {
-            try process.run()
+            try await process.runWithEmptySignalMask()
         } catch {
             throw LaunchFailure(reason: "cannot start (\(error.localizedDescription))")
         }

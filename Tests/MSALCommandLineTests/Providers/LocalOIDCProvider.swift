@@ -97,7 +97,7 @@ final class LocalOIDCProvider: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: errorLog)
         try process.run()
         // Kill it if it has not printed its line within a minute.
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
         var buffer = Data()
         while !buffer.contains(UInt8(ascii: "\n")) {
@@ -108,7 +108,7 @@ final class LocalOIDCProvider: @unchecked Sendable {
         watchdog.cancel()
         let line = buffer.prefix { $0 != UInt8(ascii: "\n") }
         guard let summary = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
             throw Failure("\(kind) did not start: it printed \(String(decoding: buffer, as: UTF8.self).prefix(500)); its stderr:\n\(log.suffix(4000))")
         }

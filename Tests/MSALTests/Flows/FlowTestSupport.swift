@@ -203,12 +203,13 @@ struct FlowHarness {
 
     init(
         _ transport: FlowTransport, clientID: String = FlowIdentity.clientID, authority: String = "https://login.microsoftonline.com/common",
-        extendedLifetime: Bool = false, capabilities: [String]? = nil, expirationBuffer: Double? = nil, now: Double = FlowIdentity.now
+        extendedLifetime: Bool = false, capabilities: [String]? = nil, expirationBuffer: Double? = nil, now: Double = FlowIdentity.now,
+        cacheConfig: MSALCacheConfig = .memory
     ) throws {
         let clock = ManualClock(now)
         let config = MSALPublicClientApplicationConfig(
             clientId: clientID, redirectUri: nil, authority: try MSALAuthority.authority(url: URL(string: authority)!))
-        config.cacheConfig = .memory
+        config.cacheConfig = cacheConfig
         config.transport = transport
         config.clock = clock
         config.extendedLifetimeEnabled = extendedLifetime

@@ -178,7 +178,7 @@ struct BrowserLauncherTests {
         #expect(fakes.arguments(of: "browser") == nil)
     }
 
-    @Test("A launcher that keeps running counts as launched; swift-msal does not wait for it")
+    @Test("A launcher that keeps running counts as launched; swift-msal does not wait for it; it starts with no signal blocked, so SIGTERM stops it")
     func longRunningLauncher() async throws {
         let fakes = try FakeBrowsers()
         defer { fakes.remove() }
@@ -190,7 +190,18 @@ struct BrowserLauncherTests {
         let pidText = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let pid = try #require(pid_t(pidText))
         #expect(kill(pid, 0) == 0, "the launcher is still running")
+        // It starts with no signal blocked (Foundation's Process passes on the blocked mask of the
+        // cooperative thread that started it), so SIGTERM stops it; it used to ignore it for good.
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        #expect(status.split(separator: "\n").contains("SigBlk:\t0000000000000000"), "\(status)")
         kill(pid, SIGTERM)
+        var gone = false
+        for _ in 0..<500 where !gone {
+            gone = kill(pid, 0) != 0 || (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ") == true
+            if !gone { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(gone, "SIGTERM did not stop the launched browser")
+        if !gone { kill(pid, SIGKILL) }
     }
 
     @Test("Only http and https URLs are handed to a browser")

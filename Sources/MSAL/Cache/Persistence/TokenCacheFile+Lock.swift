@@ -158,7 +158,7 @@ extension TokenCacheFile {
     }
 
     /// Opens (creating it 0600 if needed) the lock file without following a symlink.
-    private func openLockFile(in directory: Int32, exclusive: Bool) throws -> Int32? {
+    func openLockFile(in directory: Int32, exclusive: Bool) throws -> Int32? {
         let common = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
         var lock = openat(directory, lockFileName, O_RDWR | O_CREAT | common, 0o600)
         if lock < 0 {
@@ -194,7 +194,7 @@ extension TokenCacheFile {
     }
 
     /// Whether the locked descriptor is still the file named `lockFileName`.
-    private func lockFileIsCurrent(_ lock: Int32, in directory: Int32) -> Bool {
+    func lockFileIsCurrent(_ lock: Int32, in directory: Int32) -> Bool {
         guard case .success(let held) = POSIXCalls.status(of: lock), held.st_nlink > 0,
             case .success(let named) = POSIXCalls.status(of: lockFileName, in: directory)
         else {

@@ -3,7 +3,9 @@
 Routes it answers itself (never passed to Django, never counted, never logged):
 
     GET  /test/stats              counters since start or the last reset, plus the parameter and
-                                  header NAMES of the recent token and end-session requests (JSON)
+                                  header NAMES of the recent token and end-session requests, and
+                                  refresh_tokens: {grants, failures, reused} (a refresh token
+                                  presented a second time; digests kept, never values) (JSON)
     POST /test/stats/reset        zero the counters; answers the counters as they were
     GET  /test/settings           the run-time test settings (JSON)
     POST /test/settings           change any subset of them: JSON body, e.g.
@@ -23,6 +25,7 @@ response rewritten (id_token removed from refresh responses) according to /test/
 """
 
 import collections
+import hashlib
 import http
 import io
 import json
@@ -174,6 +177,12 @@ class TestAPI:
         self.since = time.time()
         self.token_requests = collections.deque(maxlen=RECENT_LIMIT)
         self.logout_requests = collections.deque(maxlen=RECENT_LIMIT)
+        # Refresh grants: how many, how many answered other than 200, and how many presented a
+        # refresh token already presented before (kept as SHA-256 digests, never the values).
+        self.refresh_presented = set()
+        self.refresh_grants = 0
+        self.refresh_failures = 0
+        self.refresh_reuses = 0
 
     def _snapshot_locked(self):
         return {
@@ -184,6 +193,11 @@ class TestAPI:
             "recent_limit": RECENT_LIMIT,
             "token_requests": [json.loads(json.dumps(r)) for r in self.token_requests],
             "logout_requests": [json.loads(json.dumps(r)) for r in self.logout_requests],
+            "refresh_tokens": {
+                "grants": self.refresh_grants,
+                "failures": self.refresh_failures,
+                "reused": self.refresh_reuses,
+            },
         }
 
     def snapshot(self):
@@ -319,6 +333,8 @@ class TestAPI:
             with self.lock:
                 if record is not None:
                     record["status"] = seen.get("status")
+                    if name == "token" and record.get("grant_type") == "refresh_token" and seen.get("status") != 200:
+                        self.refresh_failures += 1
                 self.log_file.write(json.dumps(entry) + "\n")
 
     def describe(self, name, method, environ):
@@ -337,6 +353,15 @@ class TestAPI:
         record = {"t": round(time.time(), 3), "method": method}
         if name == "token":
             grant_types = [value for key, value in form if key == "grant_type"]
+            if grant_types[:1] == ["refresh_token"]:
+                presented = [value for key, value in form if key == "refresh_token"]
+                digest = hashlib.sha256(presented[0].encode("utf-8")).hexdigest() if presented else None
+                with self.lock:
+                    self.refresh_grants += 1
+                    if digest is not None:
+                        if digest in self.refresh_presented:
+                            self.refresh_reuses += 1
+                        self.refresh_presented.add(digest)
             record.update({
                 "grant_type": grant_types[0] if grant_types else None,
                 "params": param_names(form),
