@@ -27,6 +27,11 @@ enum CommandOutput {
         emit(JSONWriter.string(value, style: .indented), toStandardError: false)
     }
 
+    /// Writes `value` as one line of JSON (compact), exactly as ``writeJSON(_:)`` does.
+    static func writeJSONLine(_ value: JSON, toStandardError: Bool = false) {
+        emit(JSONWriter.string(value, style: .compact), toStandardError: toStandardError)
+    }
+
     /// The `error` object of JSON output.
     static func errorJSON(_ error: MSALError) -> JSON {
         var members: [JSONMember] = [

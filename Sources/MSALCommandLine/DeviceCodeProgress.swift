@@ -1,18 +1,53 @@
 import Foundation
 import MSAL
+import MSALJOSE
 import Synchronization
 
-/// Shows the device code message, then a progress indicator on standard error until the sign-in ends.
+/// Shows the device code prompt on standard error, then (in text output) a progress indicator until
+/// the sign-in ends.
+///
+/// Text output: the provider's message, and when it does not name both the verification page and the
+/// code (a provider's own wording), a line that does. JSON output: one line, `{"device_code": {…}}`
+/// with `verification_uri`, `user_code`, `expires_on` (seconds since 1970) and `message`, so a script
+/// can show its own prompt; standard output keeps only the result.
 enum DeviceCodeProgress {
     static func run(
-        _ body: (@escaping @Sendable (MSALDeviceCodeInfo) -> Void) async throws -> MSALResult
+        format: OutputFormat = .text, _ body: (@escaping @Sendable (MSALDeviceCodeInfo) -> Void) async throws -> MSALResult
     ) async throws -> MSALResult {
         let progress = ProgressTicker()
         defer { progress.stop() }
         return try await body { info in
-            CommandOutput.write(info.message, toStandardError: true)
-            progress.start()
+            switch format {
+            case .json:
+                CommandOutput.writeJSONLine(prompt(info), toStandardError: true)
+            case .text:
+                CommandOutput.write(text(info), toStandardError: true)
+                progress.start()
+            }
         }
+    }
+
+    /// The text prompt for `info`.
+    static func text(_ info: MSALDeviceCodeInfo) -> String {
+        let uri = info.verificationURI.absoluteString
+        if info.message.contains(uri), info.message.contains(info.userCode) {
+            return info.message
+        }
+        return info.message + "\nOpen \(uri) and enter the code \(info.userCode)"
+    }
+
+    /// The JSON prompt for `info`.
+    static func prompt(_ info: MSALDeviceCodeInfo) -> JSON {
+        .object([
+            JSONMember(
+                name: "device_code",
+                value: .object([
+                    JSONMember(name: "verification_uri", value: .string(info.verificationURI.absoluteString)),
+                    JSONMember(name: "user_code", value: .string(info.userCode)),
+                    JSONMember(name: "expires_on", value: .integer(Int(info.expiresOn.timeIntervalSince1970))),
+                    JSONMember(name: "message", value: .string(info.message)),
+                ]))
+        ])
     }
 }
 

@@ -148,7 +148,7 @@ struct LoginCommand: AsyncParsableCommand {
             let result: MSALResult
             if deviceCode {
                 let parameters = MSALTokenParameters(scopes: app.scopeList)
-                result = try await DeviceCodeProgress.run { callback in
+                result = try await DeviceCodeProgress.run(format: app.output) { callback in
                     try await application.acquireTokenWithDeviceCode(with: parameters, deviceCodeCallback: callback)
                 }
             } else {

@@ -28,14 +28,20 @@ struct BrowserUnavailableTests {
 
         /// Reads standard error until it holds a line starting with four spaces and `http`: the URL.
         func printedURL() async throws -> URL? {
-            try await CommandRunner.offCooperativePool { self.readURL() }
+            try await firstLine { $0.hasPrefix("    http") }.flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
         }
 
-        private func readURL() -> URL? {
+        /// Reads standard error until a complete line satisfies `predicate`; `nil` if the process exited first.
+        func firstLine(where predicate: @escaping @Sendable (Substring) -> Bool) async throws -> String? {
+            try await CommandRunner.offCooperativePool { self.readLine(where: predicate) }
+        }
+
+        private func readLine(where predicate: (Substring) -> Bool) -> String? {
             while true {
                 let text = String(decoding: standardError, as: UTF8.self)
-                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("    http") }), text.hasSuffix("\n") {
-                    return URL(string: line.trimmingCharacters(in: .whitespaces))
+                let complete = text.hasSuffix("\n") ? text[...] : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
+                if let line = complete.split(separator: "\n").first(where: predicate) {
+                    return String(line)
                 }
                 let chunk = errors.fileHandleForReading.availableData
                 if chunk.isEmpty { return nil }  // Exited before printing it.

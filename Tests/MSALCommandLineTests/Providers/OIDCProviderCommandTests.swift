@@ -4,7 +4,8 @@ import Testing
 /// The `msal` command against real OpenID providers nobody here wrote (Django OAuth Toolkit,
 /// glewlwyd), as a user would run it: `login --authority-kind oidc` through the provider's real
 /// login page, `accounts`, `token` from the cache with 0 requests at the provider, an expired token
-/// refreshed, `--force-refresh`, `logout` without `--authority`, and `logout --browser-session`.
+/// refreshed, `--force-refresh`, `logout` without `--authority`, `logout --browser-session`, and
+/// `login --device-code`.
 @Suite("msal against real OpenID providers", .serialized)
 struct OIDCProviderCommandTests {
     typealias Agent = OIDCProviderLibraryTests.Agent
@@ -51,6 +52,56 @@ struct OIDCProviderCommandTests {
                 provider: provider, cache: directory.appendingPathComponent("cache.json").path,
                 redirectURI: try await OIDCProviderLibraryTests.redirectURI(for: provider))
             try await run(session, agent: agent)
+        }
+    }
+
+    @Test("login --device-code: glewlwyd signs the user in (then a token from the cache with 0 requests); Django OAuth Toolkit answers without an ID token: a typed error, nothing cached", arguments: LocalOIDCProvider.Kind.allCases)
+    func deviceCode(kind: LocalOIDCProvider.Kind) async throws {
+        try await LocalOIDCProvider.with(kind, kind == .djangoOAuthToolkit ? ["--advertise-device-endpoint"] : []) { provider, directory in
+            let cache = directory.appendingPathComponent("cache.json").path
+            let clientID = (provider.summary["device_client_id"] as? String) ?? provider.clientID
+            let options = [
+                "--client-id", clientID, "--authority", provider.issuer, "--authority-kind", "oidc", "--allow-http-loopback",
+                "--scopes", "email", "--cache", cache, "--output", "json",
+            ]
+            let login = try BrowserUnavailableTests.RunningLogin(["login", "--device-code"] + options, environment: ProcessInfo.processInfo.environment)
+            defer { login.kill() }
+            // With --output json the prompt is one JSON line on standard error.
+            let line = try #require(try await login.firstLine { $0.hasPrefix("{\"device_code\"") }, "\(kind): no device code prompt")
+            let prompt = try #require(
+                (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["device_code"] as? [String: Any], "\(line)")
+            let uri = try #require(prompt["verification_uri"] as? String)
+            let code = try #require(prompt["user_code"] as? String)
+            #expect(prompt["message"] as? String != nil && prompt["expires_on"] as? Int != nil)
+
+            // The user, on another device, enters the code on the verification page.
+            var arguments = [kind.directory.appendingPathComponent(Agent.scripted.rawValue).path]
+            arguments += kind == .glewlwyd ? [uri + "?code=" + code] : [uri, "--user-code", code]
+            arguments += ["--username", "alice", "--password", try provider.password("alice")]
+            let approved = try await OIDCProviderLibraryTests.runProcess(LocalOIDCProvider.python, arguments)
+            #expect(approved == 0, "\(kind): the user could not approve the code")
+
+            let (status, standardOutput, standardError) = try await login.finish()
+            let output = try #require(try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any], "\(standardOutput) \(standardError)" as Comment)
+            switch kind {
+            case .glewlwyd:
+                #expect(status == 0, "\(standardError)")
+                let username = (output["account"] as? [String: Any])?["username"] as? String
+                #expect(username == "alice" || username == "alice@example.test", "\(output)")
+                try await provider.resetStats()
+                let hit = try await CommandRunner.run(["token"] + options)
+                #expect(hit.status == 0, "\(hit.standardError)")
+                #expect(try hit.json()["token_source"] as? String == "cache")
+                #expect(try await provider.requestCount() == 0)
+            case .djangoOAuthToolkit:
+                // DOT's device grant answers with access and refresh tokens only: nothing says whose they are.
+                #expect(status == 1)
+                let error = try #require(output["error"] as? [String: Any], "\(output)")
+                #expect(error["internal_name"] as? String == "invalidResponse")
+                #expect((error["message"] as? String)?.contains("ID token") == true, "\(error)")
+                let accounts = try await CommandRunner.run(["accounts", "--cache", cache, "--output", "json"])
+                #expect((try accounts.json()["accounts"] as? [[String: Any]])?.isEmpty == true)
+            }
         }
     }
 
