@@ -6,6 +6,9 @@ let package = Package(
     products: [
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALJOSE", targets: ["MSALJOSE"]),
+        // Opt-in: MSALURLSessionTransport, on corelibs Foundation's URLSession, which traps the process on
+        // a chunked response with a trailer (docs/networking.md). The MSAL product does not include it.
+        .library(name: "MSALURLSession", targets: ["MSALURLSession"]),
         .library(name: "MSALTesting", targets: ["MSALTesting"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         .executable(name: "msal", targets: ["MSALCommandLine"]),
@@ -41,6 +44,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        .target(
+            name: "MSALURLSession",
+            dependencies: ["MSAL"]
         ),
         .target(
             name: "MSALTesting",
@@ -82,6 +89,7 @@ let package = Package(
             name: "MSALTests",
             dependencies: [
                 "MSAL",
+                "MSALURLSession",
                 "MSALJOSE",
                 "MSALTesting",
                 "MSALStressWorker",

@@ -82,6 +82,7 @@ let package = Package(
             name: "ProviderLoad",
             dependencies: [
                 .product(name: "MSAL", package: "swift-msal"),
+                .product(name: "MSALURLSession", package: "swift-msal"),
                 .product(name: "MSALEmulator", package: "swift-msal"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALURLSession
 import Synchronization
 
 #if canImport(FoundationNetworking)

@@ -65,7 +65,7 @@ public struct MSALHTTPRequest: Sendable, Hashable {
     /// - Throws: ``MSALInternalError/networkFailure`` when a header field's name or value holds a CR,
     ///   LF or NUL (written as it is, it would end the field early and inject whatever follows);
     ///   ``MSALInternalError/bodyTooLarge`` when the body is over `limits.maximumRequestBodySize`.
-    func checkBeforeSending(limits: MSALHTTPLimits) throws -> String {
+    package func checkBeforeSending(limits: MSALHTTPLimits) throws -> String {
         let host = url.host ?? url.absoluteString
         for field in headers where (field.name + field.value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
             throw MSALError(

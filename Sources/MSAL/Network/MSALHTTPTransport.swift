@@ -2,8 +2,8 @@ import Foundation
 
 /// Sends HTTP requests for swift-msal.
 ///
-/// The default is ``MSALCurlTransport``; ``MSALURLSessionTransport`` is the alternative on Foundation's
-/// `URLSession`. Replace it to route requests through your own HTTP client, or with
+/// The default is ``MSALCurlTransport``; `MSALURLSessionTransport`, in the opt-in `MSALURLSession` product,
+/// is the alternative on Foundation's `URLSession`. Replace it to route requests through your own HTTP client, or with
 /// `MSALReplayTransport` from `MSALTesting` to replay recorded traffic.
 ///
 /// A transport sends exactly one request per call: it must not retry, follow redirects, or

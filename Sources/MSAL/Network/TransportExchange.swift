@@ -1,17 +1,13 @@
 import Foundation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// The state of one request sent by ``MSALCurlTransport`` or ``MSALURLSessionTransport``: the response
+/// The state of one request sent by ``MSALCurlTransport`` (or `MSALURLSessionTransport` in the opt-in `MSALURLSession` module): the response
 /// collected so far, the activity time the timeouts are measured from, and the continuation the caller
 /// waits on.
 ///
 /// Whatever happens first — the transfer completing, the body cap, a timeout, the caller's task being
 /// canceled — finishes the exchange exactly once; later events are ignored.
-final class TransportExchange: Sendable {
+package final class TransportExchange: Sendable {
     private struct State {
         var continuation: CheckedContinuation<MSALHTTPResponse, any Error>?
         var outcome: Result<MSALHTTPResponse, any Error>?
@@ -21,12 +17,12 @@ final class TransportExchange: Sendable {
         var lastActivity: ContinuousClock.Instant
     }
 
-    let limits: MSALHTTPLimits
-    let host: String
+    package let limits: MSALHTTPLimits
+    package let host: String
     private let start: ContinuousClock.Instant
     private let state: Mutex<State>
 
-    init(limits: MSALHTTPLimits, host: String) {
+    package init(limits: MSALHTTPLimits, host: String) {
         self.limits = limits
         self.host = host
         let now = ContinuousClock.now
@@ -35,13 +31,13 @@ final class TransportExchange: Sendable {
     }
 
     /// Whether the exchange has finished.
-    var isFinished: Bool {
+    package var isFinished: Bool {
         state.withLock { $0.outcome != nil }
     }
 
     /// Registers the caller's continuation. Returns `false` (and resumes it at once) when the exchange
     /// already finished, for example because the caller was canceled before the transfer started.
-    func install(_ continuation: CheckedContinuation<MSALHTTPResponse, any Error>) -> Bool {
+    package func install(_ continuation: CheckedContinuation<MSALHTTPResponse, any Error>) -> Bool {
         let finished: Result<MSALHTTPResponse, any Error>? = state.withLock { state in
             if let outcome = state.outcome { return outcome }
             state.continuation = continuation
@@ -56,7 +52,7 @@ final class TransportExchange: Sendable {
 
     /// Ends the exchange with `outcome` unless it already ended. Returns whether this call ended it.
     @discardableResult
-    func finish(_ outcome: Result<MSALHTTPResponse, any Error>) -> Bool {
+    package func finish(_ outcome: Result<MSALHTTPResponse, any Error>) -> Bool {
         let (ended, continuation): (Bool, CheckedContinuation<MSALHTTPResponse, any Error>?) = state.withLock { state in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
@@ -70,7 +66,7 @@ final class TransportExchange: Sendable {
     /// Records the response head. Returns an error when its `Content-Length` is invalid (repeated with
     /// different values, not a plain number, overflowing: the body's framing is ambiguous, and neither
     /// libcurl nor corelibs Foundation refuses it) or declares a body over the cap.
-    func receive(statusCode: Int, headers: MSALHTTPHeaders) -> MSALError? {
+    package func receive(statusCode: Int, headers: MSALHTTPHeaders) -> MSALError? {
         state.withLock { state in
             state.lastActivity = .now
             state.statusCode = statusCode
@@ -89,12 +85,12 @@ final class TransportExchange: Sendable {
     }
 
     /// Appends body bytes. Returns an error as soon as the body is over the cap.
-    func append(_ data: Data) -> MSALError? {
+    package func append(_ data: Data) -> MSALError? {
         data.withUnsafeBytes { append($0) }
     }
 
     /// Appends body bytes. Returns an error as soon as the body is over the cap.
-    func append(_ bytes: UnsafeRawBufferPointer) -> MSALError? {
+    package func append(_ bytes: UnsafeRawBufferPointer) -> MSALError? {
         let size: Int? = state.withLock { state in
             state.lastActivity = .now
             let size = state.body.count + bytes.count
@@ -106,12 +102,12 @@ final class TransportExchange: Sendable {
     }
 
     /// Records activity (a header line arriving) for the idle timeout.
-    func touch() {
+    package func touch() {
         state.withLock { $0.lastActivity = .now }
     }
 
     /// The response collected so far; `fallbackStatus` is used when no head was recorded.
-    func response(fallbackStatus: Int?, fallbackHeaders: MSALHTTPHeaders) -> MSALHTTPResponse? {
+    package func response(fallbackStatus: Int?, fallbackHeaders: MSALHTTPHeaders) -> MSALHTTPResponse? {
         state.withLock { state in
             guard let status = state.statusCode ?? fallbackStatus else { return nil }
             let headers = state.statusCode == nil ? fallbackHeaders : state.headers
@@ -121,7 +117,7 @@ final class TransportExchange: Sendable {
 
     /// The timeout error when a deadline has passed at `now`, or the next instant to check again;
     /// `nil` once finished.
-    func checkDeadlines(now: ContinuousClock.Instant) -> Result<ContinuousClock.Instant, MSALError>? {
+    package func checkDeadlines(now: ContinuousClock.Instant) -> Result<ContinuousClock.Instant, MSALError>? {
         let lastActivity: ContinuousClock.Instant? = state.withLock { $0.outcome == nil ? $0.lastActivity : nil }
         guard let lastActivity else { return nil }
         let total = start.advanced(by: .seconds(limits.totalTimeout))

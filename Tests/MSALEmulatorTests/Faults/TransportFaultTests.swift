@@ -5,7 +5,7 @@ import Testing
 
 /// Broken answers on the wire — closed or reset connections, stalls, trickles, truncated and
 /// oversized bodies — at every endpoint a flow reaches, through the public API, the default
-/// `MSALURLSessionTransport` and a real loopback connection to the emulator. Each case checks the
+/// `MSALCurlTransport` and a real loopback connection to the emulator. Each case checks the
 /// typed error (code, internal code, correlation id), the pipeline's retry rule (idempotent
 /// requests once, a code redemption never, an oversized body never), and that the cache file is
 /// byte for byte what it was.

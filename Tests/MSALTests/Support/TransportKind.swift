@@ -1,5 +1,7 @@
 import Testing
 
+import MSALURLSession
+
 @testable import MSAL
 
 /// The HTTP transports swift-msal ships, for tests that run against each of them.

@@ -1,4 +1,5 @@
 import Foundation
+import MSAL
 import Synchronization
 
 #if canImport(FoundationNetworking)
