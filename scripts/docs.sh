@@ -4,7 +4,8 @@
 # that does not exist or a parameter left undocumented fails the script.
 #
 # No package plugin is used: the symbol graph comes from SwiftPM's own `dump-symbol-graph` (which
-# reuses the debug build) and the catalog is converted by the `docc` that ships with the toolchain.
+# reuses the debug build, tests included, built first when missing) and the catalog is converted by
+# the `docc` that ships with the toolchain. scripts/test.sh runs it after the tests.
 #
 #   bash scripts/docs.sh            # → .build/docs/MSAL.doccarchive
 #   DOCC=/path/to/docc bash scripts/docs.sh
@@ -19,6 +20,11 @@ if [ ! -x "$docc" ]; then
     echo "scripts/docs.sh: docc not found (looked on PATH and next to swift in $swift_bin); set DOCC" >&2
     exit 1
 fi
+
+# `dump-symbol-graph` extracts every module of the package, test modules included, from the debug
+# build, and fails on any module that is not built: build them all first (nothing to do when the
+# tests were built already, as in scripts/test.sh).
+swift build --build-tests
 
 # Public symbols only, as an app sees them.
 dump_log="$(mktemp)"

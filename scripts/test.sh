@@ -5,7 +5,8 @@
 #                                     Python)
 #   2. swift build --build-tests      then swift test --skip-build: every unit, conformance, interop
 #                                     and end-to-end test; then the tests of Tests/ExternalPackage,
-#                                     an app's package that depends on swift-msal
+#                                     an app's package that depends on swift-msal; then
+#                                     scripts/docs.sh (DocC, warnings as errors)
 #   3. scripts/sanitize.sh address    the tests again, one at a time, built with AddressSanitizer (a
 #                                     memory error fails them)
 #   4. scripts/sanitize.sh thread     the tests again, one at a time, built with ThreadSanitizer (a
@@ -32,6 +33,9 @@ swift test --skip-build
 # An app's own package depending on swift-msal (package symbols invisible): its tests build
 # MSALResult and MSALAccount from the public initialisers.
 swift test --package-path Tests/ExternalPackage --scratch-path .build/external-package
+# The DocC documentation, warnings as errors (a broken symbol link or an undocumented parameter
+# fails it); it reuses the build above.
+bash scripts/docs.sh
 
 # One test at a time under each sanitizer: instrumented code is several times slower, and with
 # every suite at once (the multi-process stress test's workers, the emulator, Chromium, MSAL for
