@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,14 @@ let package = Package(
         .library(name: "MSALTesting", targets: ["MSALTesting"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         .executable(name: "msal", targets: ["MSALCommandLine"]),
+    ],
+    traits: [
+        // Off in every normal build: only FuzzTesting/ and Benchmarks/ enable it, in their own
+        // dependency on this package (SwiftNIO's ENABLE_MOCKING is the model).
+        .trait(
+            name: "TestEntryPoints",
+            description: "Compiles the @_spi(Fuzzing) and @_spi(Benchmarks) entry points that the fuzz targets and the benchmarks call."
+        )
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -32,7 +40,8 @@ let package = Package(
         ),
         .target(
             name: "MSALJOSE",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL"],
+            swiftSettings: [.define("MSAL_TEST_ENTRY_POINTS", .when(traits: ["TestEntryPoints"]))]
         ),
         .target(
             name: "MSAL",
@@ -43,7 +52,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: [.define("MSAL_TEST_ENTRY_POINTS", .when(traits: ["TestEntryPoints"]))]
         ),
         .target(
             name: "MSALURLSession",

@@ -13,7 +13,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         // The SDK under test.
-        .package(name: "swift-msal", path: ".."),
+        // TestEntryPoints: the @_spi(Benchmarks) cache entry points, compiled only with this trait.
+        .package(name: "swift-msal", path: "..", traits: ["TestEntryPoints"]),
         // The harness. Its malloc interposer provides the allocation metrics.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Comparison only: a widely used Swift JWT library (swift-crypto/BoringSSL underneath).

@@ -1,6 +1,7 @@
-// swift-tools-version: 6.0
-// libFuzzer targets for swift-msal, kept in their own package so that fuzzing flags and the
-// `@_spi(Fuzzing)` entry points never touch a normal build of the SDK. Build and run through
+// swift-tools-version: 6.1
+// libFuzzer targets for swift-msal, kept in their own package so that fuzzing flags never touch a
+// normal build of the SDK; the `@_spi(Fuzzing)` entry points are compiled only with the package
+// trait `TestEntryPoints`, which this package's dependency on swift-msal enables. Build and run through
 // scripts/fuzz.sh at the repository root (see docs/reliability.md, "Fuzzing"):
 //
 //     scripts/fuzz.sh FuzzJWS 60      # one target for 60 s
@@ -35,7 +36,7 @@ let package = Package(
     name: "swift-msal-fuzzing",
     dependencies: [
         // The SDK under test.
-        .package(name: "swift-msal", path: ".."),
+        .package(name: "swift-msal", path: "..", traits: ["TestEntryPoints"]),
         // Already a dependency of the SDK; the loopback target also needs its EmbeddedChannel.
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
     ],

@@ -1,3 +1,5 @@
+// Compiled only with the package trait TestEntryPoints, which Benchmarks enables (see Package.swift).
+#if MSAL_TEST_ENTRY_POINTS
 import MSALJOSE
 import Synchronization
 
@@ -94,3 +96,4 @@ import Synchronization
         return loaded.contents.accounts(clientID: clientID, environment: environment, signedInOnly: true)
     }
 }
+#endif

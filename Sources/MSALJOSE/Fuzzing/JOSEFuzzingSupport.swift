@@ -1,3 +1,5 @@
+// Compiled only with the package trait TestEntryPoints, which FuzzTesting enables (see Package.swift).
+#if MSAL_TEST_ENTRY_POINTS
 /// Entry points for the libFuzzer targets of `FuzzTesting/` (a separate package, which cannot see
 /// `package` symbols). Not API: import with `@_spi(Fuzzing) import MSALJOSE`.
 ///
@@ -23,3 +25,4 @@
         return ParsedJSON(compact: JSONWriter.write(JSON(document.root)), rootMembers: members)
     }
 }
+#endif

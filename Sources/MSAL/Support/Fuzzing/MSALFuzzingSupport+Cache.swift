@@ -1,3 +1,5 @@
+// Compiled only with the package trait TestEntryPoints, which FuzzTesting enables (see Package.swift).
+#if MSAL_TEST_ENTRY_POINTS
 import MSALJOSE
 
 @_spi(Fuzzing) extension MSALFuzzingSupport {
@@ -151,3 +153,4 @@ import MSALJOSE
         (TokenCacheDocument.readingLimits.maxDepth, TokenCacheDocument.readingLimits.rejectDuplicateKeys)
     }
 }
+#endif

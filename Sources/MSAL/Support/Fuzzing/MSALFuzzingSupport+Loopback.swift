@@ -1,3 +1,5 @@
+// Compiled only with the package trait TestEntryPoints, which FuzzTesting enables (see Package.swift).
+#if MSAL_TEST_ENTRY_POINTS
 import Foundation
 import NIOCore
 
@@ -68,3 +70,4 @@ import NIOCore
         return (parsed.host.rawValue, parsed.port, parsed.path, parsed.url(boundPort: parsed.port ?? boundPort))
     }
 }
+#endif

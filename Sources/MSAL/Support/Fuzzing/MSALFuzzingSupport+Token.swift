@@ -1,3 +1,5 @@
+// Compiled only with the package trait TestEntryPoints, which FuzzTesting enables (see Package.swift).
+#if MSAL_TEST_ENTRY_POINTS
 import Foundation
 
 @_spi(Fuzzing) extension MSALFuzzingSupport {
@@ -89,3 +91,4 @@ import Foundation
         (DeviceCodeResponse.maximumLifetime, DeviceCodeResponse.maximumInterval)
     }
 }
+#endif
