@@ -38,7 +38,7 @@ apt_install() {
 
 # chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless;
 # chromium-driver lets selenium drive it on the providers' login pages; glewlwyd is a provider.
-packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl)
+packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl binutils)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

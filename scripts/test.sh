@@ -29,6 +29,13 @@ bash scripts/setup.sh
 
 stage "2/5 Build and run the tests"
 swift build --build-tests
+# The fuzzing and benchmark entry points are compiled only with the package trait TestEntryPoints
+# (FuzzTesting/ and Benchmarks/ enable it): a normal build must not contain them.
+if nm -j -C .build/debug/MSAL.build/*.o .build/debug/MSALJOSE.build/*.o \
+    | grep -qE 'MSALFuzzingSupport|JOSEFuzzingSupport|MSALCacheBenchmarkSupport'; then
+    echo "scripts/test.sh: a normal build contains the TestEntryPoints entry points" >&2
+    exit 1
+fi
 swift test --skip-build
 # An app's own package depending on swift-msal (package symbols invisible): its tests build
 # MSALResult and MSALAccount from the public initialisers.
