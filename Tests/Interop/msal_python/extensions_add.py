@@ -9,12 +9,14 @@ new account ``TAG-i`` (client ``stress-client``, tenant ``tenant``, environment
 ``add`` is one msal-extensions read-modify-write under its lock (``CACHE_FILE.lockfile``); an
 update another writer loses shows as a missing account in the final file.
 
-Standard output: one JSON line ``{"added": COUNT, "lock_implementation": "...", "errors": [...]}``.
+Standard output: one JSON line ``{"added": COUNT, "lock_implementation": "...", "errors": [...],
+"lock_warnings": [...]}`` (msal-extensions' warnings, such as giving up on its lock file after 5 s).
 Exit status 0 when every add succeeded, 1 otherwise, 2 on usage errors.
 """
 
 import base64
 import json
+import logging
 import sys
 
 import msal_extensions
@@ -29,6 +31,14 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     path, count, tag = argv[1], int(argv[2]), argv[3]
+    # msal-extensions only logs it when it waited 5 s for its lock file and went on regardless.
+    warnings = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            warnings.append(record.getMessage())
+
+    logging.getLogger("msal_extensions").addHandler(Collect(level=logging.WARNING))
     cache = msal_extensions.PersistedTokenCache(msal_extensions.FilePersistence(path))
     errors = []
     for index in range(count):
@@ -49,7 +59,8 @@ def main(argv):
         except Exception as error:  # a lock timeout, for instance: reported, the run goes on
             errors.append("%s: %s" % (type(error).__name__, error))
     lock = getattr(msal_extensions.token_cache, "CrossPlatLock", None)
-    print(json.dumps({"added": count - len(errors), "lock_implementation": getattr(lock, "__module__", "?"), "errors": errors}))
+    print(json.dumps({"added": count - len(errors), "lock_implementation": getattr(lock, "__module__", "?"), "errors": errors,
+                      "lock_warnings": warnings}))
     return 0 if not errors else 1
 
 
