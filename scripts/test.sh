@@ -14,9 +14,49 @@
 #   5. scripts/fuzz.sh all 60         each libFuzzer target for 60 s from the seed corpora, two at a
 #                                     time
 #
-# Stops at the first stage that fails. While working on the code, run a stage alone instead.
+# Stops at the first stage that fails. While working on the code, run a stage alone instead, or:
+#
+#   bash scripts/test.sh quick         build and run the test suite once (stage 2's tests, a few
+#                                      minutes), no setup, no sanitizers, no fuzzing. Suites whose
+#                                      tools scripts/setup.sh installs (the real OpenID providers,
+#                                      MSAL for Python, Chromium) are skipped when those are
+#                                      missing, each with the reason printed; with CI=true nothing
+#                                      is skipped and a missing tool fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "quick" ]; then
+    skip=()
+    reasons=()
+    if [ ! -x .build/oidc-venv/bin/python ] || [ ! -x /usr/bin/glewlwyd ]; then
+        skip+=('OIDCProviderLibraryTests|OIDCProviderCommandTests|CrossProcessRefreshTests')
+        reasons+=("the real OpenID providers (.build/oidc-venv with Django OAuth Toolkit, Debian's glewlwyd)")
+    fi
+    if [ ! -x .build/interop-venv/bin/python ]; then
+        skip+=('PythonInteropTests|PythonRoundTripTests|PythonSelfCheckTests|ExtensionsLockInteropTests')
+        reasons+=("MSAL for Python and msal-extensions (.build/interop-venv)")
+    fi
+    if ! command -v chromium >/dev/null 2>&1; then
+        skip+=('ChromiumSignInTests')
+        reasons+=("Chromium")
+    fi
+    if [ "${#skip[@]}" -gt 0 ] && [ "${CI:-}" = "true" ]; then
+        echo "scripts/test.sh quick: under CI=true nothing is skipped, and these are missing: ${reasons[*]}. Run bash scripts/setup.sh." >&2
+        exit 1
+    fi
+    swift build --build-tests
+    if [ "${#skip[@]}" -gt 0 ]; then
+        pattern="$(IFS='|'; echo "${skip[*]}")"
+        swift test --skip-build --skip "$pattern"
+        echo
+        for reason in "${reasons[@]}"; do
+            echo "Skipped the suites that need $reason: not installed; bash scripts/setup.sh installs it."
+        done
+    else
+        swift test --skip-build
+    fi
+    exit 0
+fi
 
 stage() {
     echo
@@ -54,7 +94,10 @@ bash scripts/docs.sh
 # OIDCProviderLibraryTests) and 4 processes × 50 refreshes (CrossProcessRefreshTests: the lock runs
 # in this process, under both sanitizers, in RefreshLockTests). Serially and instrumented they
 # would add minutes to each stage for no instrumented code of ours that the others do not run.
-sanitizer_skip=(--skip 'OIDCProviderCommandTests|CrossProcessRefreshTests')
+# ExtensionsLockInteropTests also runs in stage 2 only: msal-extensions polls for its lock file every
+# 0.25 s and gives up after 5 s (then writes without it); instrumented, swift-msal's saves hold the
+# lock file long enough that a Python process gave up (its own warning, caught by the test).
+sanitizer_skip=(--skip 'OIDCProviderCommandTests|CrossProcessRefreshTests|ExtensionsLockInteropTests')
 
 stage "3/5 The tests under AddressSanitizer, one at a time"
 bash scripts/sanitize.sh address --no-parallel "${sanitizer_skip[@]}"

@@ -78,8 +78,9 @@ struct OIDCProviderCommandTests {
             var arguments = [kind.directory.appendingPathComponent(Agent.scripted.rawValue).path]
             arguments += kind == .glewlwyd ? [uri + "?code=" + code] : [uri, "--user-code", code]
             arguments += ["--username", "alice", "--password", try provider.password("alice")]
-            let approved = try await OIDCProviderLibraryTests.runProcess(LocalOIDCProvider.python, arguments)
-            #expect(approved == 0, "\(kind): the user could not approve the code")
+            let approved = try await OIDCProviderLibraryTests.runProcess(LocalOIDCProvider.python, arguments + ["--verbose"])
+            #expect(approved.status == 0, "\(kind): the user could not approve the code: \(approved.output)")
+            if approved.status != 0 { login.kill() }  // else it polls until the code expires
 
             let (status, standardOutput, standardError) = try await login.finish()
             let output = try #require(try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any], "\(standardOutput) \(standardError)" as Comment)

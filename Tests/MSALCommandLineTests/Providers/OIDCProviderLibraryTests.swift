@@ -189,27 +189,38 @@ struct OIDCProviderLibraryTests {
         let agent = provider.kind.directory.appendingPathComponent(Agent.scripted.rawValue).path
         let password = try provider.password("alice")
         // The user, on another device, enters the code on the verification page.
-        let approval = Mutex<Task<Int32, any Error>?>(nil)
-        let outcome: Result<MSALResult, any Error>
-        do {
-            outcome = .success(
-                try await application.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: Self.scopes)) { info in
-                    var arguments = [agent]
-                    if kind == .glewlwyd {
-                        arguments.append(info.verificationURI.absoluteString + "?code=" + info.userCode)
-                    } else {
-                        arguments += [info.verificationURI.absoluteString, "--user-code", info.userCode]
-                    }
-                    arguments += ["--username", "alice", "--password", password]
-                    let command = arguments
-                    let task = Task { try await Self.runProcess(LocalOIDCProvider.python, command) }
-                    approval.withLock { $0 = task }
-                })
-        } catch {
-            outcome = .failure(error)
+        let approval = Mutex<Task<(status: Int32, output: String), any Error>?>(nil)
+        let signIn = Task {
+            try await application.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: Self.scopes)) { info in
+                var arguments = [agent, "--verbose"]
+                if kind == .glewlwyd {
+                    arguments.append(info.verificationURI.absoluteString + "?code=" + info.userCode)
+                } else {
+                    arguments += [info.verificationURI.absoluteString, "--user-code", info.userCode]
+                }
+                arguments += ["--username", "alice", "--password", password]
+                let command = arguments
+                let task = Task { try await Self.runProcess(LocalOIDCProvider.python, command) }
+                approval.withLock { $0 = task }
+            }
         }
-        let approved = try await #require(approval.withLock { $0 }, "\(kind): no device code was issued: \(outcome)").value
-        #expect(approved == 0, "\(kind): the user could not approve the code")
+        var agentTask: Task<(status: Int32, output: String), any Error>?
+        for _ in 0..<3000 where agentTask == nil {
+            agentTask = approval.withLock { $0 }
+            if agentTask == nil, (try? await Task.sleep(for: .milliseconds(10))) == nil { break }
+        }
+        guard let agentTask else {
+            signIn.cancel()
+            Issue.record("\(kind): no device code was issued: \(await signIn.result)")
+            return
+        }
+        let approved = try await agentTask.value
+        if approved.status != 0 {
+            // Otherwise the flow would poll until the code expires (half an hour at DOT).
+            signIn.cancel()
+        }
+        #expect(approved.status == 0, "\(kind): the user could not approve the code: \(approved.output)")
+        let outcome = await signIn.result
         switch kind {
         case .glewlwyd:
             let result = try outcome.get()
@@ -233,17 +244,21 @@ struct OIDCProviderLibraryTests {
         }
     }
 
-    /// Runs `executable arguments…` off the cooperative pool; its exit status.
-    static func runProcess(_ executable: URL, _ arguments: [String]) async throws -> Int32 {
+    /// Runs `executable arguments…` off the cooperative pool; its exit status and what it wrote on
+    /// standard output and error (for failure messages).
+    static func runProcess(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await CommandRunner.offCooperativePool {
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            process.standardInput = FileHandle.nullDevice
             try process.run()
+            let text = output.fileHandleForReading.readDataToEndOfFile()
             while process.isRunning { usleep(20_000) }
-            return process.terminationStatus
+            return (process.terminationStatus, String(decoding: text, as: UTF8.self))
         }
     }
 
