@@ -2,8 +2,8 @@
 """Generate the token-flow conformance scenarios in Fixtures/Conformance/Flows/.
 
 Requires Python 3.11+ and the `cryptography` package, the test key in
-Fixtures/Samples/rsa-2048-private.pem and the shared reference collection
-(default: ../shared/reference next to the repository; override with --reference).
+Fixtures/Samples/rsa-2048-private.pem and the reference inputs copied from the shared reference
+collection into Fixtures/Reference (override with --reference).
 
 Usage:
     python3 scripts/make-flow-fixtures.py                 # (re)write every scenario
@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OUT = REPO_ROOT / "Fixtures" / "Conformance" / "Flows"
 SAMPLES = REPO_ROOT / "Fixtures" / "Samples"
-DEFAULT_REFERENCE = REPO_ROOT.parent / "shared" / "reference"
+DEFAULT_REFERENCE = REPO_ROOT / "Fixtures" / "Reference"
 
 # --------------------------------------------------------------------------- identities
 

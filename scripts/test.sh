@@ -68,6 +68,9 @@ stage "1/5 Setup"
 bash scripts/setup.sh
 
 stage "2/5 Build and run the tests"
+# The committed flow fixtures are what their generator writes from Fixtures/Reference (it needs the
+# `cryptography` package, which the MSAL for Python environment has).
+.build/interop-venv/bin/python scripts/make-flow-fixtures.py --check-only
 swift build --build-tests
 # The fuzzing and benchmark entry points are compiled only with the package trait TestEntryPoints
 # (FuzzTesting/ and Benchmarks/ enable it): a normal build must not contain them.
