@@ -57,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "MSALURLSession",
-            dependencies: ["MSAL"]
+            dependencies: ["MSAL", "MSALJOSE"]
         ),
         .target(
             name: "MSALTesting",

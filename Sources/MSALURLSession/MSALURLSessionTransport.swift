@@ -75,7 +75,7 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
         defer { delegate.unregister(task) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MSALHTTPResponse, any Error>) in
-                if exchange.install(continuation) {
+                if exchange.install({ continuation.resume(with: $0) }) {
                     task.resume()
                     Self.watch(exchange, task: task, delegateQueue: delegateQueue)
                 }

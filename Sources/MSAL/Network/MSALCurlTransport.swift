@@ -53,7 +53,7 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         let id = transfer.id
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MSALHTTPResponse, any Error>) in
-                if exchange.install(continuation) {
+                if exchange.install({ continuation.resume(with: $0) }) {
                     driver.start(transfer)
                 }
             }

@@ -2,14 +2,14 @@ import Foundation
 import Synchronization
 
 /// The state of one request sent by ``MSALCurlTransport`` (or `MSALURLSessionTransport` in the opt-in `MSALURLSession` module): the response
-/// collected so far, the activity time the timeouts are measured from, and the continuation the caller
-/// waits on.
+/// collected so far, the activity time the timeouts are measured from, and how to resume the caller
+/// waiting on it.
 ///
 /// Whatever happens first — the transfer completing, the body cap, a timeout, the caller's task being
 /// canceled — finishes the exchange exactly once; later events are ignored.
 package final class TransportExchange: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<MSALHTTPResponse, any Error>?
+        var resume: (@Sendable (Result<MSALHTTPResponse, any Error>) -> Void)?
         var outcome: Result<MSALHTTPResponse, any Error>?
         var statusCode: Int?
         var headers = MSALHTTPHeaders()
@@ -35,16 +35,18 @@ package final class TransportExchange: Sendable {
         state.withLock { $0.outcome != nil }
     }
 
-    /// Registers the caller's continuation. Returns `false` (and resumes it at once) when the exchange
-    /// already finished, for example because the caller was canceled before the transfer started.
-    package func install(_ continuation: CheckedContinuation<MSALHTTPResponse, any Error>) -> Bool {
+    /// Registers how to resume the caller (its continuation's `resume(with:)`; a closure, so that no
+    /// continuation type, which ThreadSanitizer builds shadow per module, is part of this package API).
+    /// Returns `false` (and resumes at once) when the exchange already finished, for example because the
+    /// caller was canceled before the transfer started.
+    package func install(_ resume: @escaping @Sendable (Result<MSALHTTPResponse, any Error>) -> Void) -> Bool {
         let finished: Result<MSALHTTPResponse, any Error>? = state.withLock { state in
             if let outcome = state.outcome { return outcome }
-            state.continuation = continuation
+            state.resume = resume
             return nil
         }
         if let finished {
-            continuation.resume(with: finished)
+            resume(finished)
             return false
         }
         return true
@@ -53,13 +55,13 @@ package final class TransportExchange: Sendable {
     /// Ends the exchange with `outcome` unless it already ended. Returns whether this call ended it.
     @discardableResult
     package func finish(_ outcome: Result<MSALHTTPResponse, any Error>) -> Bool {
-        let (ended, continuation): (Bool, CheckedContinuation<MSALHTTPResponse, any Error>?) = state.withLock { state in
+        let (ended, resume): (Bool, (@Sendable (Result<MSALHTTPResponse, any Error>) -> Void)?) = state.withLock { state in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
-            defer { state.continuation = nil }
-            return (true, state.continuation)
+            defer { state.resume = nil }
+            return (true, state.resume)
         }
-        continuation?.resume(with: outcome)
+        resume?(outcome)
         return ended
     }
 
