@@ -66,7 +66,19 @@ struct BrowserUnavailableTests {
 
     /// An environment where no browser starts: `$BROWSER` fails and `PATH` holds no `xdg-open`.
     static func withoutBrowser(home: URL) -> [String: String] {
-        ["BROWSER": "/bin/false", "PATH": home.path, "HOME": home.path, "XDG_CACHE_HOME": home.path]
+        var environment = ["BROWSER": "/bin/false", "PATH": home.path, "HOME": home.path, "XDG_CACHE_HOME": home.path]
+        // The sanitizer stages' options (ThreadSanitizer's suppressions, exit code) reach the child too,
+        // with the symbolizer the suppressions need to match function names (it is not on this PATH).
+        let parent = ProcessInfo.processInfo.environment
+        let symbolizer = (parent["PATH"] ?? "").split(separator: ":").map { "\($0)/llvm-symbolizer" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {
+            guard var options = parent[name] else { continue }
+            if let symbolizer { options += ":external_symbolizer_path=\(symbolizer)" }
+            environment[name] = options
+        }
+        environment["SWIFT_BACKTRACE"] = parent["SWIFT_BACKTRACE"]
+        return environment
     }
 
     @Test(
