@@ -32,7 +32,7 @@ struct OIDCProviderCommandTests {
         /// standard error is appended to ``agentLog``.
         func browser(_ agent: Agent, user: String) throws -> String {
             let script = provider.kind.directory.appendingPathComponent(agent.rawValue).path
-            return "/bin/sh -c 'exec \"$0\" \"$@\" 2>>\(agentLog)' '\(LocalOIDCProvider.python.path)' '\(script)' --username \(user) --password '\(try provider.password(user))'"
+            return "/bin/sh -c 'exec \"$0\" \"$@\" 2>>\(agentLog)' '\(LocalOIDCProvider.python.path)' '\(script)' --username \(user) '--password=\(try provider.password(user))'"
         }
 
         /// What the agents wrote on standard error so far, for failure messages.
@@ -76,8 +76,8 @@ struct OIDCProviderCommandTests {
 
             // The user, on another device, enters the code on the verification page.
             var arguments = [kind.directory.appendingPathComponent(Agent.scripted.rawValue).path]
-            arguments += kind == .glewlwyd ? [uri + "?code=" + code] : [uri, "--user-code", code]
-            arguments += ["--username", "alice", "--password", try provider.password("alice")]
+            arguments += kind == .glewlwyd ? [uri + "?code=" + code] : [uri, "--user-code=" + code]
+            arguments += ["--username", "alice", "--password=" + (try provider.password("alice"))]
             let approved = try await OIDCProviderLibraryTests.runProcess(LocalOIDCProvider.python, arguments + ["--verbose"])
             #expect(approved.status == 0, "\(kind): the user could not approve the code: \(approved.output)")
             if approved.status != 0 { login.kill() }  // else it polls until the code expires

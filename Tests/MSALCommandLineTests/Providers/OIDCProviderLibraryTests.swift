@@ -39,7 +39,7 @@ struct OIDCProviderLibraryTests {
         func signIn(_ user: String, agent: Agent, scopes: [String]) async throws -> MSALResult {
             let command = [
                 LocalOIDCProvider.python.path, provider.kind.directory.appendingPathComponent(agent.rawValue).path,
-                "--username", user, "--password", try provider.password(user), "%s",
+                "--username", user, "--password=" + (try provider.password(user)), "%s",
             ]
             let webview = MSALWebviewParameters(browserCommand: command)
             webview.timeout = 120
@@ -196,9 +196,9 @@ struct OIDCProviderLibraryTests {
                 if kind == .glewlwyd {
                     arguments.append(info.verificationURI.absoluteString + "?code=" + info.userCode)
                 } else {
-                    arguments += [info.verificationURI.absoluteString, "--user-code", info.userCode]
+                    arguments += [info.verificationURI.absoluteString, "--user-code=" + info.userCode]
                 }
-                arguments += ["--username", "alice", "--password", password]
+                arguments += ["--username", "alice", "--password=" + password]
                 let command = arguments
                 let task = Task { try await Self.runProcess(LocalOIDCProvider.python, command) }
                 approval.withLock { $0 = task }
@@ -274,7 +274,7 @@ struct OIDCProviderLibraryTests {
             let application = try MSALPublicClientApplication(configuration: config)
             let agent = provider.kind.directory.appendingPathComponent(Agent.scripted.rawValue).path
             let webview = MSALWebviewParameters(
-                browserCommand: [LocalOIDCProvider.python.path, agent, "--username", "alice", "--password", try provider.password("alice"), "%s"])
+                browserCommand: [LocalOIDCProvider.python.path, agent, "--username", "alice", "--password=" + (try provider.password("alice")), "%s"])
             webview.timeout = 120
             let result = try await application.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["email"], webviewParameters: webview))
             let idToken = try #require(result.idToken)
