@@ -9,7 +9,7 @@ enum BrowserUnavailableNotice {
     /// the authorization URL, whose `redirect_uri` names the listener).
     static func text(for url: URL, timeout: TimeInterval) -> String {
         let redirect: URL?
-        if url.path.hasPrefix("/msal-start/"), url.scheme == "http" {
+        if url.path.hasPrefix(LoopbackRedirectListener.startPathPrefix), url.scheme == "http" {
             redirect = url
         } else {
             redirect = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
