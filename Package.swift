@@ -38,15 +38,20 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // Package-internal support shared by every module: the lock (`Mutex`, ThreadSanitizer-visible
+        // in `-DMSAL_TSAN` builds), the continuation shadows, the one-shot and single-flight
+        // primitives, and the hex and percent codecs. Not a product; nothing in it is public.
+        .target(name: "MSALSupport"),
         .target(
             name: "MSALJOSE",
-            dependencies: ["COpenSSL"],
+            dependencies: ["COpenSSL", "MSALSupport"],
             swiftSettings: [.define("MSAL_TEST_ENTRY_POINTS", .when(traits: ["TestEntryPoints"]))]
         ),
         .target(
             name: "MSAL",
             dependencies: [
                 "MSALJOSE",
+                "MSALSupport",
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -57,12 +62,12 @@ let package = Package(
         ),
         .target(
             name: "MSALURLSession",
-            dependencies: ["MSAL", "MSALJOSE"]
+            dependencies: ["MSAL", "MSALJOSE", "MSALSupport"]
         ),
         .target(
             name: "MSALTesting",
             dependencies: [
-                "MSAL", "MSALJOSE",
+                "MSAL", "MSALJOSE", "MSALSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -71,6 +76,7 @@ let package = Package(
             name: "MSALEmulator",
             dependencies: [
                 "MSALJOSE",
+                "MSALSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -81,6 +87,7 @@ let package = Package(
             dependencies: [
                 "MSAL",
                 "MSALJOSE",
+                "MSALSupport",
                 "MSALTesting",
                 "MSALEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -89,11 +96,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "MSALStressWorker",
-            dependencies: ["MSAL", "MSALEmulator"]
+            dependencies: ["MSAL", "MSALEmulator", "MSALSupport"]
+        ),
+        .testTarget(
+            name: "MSALSupportTests",
+            dependencies: ["MSALSupport"]
         ),
         .testTarget(
             name: "MSALJOSETests",
-            dependencies: ["MSALJOSE"]
+            dependencies: ["MSALJOSE", "MSALSupport"]
         ),
         .testTarget(
             name: "MSALTests",
@@ -101,6 +112,7 @@ let package = Package(
                 "MSAL",
                 "MSALURLSession",
                 "MSALJOSE",
+                "MSALSupport",
                 "MSALTesting",
                 "MSALStressWorker",
                 .product(name: "Logging", package: "swift-log"),
@@ -113,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "TutorialTests",
             dependencies: [
-                "MSAL", "MSALJOSE", "MSALTesting",
+                "MSAL", "MSALJOSE", "MSALSupport", "MSALTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -124,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "ReadmeSnippetTests",
             dependencies: [
-                "MSAL", "MSALJOSE", "MSALTesting",
+                "MSAL", "MSALJOSE", "MSALSupport", "MSALTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -133,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "MSALEmulatorTests",
             dependencies: [
-                "MSAL", "MSALJOSE", "MSALEmulator", "MSALStressWorker",
+                "MSAL", "MSALJOSE", "MSALSupport", "MSALEmulator", "MSALStressWorker",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -142,7 +154,7 @@ let package = Package(
         // against real OpenID providers (Tests/Interop/providers).
         .testTarget(
             name: "MSALCommandLineTests",
-            dependencies: ["MSALCommandLine", "MSAL", "MSALStressWorker"]
+            dependencies: ["MSALCommandLine", "MSAL", "MSALSupport", "MSALStressWorker"]
         ),
     ],
     swiftLanguageModes: [.v6]

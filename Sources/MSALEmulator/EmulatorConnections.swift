@@ -1,5 +1,5 @@
+import MSALSupport
 import NIOCore
-import Synchronization
 
 /// The open connections of a running emulator: capped, and closed together at shutdown.
 final class EmulatorConnections: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import MSALJOSE
-import Synchronization
+import MSALSupport
 
 /// The emulator's endpoints and state, independent of the socket that feeds it requests.
 final class EmulatorCore: Sendable {

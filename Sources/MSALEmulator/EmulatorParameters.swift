@@ -1,3 +1,5 @@
+import MSALSupport
+
 /// Parameters of a query string or an `application/x-www-form-urlencoded` body, in order.
 struct EmulatorParameters: Sendable {
     /// The name/value pairs as sent (duplicates kept).
@@ -40,36 +42,8 @@ struct EmulatorParameters: Sendable {
         return nil
     }
 
-    /// `+` as a space, `%XX` as a byte; the result must be UTF-8.
+    /// `+` as a space, `%XX` as a byte; the result must be UTF-8 (``PercentEncoding``'s rule).
     private static func decode(_ bytes: some Collection<UInt8>) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "+") {
-                out.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%") {
-                let first = bytes.index(after: index)
-                guard first != bytes.endIndex else { return nil }
-                let second = bytes.index(after: first)
-                guard second != bytes.endIndex, let high = hexValue(bytes[first]), let low = hexValue(bytes[second]) else { return nil }
-                out.append(high << 4 | low)
-                index = second
-            } else {
-                out.append(byte)
-            }
-            index = bytes.index(after: index)
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        PercentEncoding.decodeFormComponent(bytes: bytes)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 /// Small text checks and encodings the emulator's endpoints share.
 enum EmulatorText {
@@ -12,18 +13,11 @@ enum EmulatorText {
         for (index, byte) in bytes.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return false }
-            } else if !isHexDigit(byte) {
+            } else if !Hex.isDigit(byte) {
                 return false
             }
         }
         return true
-    }
-
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
-        default: false
-        }
     }
 
     /// Dot-separated labels of letters, digits and hyphens.
@@ -72,15 +66,7 @@ enum EmulatorText {
 
     /// Percent-encodes everything but unreserved characters (a space becomes `%20`).
     static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                out.unicodeScalars.append(UnicodeScalar(byte))
-            } else {
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
+        PercentEncoding.encode(text, unescaped: "-._~", spaceAsPlus: false)
     }
 
     /// `name=value&…`, percent-encoded.
@@ -91,7 +77,7 @@ enum EmulatorText {
     /// A `client-request-id` fit to echo: a UUID-like string of hex digits and hyphens.
     static func correlationID(_ header: String?) -> String? {
         guard let header, !header.isEmpty, header.utf8.count <= 64,
-            header.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: "-") })
+            header.utf8.allSatisfy({ Hex.isDigit($0) || $0 == UInt8(ascii: "-") })
         else { return nil }
         return header.lowercased()
     }

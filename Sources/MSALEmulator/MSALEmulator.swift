@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// A local identity provider that speaks the Microsoft identity platform v2.0 protocol over plain
 /// HTTP on `127.0.0.1`, for tests, demos and work without a network.

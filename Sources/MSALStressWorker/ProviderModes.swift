@@ -1,7 +1,7 @@
 import Foundation
 import MSAL
 import MSALEmulator
-import Synchronization
+import MSALSupport
 
 /// Modes running the whole SDK (sign-in, forced refresh, cache hits) against an `MSALEmulator` that
 /// the test process runs, on a cache file shared with other worker processes.

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import MSALSupport
 
 /// One mode of the worker: its argument synopsis and its body.
 struct WorkerMode: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// An ``MSALHTTPTransport`` that answers requests from an ``MSALRecordedFixture`` instead of the network.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// A web UI that plays the user from a script, for testing an app's interactive sign-in without a
 /// browser.

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

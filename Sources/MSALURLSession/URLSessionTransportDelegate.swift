@@ -1,6 +1,6 @@
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

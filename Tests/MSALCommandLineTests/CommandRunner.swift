@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 /// Runs the built `msal` executable, as a user would.
 struct CommandRunner {

@@ -1,7 +1,7 @@
 import Foundation
 import MSAL
 import MSALEmulator
-import Synchronization
+import MSALSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,9 +1,9 @@
 import Foundation
 import MSALEmulator
 import MSALJOSE
+import MSALSupport
 import NIOCore
 import NIOPosix
-import Synchronization
 import Testing
 
 /// The emulator's HTTP client (behind `SignInDriver`) sends `Connection: close`, and a server may

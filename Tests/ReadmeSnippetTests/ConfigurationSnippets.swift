@@ -5,7 +5,7 @@
 
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 
 /// One authority of each kind.
 func authorityExamples() throws -> [MSALAuthority] {

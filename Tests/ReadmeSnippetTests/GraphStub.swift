@@ -1,8 +1,8 @@
 import Foundation
+import MSALSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// A stand-in for Microsoft Graph's `/me` on 127.0.0.1: answers every request with a small JSON
 /// profile and records the `Authorization` header it was sent.

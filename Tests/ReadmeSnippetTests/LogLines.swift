@@ -1,4 +1,4 @@
-import Synchronization
+import MSALSupport
 
 /// The lines the quick start's `updateLogging` wrote, from any thread.
 final class LogLines: Sendable {

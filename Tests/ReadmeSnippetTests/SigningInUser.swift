@@ -1,6 +1,6 @@
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 
 /// An ``MSALWebUI`` standing for the user at the sign-in page: it checks the authorization request
 /// and answers with the redirect the identity provider would send (a code and the request's own

@@ -1,6 +1,6 @@
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 
 /// A clock the test moves forward; waits (device code polling) return at once and are recorded.
 final class SnippetClock: MSALClock {

@@ -1,11 +1,11 @@
 import Foundation
 import MSAL
 import MSALJOSE
+import MSALSupport
 import MSALTesting
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -16,7 +16,7 @@
 
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

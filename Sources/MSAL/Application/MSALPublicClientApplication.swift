@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// A public-client application: it signs users in and gets tokens for them, keeping them in its
 /// token cache.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// The configuration of an ``MSALPublicClientApplication``.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// The last authority object resolved and its metadata, so the silent path's warm resolution is
 /// an identity comparison and an expiry check instead of building and hashing a store key.

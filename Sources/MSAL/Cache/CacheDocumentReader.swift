@@ -1,4 +1,5 @@
 import MSALJOSE
+import MSALSupport
 
 /// Reads a unified cache document in one pass straight into ``TokenCacheDocument`` entries.
 ///
@@ -429,16 +430,6 @@ struct CacheDocumentReader {
         byte &- UInt8(ascii: "0") < 10
     }
 
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     // MARK: Strings
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101
@@ -566,7 +557,7 @@ struct CacheDocumentReader {
         guard offset + 4 <= count else { throw fail("truncated \\u escape") }
         var value: UInt32 = 0
         for index in offset..<(offset + 4) {
-            guard let digit = Self.hexValue(bytes[index]) else { throw fail("invalid \\u escape") }
+            guard let digit = Hex.value(of: bytes[index]) else { throw fail("invalid \\u escape") }
             value = value << 4 | UInt32(digit)
         }
         return value

@@ -1,7 +1,7 @@
 // Compiled only with the package trait TestEntryPoints, which Benchmarks enables (see Package.swift).
 #if MSAL_TEST_ENTRY_POINTS
 import MSALJOSE
-import Synchronization
+import MSALSupport
 
 /// Entry points for `Benchmarks/` (a separate package, which cannot see `package` symbols). Not API:
 /// import with `@_spi(Benchmarks) import MSAL`.

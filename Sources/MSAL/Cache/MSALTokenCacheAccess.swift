@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// What a ``MSALTokenCacheSerializer`` sees around one cache operation: the serialized cache to
 /// store, or the place to load the stored one into. Valid only during the hook call.

@@ -1,4 +1,4 @@
-import Synchronization
+import MSALSupport
 
 /// Remembers the account list per query and brings it up to date incrementally: between changes
 /// `allAccounts()` costs one dictionary probe, and after a change only the accounts the change

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// The token cache of one application: the indexed contents in memory, kept in step with where the
 /// cache is stored (nowhere, the built-in file, or the application's hooks).

@@ -1,3 +1,5 @@
+import MSALSupport
+
 /// Settings that apply to every ``MSALPublicClientApplication`` in the process, as in MSAL for iOS.
 ///
 /// ```swift

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// Retries and timeouts of swift-msal's requests to the identity provider.
 ///

@@ -1,4 +1,4 @@
-import Synchronization
+import MSALSupport
 
 /// The tenant-specific authorities silent requests derive from the application's authority
 /// (`common`, `organizations`) and an account's home tenant (and cloud), made once per tenant and

@@ -1,4 +1,4 @@
-import Synchronization
+import MSALSupport
 
 /// Collects the log messages of one task tree, with its own level and masking; see
 /// ``MSALLogCapture``. Thread-safe.

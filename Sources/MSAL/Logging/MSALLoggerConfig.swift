@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import MSALSupport
 
 /// Receives swift-msal's log messages: the level, the message line, and whether the line
 /// shows personal data (it never shows secrets).

@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// Runs the transfers of one ``MSALCurlTransport`` on a thread of its own, through one libcurl multi
 /// handle: adds new transfers, removes canceled ones, moves all of them forward, reports each result to

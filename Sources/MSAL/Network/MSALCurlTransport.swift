@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import MSALSupport
 
 /// The default ``MSALHTTPTransport``: libcurl, called directly, with TLS through the system OpenSSL.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// Remembers requests the server asked not to repeat before a time (429, 5xx, `Retry-After`), and
 /// answers repeats locally with the stored error marked ``MSALError/isThrottlingCacheHit``.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// The state of one request sent by ``MSALCurlTransport`` (or `MSALURLSessionTransport` in the opt-in `MSALURLSession` module): the response
 /// collected so far, the activity time the timeouts are measured from, and how to resume the caller

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// The parameters of ``MSALPublicClientApplication/acquireToken(with:completionBlock:)``.
 public final class MSALInteractiveTokenParameters: MSALTokenParameters, @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// The parameters of ``MSALPublicClientApplication/signout(with:signoutParameters:completionBlock:)``.
 public final class MSALSignoutParameters: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// The parameters of ``MSALPublicClientApplication/acquireTokenSilent(with:completionBlock:)``.
 public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// What every token request says: the scopes, the account, the authority and the extras.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import MSALJOSE
-import Synchronization
+import MSALSupport
 
 /// New correlation ids: random (version 4) UUIDs from OpenSSL's generator.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// Starts browser launcher processes with Foundation's `Process`, never through a shell.
 ///

@@ -1,6 +1,6 @@
 import Foundation
+import MSALSupport
 import NIOCore
-import Synchronization
 
 /// The state one loopback listener shares between its connections, its timer and its caller.
 ///

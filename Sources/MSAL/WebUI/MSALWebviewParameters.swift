@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// How an interactive request reaches the user on Linux, and how long it waits for them.
 ///

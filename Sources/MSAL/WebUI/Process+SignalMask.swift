@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MSALSupport
 
 extension Process {
     /// Starts the process from a short-lived thread whose signal mask is empty.

@@ -1,3 +1,5 @@
+import MSALSupport
+
 /// A parsed JSON document: the original bytes plus a flat "tape" of value
 /// entries that point into them.
 ///
@@ -233,7 +235,7 @@ private struct JSONParser {
         guard offset + 4 <= buffer.count else { throw fail("truncated \\u escape") }
         var value: UInt32 = 0
         for index in offset..<(offset + 4) {
-            guard let digit = hexValue(buffer[index]) else { throw fail("invalid \\u escape") }
+            guard let digit = Hex.value(of: buffer[index]) else { throw fail("invalid \\u escape") }
             value = value << 4 | UInt32(digit)
         }
         return value
@@ -388,16 +390,6 @@ private struct JSONParser {
         let entry = tape[index]
         let raw = UnsafeBufferPointer(rebasing: buffer[Int(entry.start)..<Int(entry.end)])
         return entry.flag ? JSONStringDecoding.unescape(raw) : Array(raw)
-    }
-}
-
-@inline(__always)
-func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-    default: return nil
     }
 }
 

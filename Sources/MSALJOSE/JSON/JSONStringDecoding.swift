@@ -1,3 +1,5 @@
+import MSALSupport
+
 /// Turns the raw bytes between a JSON string's quotes into UTF-8, resolving escapes.
 /// The input has already been validated by the parser.
 package enum JSONStringDecoding {
@@ -44,7 +46,7 @@ package enum JSONStringDecoding {
     private static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ offset: Int) -> UInt32 {
         var value: UInt32 = 0
         for index in offset..<(offset + 4) {
-            value = value << 4 | UInt32(hexValue(raw[index]) ?? 0)
+            value = value << 4 | UInt32(Hex.value(of: raw[index]) ?? 0)
         }
         return value
     }

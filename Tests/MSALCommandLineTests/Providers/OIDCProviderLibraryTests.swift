@@ -1,6 +1,6 @@
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 import Testing
 
 /// The library against real OpenID providers nobody here wrote (Django OAuth Toolkit, glewlwyd),

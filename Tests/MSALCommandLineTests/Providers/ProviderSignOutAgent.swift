@@ -1,6 +1,6 @@
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 
 /// A web UI for browser sign-out against a local provider: requests the end-session URL once,
 /// as a browser would, without following the provider's redirect, and records what it saw.

@@ -1,7 +1,7 @@
 import Foundation
 import MSAL
 import MSALEmulator
-import Synchronization
+import MSALSupport
 import Testing
 
 /// The app's clock, tied to the emulator's: `now` is the emulator's time, and waiting moves the

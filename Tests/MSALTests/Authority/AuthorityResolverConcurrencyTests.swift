@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 import Testing
 
 @testable import MSAL
@@ -110,7 +110,7 @@ struct SingleFlightCacheTests {
     @Test("Entries expire by the clock; negative entries are kept for their own lifetime")
     func expiry() async throws {
         let clock = ManualClock(1_000)
-        let cache = SingleFlightCache<String, Int>(capacity: 4, clock: clock)
+        let cache = SingleFlightCache<String, Int, MSALError>(capacity: 4, clock: clock)
         let loads = LoadCounter()
         let value = try await cache.value(for: "a") { loads.next(); return .init(.success(1), timeToLive: 10) }
         #expect(value == 1)
@@ -142,7 +142,7 @@ struct SingleFlightCacheTests {
     @Test("The capacity is respected by evicting the entry that expires first")
     func capacity() async throws {
         let clock = ManualClock(0)
-        let cache = SingleFlightCache<Int, Int>(capacity: 3, clock: clock)
+        let cache = SingleFlightCache<Int, Int, MSALError>(capacity: 3, clock: clock)
         for key in 0..<3 {
             _ = try await cache.value(for: key) { .init(.success(key), timeToLive: Double(100 + key)) }
         }

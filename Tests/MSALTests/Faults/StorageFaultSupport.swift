@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import MSALSupport
 import Testing
 
 @testable import MSAL

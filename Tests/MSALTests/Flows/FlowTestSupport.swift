@@ -1,6 +1,6 @@
 import Foundation
 import MSALJOSE
-import Synchronization
+import MSALSupport
 import Testing
 
 @testable import MSAL

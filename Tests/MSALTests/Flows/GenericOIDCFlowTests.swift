@@ -1,7 +1,7 @@
 import Foundation
 import MSALJOSE
+import MSALSupport
 import MSALTesting
-import Synchronization
 import Testing
 
 @testable import MSAL

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 import Testing
 
 @testable import MSAL

@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALSupport
 import Testing
 
 @testable import MSAL

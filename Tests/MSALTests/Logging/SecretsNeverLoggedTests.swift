@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import MSALJOSE
+import MSALSupport
 import MSALTesting
-import Synchronization
 import Testing
 
 @testable import MSAL

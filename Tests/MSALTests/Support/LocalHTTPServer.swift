@@ -1,8 +1,8 @@
 import Foundation
+import MSALSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 @testable import MSAL
 

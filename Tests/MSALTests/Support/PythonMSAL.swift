@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 
 /// Runs the MSAL for Python scripts of `Tests/Interop/msal_python/` with the interpreter of the
 /// virtual environment that `scripts/setup.sh` creates at `.build/interop-venv` (MSAL for Python

@@ -1,7 +1,7 @@
 import Foundation
+import MSALSupport
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// A TCP server on 127.0.0.1 that answers each request with fixed bytes, chosen by the request's
 /// path, and then closes the connection: for responses no HTTP library would produce (bad status

@@ -1,6 +1,6 @@
 import Foundation
 import MSAL
-import Synchronization
+import MSALSupport
 
 /// A clock that stands still until a test moves it; `sleep` advances it at once and is recorded.
 final class ManualClock: MSALClock {

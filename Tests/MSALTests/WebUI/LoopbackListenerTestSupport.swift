@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import NIOCore
 import NIOPosix
 import Testing

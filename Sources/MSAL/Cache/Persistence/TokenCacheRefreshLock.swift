@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import MSALSupport
 
 /// One held per-account refresh lock (see `TokenCacheFile.tryRefreshLock(slot:)`): an open descriptor
 /// of the cache's lock file carrying an open-file-description write lock on one byte.

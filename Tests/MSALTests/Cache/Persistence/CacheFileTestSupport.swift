@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MSAL
+import MSALSupport
 import Testing
 
 /// A fresh 0700 directory for one test, removed by `remove()`.

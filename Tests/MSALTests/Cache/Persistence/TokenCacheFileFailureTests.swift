@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import MSAL
-import Synchronization
+import MSALSupport
 import Testing
 
 @Suite("Token cache file: failed writes keep the old file; quarantine")

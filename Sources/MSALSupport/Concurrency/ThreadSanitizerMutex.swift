@@ -7,9 +7,9 @@ import Foundation
 /// On Linux, `Mutex` takes and releases its futex inside the toolchain's uninstrumented
 /// `libswiftSynchronization`, so ThreadSanitizer never learns that `withLock` orders the closures it
 /// runs and reports every piece of state behind a `Mutex` as racing (ten lines reproduce it; an
-/// `NSLock` doing the same is clean). In a ThreadSanitizer build each module that uses `Mutex`
-/// declares `typealias Mutex = ThreadSanitizerMutex` (its `ThreadSanitizerShadows.swift`), which
-/// shadows the standard library's type inside that module only. This type locks a
+/// `NSLock` doing the same is clean). In a ThreadSanitizer build MSALSupport's `Mutex` is this
+/// type (`Mutex.swift`, the one place that decides), and every module takes `Mutex` from
+/// MSALSupport. This type locks a
 /// `pthread_mutex_t` through `NSLock`, which ThreadSanitizer intercepts, so what it then reports
 /// about our own code is real. Release builds never contain it and keep `Mutex`.
 package final class ThreadSanitizerMutex<Value: ~Copyable>: @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MSALSupport
 import Testing
 
 /// Hand-overs that are correctly ordered, in the two shapes ThreadSanitizer misreported before

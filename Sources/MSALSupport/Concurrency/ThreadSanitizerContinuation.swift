@@ -8,9 +8,9 @@ import Foundation
 /// Swift concurrency runtime orders the two with its own atomics inside the uninstrumented
 /// `libswift_Concurrency`. ThreadSanitizer never sees that order, so it reports whatever the
 /// resuming thread wrote before `resume` and the task reads after its `await` — the resumed value
-/// itself included — as a race. Each module's `ThreadSanitizerShadows.swift` therefore declares
+/// itself included — as a race. `CheckedContinuation+ThreadSanitizer.swift` therefore declares
 /// `CheckedContinuation` as this type and `withChecked…Continuation` as the functions below, which
-/// shadow the standard library's inside that module only.
+/// shadow the standard library's in every module that imports MSALSupport.
 ///
 /// The fence is an `NSLock`, which ThreadSanitizer intercepts: `resume` locks and unlocks it before
 /// handing the value to the runtime, and the awaiting side locks and unlocks it once the `await`

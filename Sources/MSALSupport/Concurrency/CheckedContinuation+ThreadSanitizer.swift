@@ -1,20 +1,15 @@
 #if MSAL_TSAN
-import MSALJOSE
-
 // In ThreadSanitizer builds (`-DMSAL_TSAN`, `scripts/sanitize.sh thread`) these declarations
-// shadow the standard library's `Mutex` and checked continuations inside this module with
-// versions whose ordering ThreadSanitizer can see (ThreadSanitizerMutex and
-// ThreadSanitizerContinuation in MSALJOSE explain why). Release and debug builds use the
-// standard library's.
-
-/// `Synchronization.Mutex` in other builds.
-typealias Mutex<Value: ~Copyable> = ThreadSanitizerMutex<Value>
+// shadow the standard library's checked continuations in every module that imports MSALSupport
+// (a module's declarations shadow those of the modules it imports, `_Concurrency` included) with
+// versions whose hand-over ThreadSanitizer can see; ``ThreadSanitizerContinuation`` explains why.
+// Release and debug builds have none of them and use the standard library's.
 
 /// `_Concurrency.CheckedContinuation` in other builds.
-typealias CheckedContinuation<T, E: Error> = ThreadSanitizerContinuation<T, E>
+package typealias CheckedContinuation<T, E: Error> = ThreadSanitizerContinuation<T, E>
 
 /// `_Concurrency.withCheckedContinuation` in other builds.
-func withCheckedContinuation<T>(
+package func withCheckedContinuation<T>(
     isolation: isolated (any Actor)? = #isolation,
     function: String = #function,
     _ body: (CheckedContinuation<T, Never>) -> Void
@@ -23,7 +18,7 @@ func withCheckedContinuation<T>(
 }
 
 /// `_Concurrency.withCheckedThrowingContinuation` in other builds.
-func withCheckedThrowingContinuation<T>(
+package func withCheckedThrowingContinuation<T>(
     isolation: isolated (any Actor)? = #isolation,
     function: String = #function,
     _ body: (CheckedContinuation<T, any Error>) -> Void

@@ -1,0 +1,9 @@
+import Foundation
+import MSALSupport
+
+extension SingleFlightCache where Failure == MSALError {
+    /// A cache of at most `capacity` entries, timed by `clock`.
+    package convenience init(capacity: Int = 256, clock: any MSALClock) {
+        self.init(capacity: capacity, now: { clock.now() })
+    }
+}

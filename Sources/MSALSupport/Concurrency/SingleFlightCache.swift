@@ -1,0 +1,96 @@
+import Foundation
+
+/// A cache in front of a ``SingleFlight``: concurrent misses for one key share a single load, and
+/// the result is kept for as long as the loader says.
+///
+/// The warm path is a lock and a dictionary lookup: no task, no allocation beyond the key.
+/// Failed loads may be cached too (negative caching), for the time the loader says.
+package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable, Failure: Error>: Sendable {
+    /// What a load produced and how long to keep it (`nil`: do not keep it).
+    package struct Outcome: Sendable {
+        package var result: Result<Value, Failure>
+        package var timeToLive: Double?
+
+        /// A load's `result`, kept for `timeToLive` seconds (`nil` or not positive: not kept).
+        package init(_ result: Result<Value, Failure>, timeToLive: Double?) {
+            self.result = result
+            self.timeToLive = timeToLive
+        }
+    }
+
+    private struct Entry {
+        var result: Result<Value, Failure>
+        var expires: Date
+        var stored: Date
+    }
+
+    private let entries = Mutex([Key: Entry]())
+    private let loads = SingleFlight<Key, Value>()
+    private let capacity: Int
+    private let now: @Sendable () -> Date
+
+    /// Creates a cache that keeps at most `capacity` entries, timed by `now`.
+    package init(capacity: Int = 256, now: @escaping @Sendable () -> Date) {
+        self.capacity = capacity
+        self.now = now
+    }
+
+    /// The unexpired cached result for `key`, without loading.
+    package func cached(_ key: Key) -> Result<Value, Failure>? {
+        cachedEntry(key)?.result
+    }
+
+    /// The unexpired cached result for `key` and when it expires, without loading.
+    package func cachedEntry(_ key: Key) -> (result: Result<Value, Failure>, expires: Date)? {
+        let now = now()
+        return entries.withLock { entries in
+            guard let entry = entries[key], entry.expires > now else { return nil }
+            return (entry.result, entry.expires)
+        }
+    }
+
+    /// When the entry for `key` was stored, if there is one.
+    package func storedDate(_ key: Key) -> Date? {
+        entries.withLock { $0[key]?.stored }
+    }
+
+    /// The cached value, or the result of one shared `load` for all concurrent callers.
+    ///
+    /// A caller whose task is cancelled stops waiting with `CancellationError`; the load goes on
+    /// and its result is kept for the next caller.
+    package func value(
+        for key: Key, load: @escaping @Sendable () async -> Outcome
+    ) async throws -> Value {
+        if let hit = cached(key) { return try hit.get() }
+        return try await loads.run(key) { [self] in
+            // A caller that missed just before another load stored its result finds it here.
+            if let hit = cached(key) { return try hit.get() }
+            let outcome = await load()
+            store(key, outcome)
+            return try outcome.result.get()
+        }
+    }
+
+    /// Forgets `key`.
+    package func remove(_ key: Key) {
+        _ = entries.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Forgets everything.
+    package func removeAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
+    private func store(_ key: Key, _ outcome: Outcome) {
+        guard let ttl = outcome.timeToLive, ttl > 0 else { return }
+        let now = now()
+        entries.withLock { entries in
+            if entries.count >= capacity, entries[key] == nil,
+                let oldest = entries.min(by: { $0.value.expires < $1.value.expires })?.key
+            {
+                entries[oldest] = nil
+            }
+            entries[key] = Entry(result: outcome.result, expires: now.addingTimeInterval(ttl), stored: now)
+        }
+    }
+}
