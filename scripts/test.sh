@@ -3,7 +3,8 @@
 #
 #   1. scripts/setup.sh               installs what is missing (OpenSSL headers, Chromium, MSAL for
 #                                     Python)
-#   2. swift build --build-tests      then swift test --skip-build: every unit, conformance, interop
+#   2. scripts/lint.sh                swift format lint --strict on every tracked Swift file; then
+#      swift build --build-tests      and swift test --skip-build: every unit, conformance, interop
 #                                     and end-to-end test; then the tests of Tests/ExternalPackage,
 #                                     an app's package that depends on swift-msal; then
 #                                     scripts/docs.sh (DocC, warnings as errors)
@@ -67,7 +68,8 @@ start=$SECONDS
 stage "1/5 Setup"
 bash scripts/setup.sh
 
-stage "2/5 Build and run the tests"
+stage "2/5 Lint, build and run the tests"
+bash scripts/lint.sh
 # The committed flow fixtures are what their generator writes from Fixtures/Reference (it needs the
 # `cryptography` package, which the MSAL for Python environment has).
 .build/interop-venv/bin/python scripts/make-flow-fixtures.py --check-only

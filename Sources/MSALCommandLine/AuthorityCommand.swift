@@ -36,7 +36,9 @@ struct AuthorityShowCommand: AsyncParsableCommand {
     @Flag(help: "Skip instance discovery (authority validation).")
     var noValidation = false
 
-    @Option(name: .customLong("known-authority"), help: ArgumentHelp("A trusted authority: no instance discovery for its host.", valueName: "url"))
+    @Option(
+        name: .customLong("known-authority"),
+        help: ArgumentHelp("A trusted authority: no instance discovery for its host.", valueName: "url"))
     var knownAuthorities: [String] = []
 
     @Flag(help: "Accept plain http for a loopback authority (local identity providers).")

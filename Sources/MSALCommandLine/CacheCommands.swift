@@ -5,8 +5,10 @@ import MSALJOSE
 
 /// `--cache FILE`, shared by the cache verbs.
 struct CacheFileOptions: ParsableArguments {
-    @Option(name: .customLong("cache"), help: ArgumentHelp(
-        "The token cache file (default: $XDG_CACHE_HOME/msal/token_cache.json or ~/.cache/msal/token_cache.json).", valueName: "file"))
+    @Option(
+        name: .customLong("cache"),
+        help: ArgumentHelp(
+            "The token cache file (default: $XDG_CACHE_HOME/msal/token_cache.json or ~/.cache/msal/token_cache.json).", valueName: "file"))
     var path: String?
 
     /// Opens the cache; a relative path is taken from the current directory.
@@ -37,7 +39,8 @@ struct AccountsCommand: AsyncParsableCommand {
             let tokenCache = try cache.open()
             let client = clientID
             let accounts = try tokenCache.read(clientID: client ?? "msal-cli") { contents in
-                client.map { contents.accounts(clientID: $0, environment: nil, signedInOnly: true) } ?? contents.allAccounts(environment: nil)
+                client.map { contents.accounts(clientID: $0, environment: nil, signedInOnly: true) }
+                    ?? contents.allAccounts(environment: nil)
             }
             switch output {
             case .json:
@@ -47,7 +50,8 @@ struct AccountsCommand: AsyncParsableCommand {
                 for account in accounts {
                     CommandOutput.write("\(account.identifier ?? "-")  \(account.username ?? "-")  \(account.environment)")
                     for profile in account.tenantProfiles ?? [] {
-                        CommandOutput.write("    tenant \(profile.tenantId)\(profile.isHomeTenantProfile ? " (home)" : "")  object \(profile.identifier)")
+                        CommandOutput.write(
+                            "    tenant \(profile.tenantId)\(profile.isHomeTenantProfile ? " (home)" : "")  object \(profile.identifier)")
                     }
                 }
             }
@@ -63,14 +67,15 @@ struct AccountsCommand: AsyncParsableCommand {
             JSONMember(name: "environment", value: .string(account.environment)),
             JSONMember(
                 name: "tenant_profiles",
-                value: .array((account.tenantProfiles ?? []).map { profile in
-                    .object([
-                        JSONMember(name: "tenant_id", value: .string(profile.tenantId)),
-                        JSONMember(name: "object_id", value: .string(profile.identifier)),
-                        JSONMember(name: "environment", value: .string(profile.environment)),
-                        JSONMember(name: "is_home_tenant", value: .bool(profile.isHomeTenantProfile)),
-                    ])
-                })),
+                value: .array(
+                    (account.tenantProfiles ?? []).map { profile in
+                        .object([
+                            JSONMember(name: "tenant_id", value: .string(profile.tenantId)),
+                            JSONMember(name: "object_id", value: .string(profile.identifier)),
+                            JSONMember(name: "environment", value: .string(profile.environment)),
+                            JSONMember(name: "is_home_tenant", value: .bool(profile.isHomeTenantProfile)),
+                        ])
+                    })),
         ])
     }
 }
@@ -105,9 +110,11 @@ struct CacheShowCommand: AsyncParsableCommand {
             let unknown = document.unknownMembers.map(\.name)
             switch output {
             case .json:
-                CommandOutput.writeJSON(.object(sections + [
-                    JSONMember(name: "unknown_sections", value: .array(unknown.map { .string($0) }))
-                ]))
+                CommandOutput.writeJSON(
+                    .object(
+                        sections + [
+                            JSONMember(name: "unknown_sections", value: .array(unknown.map { .string($0) }))
+                        ]))
             case .text:
                 for section in CacheSection.allCases {
                     CommandOutput.write("\(section.name) (\(document[section].count))")
@@ -133,14 +140,15 @@ struct CacheShowCommand: AsyncParsableCommand {
     }
 
     static func redacted(_ entry: CacheEntry) -> JSON {
-        .object(entry.fields.map { field in
-            switch field.value {
-            case .string(let value):
-                return JSONMember(name: field.name, value: .string(secretMembers.contains(field.name) ? redactedValue(value) : value))
-            case .raw(let raw):
-                return JSONMember(name: field.name, value: .string("<JSON, \(raw.count) bytes>"))
-            }
-        })
+        .object(
+            entry.fields.map { field in
+                switch field.value {
+                case .string(let value):
+                    return JSONMember(name: field.name, value: .string(secretMembers.contains(field.name) ? redactedValue(value) : value))
+                case .raw(let raw):
+                    return JSONMember(name: field.name, value: .string("<JSON, \(raw.count) bytes>"))
+                }
+            })
     }
 
     static func text(_ field: CacheField) -> String {
@@ -161,7 +169,9 @@ struct CacheRemoveCommand: AsyncParsableCommand {
     @Option(help: "The home account id (uid.utid) of the account to remove.")
     var account: String
 
-    @Option(name: .customLong("client-id"), help: "Remove only this application's tokens (the account stays while other applications hold some).")
+    @Option(
+        name: .customLong("client-id"),
+        help: "Remove only this application's tokens (the account stays while other applications hold some).")
     var clientID: String?
 
     @Option(help: "Output format: text or json.")
@@ -184,9 +194,10 @@ struct CacheRemoveCommand: AsyncParsableCommand {
             }
             switch output {
             case .json:
-                CommandOutput.writeJSON(.object([
-                    JSONMember(name: "account", value: .string(account)), JSONMember(name: "removed_entries", value: .integer(removed)),
-                ]))
+                CommandOutput.writeJSON(
+                    .object([
+                        JSONMember(name: "account", value: .string(account)), JSONMember(name: "removed_entries", value: .integer(removed)),
+                    ]))
             case .text:
                 CommandOutput.write(removed == 0 ? "Nothing to remove for \(account)." : "Removed \(removed) entries of \(account).")
             }

@@ -8,7 +8,8 @@ import MSALEmulator
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Walk through sign-in, a protected call, silent and refreshed tokens, a fallback and sign-out against a local identity provider.",
+        abstract:
+            "Walk through sign-in, a protected call, silent and refreshed tokens, a fallback and sign-out against a local identity provider.",
         discussion: """
             Starts the local identity provider (msal emulator) in this process on a free port of \
             127.0.0.1 and runs an app against it: configure, sign in interactively, call the \
@@ -20,15 +21,19 @@ struct DemoCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp(
-        "Open the sign-in page with this browser command (the URL is appended, or replaces %s); the page signs the user in by itself. Default: answer the page in this process.",
-        valueName: "command"))
+    @Option(
+        help: ArgumentHelp(
+            "Open the sign-in page with this browser command (the URL is appended, or replaces %s); the page signs the user in by itself. Default: answer the page in this process.",
+            valueName: "command"))
     var browser: String?
 
-    @Option(help: ArgumentHelp("The user who signs in: adele@contoso.example, ben@contoso.example or grace@fabrikam.example.", valueName: "username"))
+    @Option(
+        help: ArgumentHelp(
+            "The user who signs in: adele@contoso.example, ben@contoso.example or grace@fabrikam.example.", valueName: "username"))
     var user: String = "adele@contoso.example"
 
-    @Option(help: ArgumentHelp("The token cache file. Default: a file in a new temporary directory, removed at the end.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("The token cache file. Default: a file in a new temporary directory, removed at the end.", valueName: "file"))
     var cache: String?
 
     @Option(help: "Output format: text or json (one object per step).")
@@ -74,7 +79,8 @@ struct DemoCommand: AsyncParsableCommand {
             cachePath = cache.hasPrefix("/") ? cache : FileManager.default.currentDirectoryPath + "/" + cache
         } else {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-demo-\(UUID().uuidString.lowercased())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             temporaryDirectory = directory
             cachePath = directory.appendingPathComponent("token_cache.json").path
         }
@@ -93,7 +99,8 @@ struct DemoCommand: AsyncParsableCommand {
             try? FileManager.default.removeItem(at: temporaryDirectory)
         }
         reporter.conclusion(
-            passed: passed, steps: walkthrough.steps, total: DemoWalkthrough.Stage.allCases.count, seconds: Date().timeIntervalSince(started))
+            passed: passed, steps: walkthrough.steps, total: DemoWalkthrough.Stage.allCases.count,
+            seconds: Date().timeIntervalSince(started))
         if !passed { throw ExitCode.failure }
     }
 

@@ -44,7 +44,8 @@ struct DemoReporter: Sendable {
         if passed {
             CommandOutput.write("All \(total) steps passed in \(elapsed) s.")
         } else if let failed = steps.first(where: { !$0.passed }) {
-            CommandOutput.write("The demo failed at step \(failed.number)/\(total) (\(failed.title)): \(failed.failure ?? "")", toStandardError: true)
+            CommandOutput.write(
+                "The demo failed at step \(failed.number)/\(total) (\(failed.title)): \(failed.failure ?? "")", toStandardError: true)
         }
     }
 }

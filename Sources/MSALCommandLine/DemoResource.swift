@@ -1,5 +1,6 @@
 import Foundation
 import MSALEmulator
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -29,7 +30,11 @@ struct DemoResource: Sendable {
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         var user: [String: String] = [:]
         for (name, value) in object {
-            if let text = value as? String { user[name] = text } else if let list = value as? [String] { user[name] = list.joined(separator: " ") }
+            if let text = value as? String {
+                user[name] = text
+            } else if let list = value as? [String] {
+                user[name] = list.joined(separator: " ")
+            }
         }
         return Answer(status: status, user: user)
     }

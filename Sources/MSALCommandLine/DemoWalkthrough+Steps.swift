@@ -82,7 +82,9 @@ extension DemoWalkthrough {
         guard let result else { throw DemoFailure("no token from the sign-in") }
         step.note("GET \(resource.url.absoluteString)")
         let anonymous = try await resource.get(authorization: nil)
-        try step.expect(anonymous.status == 401, "without a token: 401", otherwise: "without a token the resource answered \(anonymous.status), expected 401")
+        try step.expect(
+            anonymous.status == 401, "without a token: 401",
+            otherwise: "without a token the resource answered \(anonymous.status), expected 401")
         let answer = try await resource.get(authorization: result.authorizationHeader)
         try step.expect(
             answer.status == 200 && answer.user["userPrincipalName"]?.lowercased() == settings.username.lowercased(),
@@ -103,7 +105,9 @@ extension DemoWalkthrough {
         try step.expect(
             silent.tokenSource == .cache, "acquireTokenSilent(with:) answered from the cache (tokenSource .cache)",
             otherwise: "the token came from \(silent.tokenSource), expected the cache")
-        try step.expect(requests == 0, "no request to the token endpoint", otherwise: "\(Self.count(requests, "token request")) were made, expected none")
+        try step.expect(
+            requests == 0, "no request to the token endpoint",
+            otherwise: "\(Self.count(requests, "token request")) were made, expected none")
         try step.expect(
             silent.accessToken == signedIn.accessToken, "the same access token as the sign-in's",
             otherwise: "a different access token came back")
@@ -119,7 +123,9 @@ extension DemoWalkthrough {
         emulator.advanceClock(by: TimeInterval(lifetime))
         step.note("moved the clock \(Self.duration(lifetime)) ahead: the access token has expired")
         let refused = try await resource.get(authorization: old.authorizationHeader)
-        try step.expect(refused.status == 401, "the resource now refuses the old token (401)", otherwise: "the resource answered \(refused.status) to the expired token, expected 401")
+        try step.expect(
+            refused.status == 401, "the resource now refuses the old token (401)",
+            otherwise: "the resource answered \(refused.status) to the expired token, expected 401")
 
         let refreshesBefore = emulator.requestCount(.token, grantType: .refreshToken)
         let refreshed = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes, account: old.account))
@@ -133,7 +139,9 @@ extension DemoWalkthrough {
             refreshed.accessToken != old.accessToken, "a new access token \(Self.redacted(refreshed.accessToken)), \(expiry(refreshed))",
             otherwise: "the refreshed access token is the old one")
         let answer = try await resource.get(authorization: refreshed.authorizationHeader)
-        try step.expect(answer.status == 200, "the resource accepts the new token (200)", otherwise: "the resource answered \(answer.status) to the new token")
+        try step.expect(
+            answer.status == 200, "the resource accepts the new token (200)",
+            otherwise: "the resource answered \(answer.status) to the new token")
         step.detail("clock_advanced_seconds", .integer(lifetime))
         step.detail("refresh_grants", .integer(refreshes))
         step.detail("access_token", Self.tokenJSON(refreshed.accessToken))
@@ -153,14 +161,18 @@ extension DemoWalkthrough {
 
         let refreshesBefore = emulator.requestCount(.token, grantType: .refreshToken)
         do {
-            let unexpected = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes, account: current.account))
-            throw DemoFailure("acquireTokenSilent(with:) succeeded (tokenSource \(unexpected.tokenSource)); expected MSALError .interactionRequired")
+            let unexpected = try await app.acquireTokenSilent(
+                with: MSALSilentTokenParameters(scopes: Self.scopes, account: current.account))
+            throw DemoFailure(
+                "acquireTokenSilent(with:) succeeded (tokenSource \(unexpected.tokenSource)); expected MSALError .interactionRequired")
         } catch let error as MSALError where error.code == .interactionRequired {
             try step.expect(
                 error.oauthError == "interaction_required",
                 "acquireTokenSilent(with:) threw MSALError .interactionRequired (OAuth error interaction_required)",
-                otherwise: "MSALError .interactionRequired carried OAuth error \(error.oauthError ?? "none"), expected interaction_required")
-            step.detail("silent_error", .object(["code": .string("\(error.code)"), "oauth_error": error.oauthError.map(JSON.string) ?? .null]))
+                otherwise: "MSALError .interactionRequired carried OAuth error \(error.oauthError ?? "none"), expected interaction_required"
+            )
+            step.detail(
+                "silent_error", .object(["code": .string("\(error.code)"), "oauth_error": error.oauthError.map(JSON.string) ?? .null]))
         }
         let refreshes = emulator.requests.filter { $0.endpoint == .token && $0.grantType == .refreshToken }.dropFirst(refreshesBefore)
         try step.expect(
@@ -192,8 +204,11 @@ extension DemoWalkthrough {
         let account = accounts[0]
         step.note("home tenant \(account.homeAccountId?.tenantId ?? "-"), environment \(account.environment)")
         let byName = try app.account(forUsername: settings.username)
-        try step.expect(byName == account, "account(forUsername:) finds the same account", otherwise: "account(forUsername:) did not find it")
-        step.detail("accounts", .array(accounts.map { .object(["username": .string($0.username ?? ""), "identifier": .string($0.identifier ?? "")]) }))
+        try step.expect(
+            byName == account, "account(forUsername:) finds the same account", otherwise: "account(forUsername:) did not find it")
+        step.detail(
+            "accounts",
+            .array(accounts.map { .object(["username": .string($0.username ?? ""), "identifier": .string($0.identifier ?? "")]) }))
     }
 
     /// 9. Sign-out removes the account's tokens: no account is left, and silent acquisition needs the user.
@@ -203,7 +218,8 @@ extension DemoWalkthrough {
         try await app.signout(with: account, signoutParameters: MSALSignoutParameters())
         step.note("signout(with:signoutParameters:) removed the account's tokens from the cache")
         let accounts = try app.allAccounts()
-        try step.expect(accounts.isEmpty, "allAccounts() is empty", otherwise: "allAccounts() still lists \(Self.count(accounts.count, "account"))")
+        try step.expect(
+            accounts.isEmpty, "allAccounts() is empty", otherwise: "allAccounts() still lists \(Self.count(accounts.count, "account"))")
         let requestsBefore = emulator.requestCount(.token)
         do {
             _ = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes, account: account))

@@ -21,7 +21,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port: Int = 0
 
-    @Option(name: .customLong("auto-sign-in"), help: ArgumentHelp("Sign this user in without showing the choice of users.", valueName: "username"))
+    @Option(
+        name: .customLong("auto-sign-in"),
+        help: ArgumentHelp("Sign this user in without showing the choice of users.", valueName: "username"))
     var autoSignIn: String?
 
     @Flag(help: "Sign in the user a login_hint names without showing the choice.")
@@ -90,7 +92,10 @@ struct EmulatorCommand: AsyncParsableCommand {
     static func summary(_ emulator: MSALEmulator) -> String {
         let configuration = emulator.configuration
         func tenantName(_ id: String) -> String { configuration.tenant(named: id)?.displayName ?? id }
-        var lines = ["MSAL Emulator listening on \(emulator.baseURL.absoluteString)", "", "Authorities (use MSALAuthorityOptions.allowInsecureLoopback):"]
+        var lines = [
+            "MSAL Emulator listening on \(emulator.baseURL.absoluteString)", "",
+            "Authorities (use MSALAuthorityOptions.allowInsecureLoopback):",
+        ]
         let authorities = authorities(emulator)
         let width = authorities.map(\.name.count).max() ?? 0
         for authority in authorities {
@@ -98,11 +103,14 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         lines += ["", "Clients:"]
         for client in configuration.clients {
-            lines.append("  \(client.clientID)  \(client.displayName)\(client.isFamilyMember ? " (family)" : "")  redirect URIs: \(client.redirectURIs.joined(separator: ", "))")
+            lines.append(
+                "  \(client.clientID)  \(client.displayName)\(client.isFamilyMember ? " (family)" : "")  redirect URIs: \(client.redirectURIs.joined(separator: ", "))"
+            )
         }
         lines += ["", "Users:"]
         for user in configuration.users {
-            let guest = user.guestProfiles.isEmpty ? "" : ", guest in " + user.guestProfiles.map { tenantName($0.tenantID) }.joined(separator: ", ")
+            let guest =
+                user.guestProfiles.isEmpty ? "" : ", guest in " + user.guestProfiles.map { tenantName($0.tenantID) }.joined(separator: ", ")
             let automatic = configuration.autoSignIn?.lowercased() == user.username.lowercased() ? " (signed in automatically)" : ""
             lines.append("  \(user.username)  \(user.name), home \(tenantName(user.tenantID))\(guest)\(automatic)")
         }
@@ -122,21 +130,26 @@ struct EmulatorCommand: AsyncParsableCommand {
             "base_url": .string(emulator.baseURL.absoluteString),
             "port": .integer(emulator.port),
             "authorities": .array(authorities(emulator).map { .object(["name": .string($0.name), "url": .string($0.url)]) }),
-            "tenants": .array(configuration.tenants.map { tenant in
-                .object(["id": .string(tenant.id), "domain": tenant.domain.map(JSON.string) ?? .null, "name": .string(tenant.displayName)])
-            }),
-            "clients": .array(configuration.clients.map { client in
-                .object([
-                    "client_id": .string(client.clientID), "name": .string(client.displayName), "family": .bool(client.isFamilyMember),
-                    "redirect_uris": .array(client.redirectURIs.map(JSON.string)),
-                ])
-            }),
-            "users": .array(configuration.users.map { user in
-                .object([
-                    "username": .string(user.username), "name": .string(user.name), "object_id": .string(user.objectID),
-                    "tenant_id": .string(user.tenantID), "guest_tenants": .array(user.guestProfiles.map { .string($0.tenantID) }),
-                ])
-            }),
+            "tenants": .array(
+                configuration.tenants.map { tenant in
+                    .object([
+                        "id": .string(tenant.id), "domain": tenant.domain.map(JSON.string) ?? .null, "name": .string(tenant.displayName),
+                    ])
+                }),
+            "clients": .array(
+                configuration.clients.map { client in
+                    .object([
+                        "client_id": .string(client.clientID), "name": .string(client.displayName), "family": .bool(client.isFamilyMember),
+                        "redirect_uris": .array(client.redirectURIs.map(JSON.string)),
+                    ])
+                }),
+            "users": .array(
+                configuration.users.map { user in
+                    .object([
+                        "username": .string(user.username), "name": .string(user.name), "object_id": .string(user.objectID),
+                        "tenant_id": .string(user.tenantID), "guest_tenants": .array(user.guestProfiles.map { .string($0.tenantID) }),
+                    ])
+                }),
             "device_login_url": .string(emulator.deviceLoginURL.absoluteString),
             "resource_url": .string(emulator.resourceURL.absoluteString),
         ])

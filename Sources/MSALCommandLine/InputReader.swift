@@ -48,7 +48,8 @@ enum InputReader {
         case S_IFREG:
             break
         case S_IFDIR:
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "\(name) is a directory; name the JSON file of the key set")
+            throw MSALError(
+                .internal, internalCode: .invalidParameter, message: "\(name) is a directory; name the JSON file of the key set")
         default:
             throw MSALError(
                 .internal, internalCode: .invalidParameter,
@@ -101,12 +102,16 @@ enum InputReader {
         }
         let isLoopback = host == "localhost" || host == "127.0.0.1" || host == "::1" || host == "[::1]"
         guard url.scheme == "https" || (url.scheme == "http" && isLoopback) else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "JWK sets are fetched over https only (plain http only from a loopback host)")
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "JWK sets are fetched over https only (plain http only from a loopback host)")
         }
         let limits = MSALHTTPLimits(maximumResponseBodySize: maximumKeySetBytes, connectTimeout: 10, totalTimeout: 20)
         let response = try await transport.send(MSALHTTPRequest(method: .get, url: url), limits: limits)
         guard response.statusCode == 200 else {
-            var failure = MSALError(.internal, internalCode: .unhandledResponse, message: "fetching the JWK set from \(source) returned HTTP \(response.statusCode)")
+            var failure = MSALError(
+                .internal, internalCode: .unhandledResponse,
+                message: "fetching the JWK set from \(source) returned HTTP \(response.statusCode)")
             failure.httpStatusCode = response.statusCode
             throw failure
         }

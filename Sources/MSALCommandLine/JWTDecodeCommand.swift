@@ -7,7 +7,8 @@ struct JWTDecodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
         abstract: "Show a JWT's header and claims. Nothing is verified.",
-        discussion: "The output is marked UNVERIFIED: the signature and the claims were not checked, so nothing in it may be trusted. Use `msal jwt verify` for that."
+        discussion:
+            "The output is marked UNVERIFIED: the signature and the claims were not checked, so nothing in it may be trusted. Use `msal jwt verify` for that."
     )
 
     @Argument(help: "The token, or - to read it from standard input.")
@@ -25,14 +26,16 @@ struct JWTDecodeCommand: AsyncParsableCommand {
         }
         switch output {
         case .json:
-            CommandOutput.writeJSON(.object([
-                "verified": .bool(false),
-                "warning": .string("UNVERIFIED: signature and claims were not checked"),
-                "header": JSON(jwt.header.root),
-                "claims": JSON(jwt.claims.root),
-            ]))
+            CommandOutput.writeJSON(
+                .object([
+                    "verified": .bool(false),
+                    "warning": .string("UNVERIFIED: signature and claims were not checked"),
+                    "header": JSON(jwt.header.root),
+                    "claims": JSON(jwt.claims.root),
+                ]))
         case .text:
-            CommandOutput.write("""
+            CommandOutput.write(
+                """
                 UNVERIFIED: decoded only; the signature and claims were NOT checked.
                 Header:
                 \(jwt.headerJSON)

@@ -70,13 +70,14 @@ struct JWTVerifyCommand: AsyncParsableCommand {
         let jwt = idToken.jwt
         switch output {
         case .json:
-            CommandOutput.writeJSON(.object([
-                "valid": .bool(true),
-                "checked": .array(checks.filter(\.1).map { .string($0.0) }),
-                "not_checked": .array(checks.filter { !$0.1 }.map { .string($0.0) }),
-                "header": JSON(jwt.header.root),
-                "claims": JSON(jwt.claims.root),
-            ]))
+            CommandOutput.writeJSON(
+                .object([
+                    "valid": .bool(true),
+                    "checked": .array(checks.filter(\.1).map { .string($0.0) }),
+                    "not_checked": .array(checks.filter { !$0.1 }.map { .string($0.0) }),
+                    "header": JSON(jwt.header.root),
+                    "claims": JSON(jwt.claims.root),
+                ]))
         case .text:
             let checked = checks.filter(\.1).map(\.0).joined(separator: ", ")
             let skipped = checks.filter { !$0.1 }.map(\.0)

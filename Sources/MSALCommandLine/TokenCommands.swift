@@ -53,7 +53,8 @@ struct ApplicationOptions: ParsableArguments {
         if anyCloud, authorityObject == nil { config.multipleCloudsSupported = true }
         if let expirationBuffer {
             guard expirationBuffer.isFinite, expirationBuffer >= 0 else {
-                throw MSALError(.internal, internalCode: .invalidParameter, message: "--expiration-buffer must be a number of seconds, 0 or more")
+                throw MSALError(
+                    .internal, internalCode: .invalidParameter, message: "--expiration-buffer must be a number of seconds, 0 or more")
             }
             config.tokenExpirationBuffer = expirationBuffer
         }
@@ -193,7 +194,9 @@ struct LoginCommand: AsyncParsableCommand {
         case "create": return .create
         case "none", "if_necessary", "": return .promptIfNecessary
         default:
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "Unknown prompt \(text): use select_account, login, consent, create or none")
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "Unknown prompt \(text): use select_account, login, consent, create or none")
         }
     }
 }
@@ -231,7 +234,8 @@ struct TokenCommand: AsyncParsableCommand {
             let claimsRequest = try claims.map { try MSALClaimsRequest(jsonString: $0) }
             guard let signedIn = try await app.account(account, in: application) else {
                 guard interactiveFallback else {
-                    throw MSALError(.interactionRequired, internalCode: .accountRequired, message: "No account is signed in: run msal login")
+                    throw MSALError(
+                        .interactionRequired, internalCode: .accountRequired, message: "No account is signed in: run msal login")
                 }
                 TokenOutput.write(try await interactive(application, account: nil, claims: claimsRequest), format: app.output)
                 return
@@ -250,7 +254,9 @@ struct TokenCommand: AsyncParsableCommand {
         }
     }
 
-    private func interactive(_ application: MSALPublicClientApplication, account: MSALAccount?, claims: MSALClaimsRequest?) async throws -> MSALResult {
+    private func interactive(
+        _ application: MSALPublicClientApplication, account: MSALAccount?, claims: MSALClaimsRequest?
+    ) async throws -> MSALResult {
         let parameters = MSALInteractiveTokenParameters(scopes: app.scopeList, webviewParameters: try LoginCommand.webview(browser))
         parameters.account = account
         parameters.claimsRequest = claims

@@ -66,7 +66,9 @@ extension EmulatorCore {
         if case .tenant(let tenant) = authorization.selector { tenantName = tenant.displayName } else { tenantName = "any organization" }
 
         if authorization.prompt == "none" {
-            let sessionUser = request.cookie(Self.sessionCookie).flatMap { id in state.withLock { $0.sessions[id] } }.flatMap { user(homeObjectID: $0) }
+            let sessionUser = request.cookie(Self.sessionCookie).flatMap { id in state.withLock { $0.sessions[id] } }.flatMap {
+                user(homeObjectID: $0)
+            }
             let hinted = authorization.loginHint.map { $0.lowercased() }
             guard let user = sessionUser, signInTenant(of: user, through: authorization.selector) != nil,
                 hinted == nil || hinted == user.username.lowercased()
@@ -161,20 +163,25 @@ extension EmulatorCore {
             return .page(
                 EmulatorOAuthError(
                     "invalid_request", 50011,
-                    "The redirect URI '\(EmulatorText.sanitized(redirectURI))' specified in the request does not match the redirect URIs configured for the application '\(client.clientID)'."))
+                    "The redirect URI '\(EmulatorText.sanitized(redirectURI))' specified in the request does not match the redirect URIs configured for the application '\(client.clientID)'."
+                ))
         }
         let state = parameters["state"]
         func fail(_ error: EmulatorOAuthError) -> AuthorizeCheck { .redirect(uri: redirectURI, state: state, error) }
 
         if let mode = parameters["response_mode"], mode != "query" {
-            return fail(EmulatorOAuthError("invalid_request", 900144, "The emulator supports only response_mode=query, not '\(EmulatorText.sanitized(mode, limit: 32))'."))
+            return fail(
+                EmulatorOAuthError(
+                    "invalid_request", 900144,
+                    "The emulator supports only response_mode=query, not '\(EmulatorText.sanitized(mode, limit: 32))'."))
         }
         guard let responseType = parameters.nonEmpty("response_type") else { return fail(.missing("response_type")) }
         guard responseType == "code" else {
             return fail(
                 EmulatorOAuthError(
                     "unsupported_response_type", 700054,
-                    "response_type '\(EmulatorText.sanitized(responseType, limit: 32))' is not supported; the emulator issues only authorization codes."))
+                    "response_type '\(EmulatorText.sanitized(responseType, limit: 32))' is not supported; the emulator issues only authorization codes."
+                ))
         }
         guard let scopeText = parameters.nonEmpty("scope") else { return fail(.missing("scope")) }
         do {
@@ -183,18 +190,22 @@ extension EmulatorCore {
             return fail(error)
         }
         guard let challenge = parameters.nonEmpty("code_challenge") else {
-            return fail(EmulatorOAuthError("invalid_request", 9002325, "Proof Key for Code Exchange is required: the request has no code_challenge."))
+            return fail(
+                EmulatorOAuthError(
+                    "invalid_request", 9002325, "Proof Key for Code Exchange is required: the request has no code_challenge."))
         }
         guard parameters["code_challenge_method"] == "S256" else {
             return fail(EmulatorOAuthError("invalid_request", 501491, "code_challenge_method must be S256."))
         }
-        guard challenge.utf8.count == 43, challenge.utf8.allSatisfy({ EmulatorText.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+        guard challenge.utf8.count == 43,
+            challenge.utf8.allSatisfy({ EmulatorText.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
         else {
             return fail(EmulatorOAuthError("invalid_request", 501491, "code_challenge must be 43 base64url characters (SHA-256)."))
         }
         let prompt = parameters["prompt"]
         if let prompt, !["none", "login", "select_account", "consent", "create"].contains(prompt) {
-            return fail(EmulatorOAuthError("invalid_request", 90023, "Invalid prompt value '\(EmulatorText.sanitized(prompt, limit: 32))'."))
+            return fail(
+                EmulatorOAuthError("invalid_request", 90023, "Invalid prompt value '\(EmulatorText.sanitized(prompt, limit: 32))'."))
         }
         let protocolParameters = parameters.pairs.filter { !$0.name.hasPrefix("emulator_") }
         return .valid(
@@ -211,7 +222,8 @@ extension EmulatorCore {
         return response
     }
 
-    private func errorRedirect(uri: String, state: String?, _ error: EmulatorOAuthError, info: EmulatorRequestInfo) -> EmulatorHTTPResponse {
+    private func errorRedirect(uri: String, state: String?, _ error: EmulatorOAuthError, info: EmulatorRequestInfo) -> EmulatorHTTPResponse
+    {
         var parameters = [
             ("error", error.error),
             ("error_description", error.fullDescription(traceID: info.traceID, correlationID: info.correlationID, now: now())),
@@ -227,7 +239,9 @@ extension EmulatorCore {
 
     /// An injected fault at the authorize endpoint: an OAuth error goes back to the client as a
     /// redirect; a throttling or server error is answered with its status.
-    private func faultResponse(_ error: EmulatorOAuthError, authorization: AuthorizeRequest, info: EmulatorRequestInfo) -> EmulatorHTTPResponse {
+    private func faultResponse(
+        _ error: EmulatorOAuthError, authorization: AuthorizeRequest, info: EmulatorRequestInfo
+    ) -> EmulatorHTTPResponse {
         if error.status == 400 {
             return errorRedirect(uri: authorization.redirectURI, state: authorization.state, error, info: info)
         }

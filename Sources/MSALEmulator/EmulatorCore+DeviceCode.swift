@@ -43,7 +43,8 @@ extension EmulatorCore {
                 "verification_uri": .string(verification),
                 "expires_in": .integer(lifetimes.deviceCode),
                 "interval": .integer(lifetimes.deviceCodeInterval),
-                "message": .string("To sign in, use a web browser to open the page \(verification) and enter the code \(userCode) to authenticate."),
+                "message": .string(
+                    "To sign in, use a web browser to open the page \(verification) and enter the code \(userCode) to authenticate."),
             ]))
     }
 
@@ -75,10 +76,14 @@ extension EmulatorCore {
             guard let deviceCode = state.userCodes[normalized], var grant = state.deviceCodes[deviceCode], grant.expiresAt > now,
                 case .pending = grant.status
             else {
-                return MSALEmulatorError(.unknownUserCode, "no device code waiting for approval has the user code \(EmulatorText.sanitized(userCode, limit: 32))")
+                return MSALEmulatorError(
+                    .unknownUserCode, "no device code waiting for approval has the user code \(EmulatorText.sanitized(userCode, limit: 32))"
+                )
             }
             if let user {
-                guard let selector = tenantSelector(Substring(grant.tenantSegment)), let tenantID = signInTenant(of: user, through: selector) else {
+                guard let selector = tenantSelector(Substring(grant.tenantSegment)),
+                    let tenantID = signInTenant(of: user, through: selector)
+                else {
                     return MSALEmulatorError(.userNotInTenant, "\(user.username) cannot sign in to tenant \(grant.tenantSegment)")
                 }
                 grant.status = .approved(userID: user.objectID, tenantID: tenantID)
@@ -98,13 +103,16 @@ extension EmulatorCore {
         }
         if request.method == "GET" {
             let code = request.query?["user_code"] ?? ""
-            return .html(EmulatorPages.deviceLogin(userCode: EmulatorText.sanitized(code, limit: 32), users: configuration.users, notice: nil))
+            return .html(
+                EmulatorPages.deviceLogin(userCode: EmulatorText.sanitized(code, limit: 32), users: configuration.users, notice: nil))
         }
         guard request.isForm, let form = request.form else {
             return .html(EmulatorPages.message(title: "Bad request", "The form could not be read."), status: 400)
         }
         guard let userCode = form.nonEmpty("user_code") else {
-            return .html(EmulatorPages.deviceLogin(userCode: "", users: configuration.users, notice: "Enter the code shown on your device."), status: 400)
+            return .html(
+                EmulatorPages.deviceLogin(userCode: "", users: configuration.users, notice: "Enter the code shown on your device."),
+                status: 400)
         }
         let approve = form["emulator_action"] != "decline"
         let username = form.nonEmpty("emulator_user")
@@ -113,12 +121,14 @@ extension EmulatorCore {
             try decideDeviceCode(userCode: userCode, username: username, approve: approve)
         } catch {
             return .html(
-                EmulatorPages.deviceLogin(userCode: EmulatorText.sanitized(userCode, limit: 32), users: configuration.users, notice: error.message),
+                EmulatorPages.deviceLogin(
+                    userCode: EmulatorText.sanitized(userCode, limit: 32), users: configuration.users, notice: error.message),
                 status: 400)
         }
         return .html(
             approve
-                ? EmulatorPages.message(title: "You’re signed in", "You signed in on your device as \(info.username ?? ""). You can close this window.")
+                ? EmulatorPages.message(
+                    title: "You’re signed in", "You signed in on your device as \(info.username ?? ""). You can close this window.")
                 : EmulatorPages.message(title: "Sign-in declined", "The device was not signed in. You can close this window."))
     }
 }

@@ -39,7 +39,8 @@ extension EmulatorCore {
     }
 
     /// `GET /{tenant}/v2.0/.well-known/openid-configuration`.
-    func openIDConfiguration(_ selector: TenantSelector?, segment: Substring, info: inout EmulatorRequestInfo) async -> EmulatorHTTPResponse {
+    func openIDConfiguration(_ selector: TenantSelector?, segment: Substring, info: inout EmulatorRequestInfo) async -> EmulatorHTTPResponse
+    {
         if let fault = await faultAnswer(&info) { return errorResponse(fault, info: info) }
         guard let selector else { return errorResponse(.unknownTenant(String(segment)), info: info) }
         let base = "\(origin)/\(selector.pathSegment)"

@@ -18,7 +18,9 @@ extension EmulatorCore {
         }
         guard let header = request.header("authorization") else { return unauthorized(nil) }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return unauthorized("The Authorization header is not a Bearer token.") }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            return unauthorized("The Authorization header is not a Bearer token.")
+        }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
         let jwt: JWT
         do {
@@ -26,7 +28,8 @@ extension EmulatorCore {
         } catch {
             return unauthorized("The token's signature is invalid or it was not issued by this emulator.")
         }
-        guard let tenantID = jwt.stringClaim("tid"), tenantSelector(Substring(tenantID)) != nil, !EmulatorText.reservedTenants.contains(tenantID),
+        guard let tenantID = jwt.stringClaim("tid"), tenantSelector(Substring(tenantID)) != nil,
+            !EmulatorText.reservedTenants.contains(tenantID),
             jwt.stringClaim("iss") == issuer(tenantID: tenantID)
         else { return unauthorized("The token's issuer is not one of the emulator's tenants.") }
         guard jwt.stringListClaim("aud") == [configuration.resourceAudience] else {

@@ -94,7 +94,8 @@ extension EmulatorCore {
         }
     }
 
-    private func dispatch(_ request: EmulatorHTTPRequest, tenant: Substring?, info: inout EmulatorRequestInfo) async -> EmulatorHTTPResponse {
+    private func dispatch(_ request: EmulatorHTTPRequest, tenant: Substring?, info: inout EmulatorRequestInfo) async -> EmulatorHTTPResponse
+    {
         let allowed: [String]
         switch info.endpoint {
         case .authorize, .logout, .deviceLogin: allowed = ["GET", "POST"]
@@ -119,7 +120,9 @@ extension EmulatorCore {
         case .resource:
             return await resource(request, info: &info)
         case .unknown:
-            return .json(.object(["error": .string("not_found"), "error_description": .string("The emulator has no endpoint at this path.")]), status: 404)
+            return .json(
+                .object(["error": .string("not_found"), "error_description": .string("The emulator has no endpoint at this path.")]),
+                status: 404)
         case .instanceDiscovery, .openIDConfiguration, .keys, .authorize, .token, .deviceCode, .logout:
             guard let tenant else { return .text("Not found.", status: 404) }
             let selector = tenantSelector(tenant)

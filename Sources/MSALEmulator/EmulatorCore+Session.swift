@@ -22,7 +22,10 @@ extension EmulatorCore {
             let state = parameters["state"].map { [("state", $0)] } ?? []
             return .redirect(state.isEmpty ? target : RedirectURIMatcher.appending(state, to: target), headers: [expired])
         }
-        return .html(EmulatorPages.message(title: "You signed out", "You signed out of your account. It’s a good idea to close all browser windows."), headers: [expired])
+        return .html(
+            EmulatorPages.message(
+                title: "You signed out", "You signed out of your account. It’s a good idea to close all browser windows."),
+            headers: [expired])
     }
 
     /// `GET /`: what the emulator hosts.
@@ -31,7 +34,8 @@ extension EmulatorCore {
             "<li>\(EmulatorText.html(tenant.displayName)): <code>\(EmulatorText.html(origin))/\(EmulatorText.html(tenant.id))</code>"
                 + (tenant.domain.map { " or <code>\(EmulatorText.html(origin))/\(EmulatorText.html($0))</code>" } ?? "") + "</li>"
         }.joined()
-        let users = configuration.users.map { "<li>\(EmulatorText.html($0.name)) <code>\(EmulatorText.html($0.username))</code></li>" }.joined()
+        let users = configuration.users.map { "<li>\(EmulatorText.html($0.name)) <code>\(EmulatorText.html($0.username))</code></li>" }
+            .joined()
         let clients = configuration.clients.map {
             "<li>\(EmulatorText.html($0.displayName)) <code>\(EmulatorText.html($0.clientID))</code>\($0.isFamilyMember ? " (family)" : "")</li>"
         }.joined()

@@ -20,7 +20,8 @@ extension EmulatorCore {
         guard let grant = MSALEmulator.GrantType(rawValue: grantText) else {
             return errorResponse(
                 EmulatorOAuthError(
-                    "unsupported_grant_type", 70003, "The app requested an unsupported grant type '\(EmulatorText.sanitized(grantText, limit: 64))'."),
+                    "unsupported_grant_type", 70003,
+                    "The app requested an unsupported grant type '\(EmulatorText.sanitized(grantText, limit: 64))'."),
                 info: info)
         }
         info.grantType = grant
@@ -85,20 +86,23 @@ extension EmulatorCore {
                 return .failure(
                     .invalidGrant(
                         54005,
-                        "OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token. The refresh tokens issued for it were revoked."))
+                        "OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token. The refresh tokens issued for it were revoked."
+                    ))
             }
             guard grant.expiresAt > now else {
                 return .failure(
                     .invalidGrant(
                         70008,
-                        "The provided authorization code or refresh token has expired due to inactivity. Send a new interactive authorization request for this user and resource."))
+                        "The provided authorization code or refresh token has expired due to inactivity. Send a new interactive authorization request for this user and resource."
+                    ))
             }
             guard grant.clientID == client.clientID else {
                 return .failure(.invalidGrant(70000, "The provided authorization code was issued to another client."))
             }
             guard grant.redirectURI == redirectURI else {
                 return .failure(
-                    .invalidGrant(500112, "The reply address does not match the reply address provided when requesting the authorization code."))
+                    .invalidGrant(
+                        500112, "The reply address does not match the reply address provided when requesting the authorization code."))
             }
             if case .tenant(let tenant) = selector, tenant.id != grant.tenantID {
                 return .failure(.invalidGrant(70000, "The provided authorization code was issued for another tenant."))
@@ -129,14 +133,16 @@ extension EmulatorCore {
         let requested = try scope(form)
         let outcome: Result<(RefreshTokenGrant, String), EmulatorOAuthError> = state.withLock { state in
             guard var grant = state.refreshTokens[token] else {
-                return .failure(.invalidGrant(9002313, "Invalid request. The refresh token is malformed or was not issued by the emulator."))
+                return .failure(
+                    .invalidGrant(9002313, "Invalid request. The refresh token is malformed or was not issued by the emulator."))
             }
             switch grant.status {
             case .revoked:
                 return .failure(
                     .invalidGrant(
                         50173,
-                        "The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password."))
+                        "The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password."
+                    ))
             case .rotated:
                 // Refresh token reuse (RFC 9700 §4.14.2): revoke the whole lineage.
                 for (other, refresh) in state.refreshTokens where refresh.lineage == grant.lineage {
@@ -145,7 +151,8 @@ extension EmulatorCore {
                 return .failure(
                     .invalidGrant(
                         70000,
-                        "The refresh token was already used; the emulator rotates refresh tokens on every use, so it revoked the tokens descended from it."))
+                        "The refresh token was already used; the emulator rotates refresh tokens on every use, so it revoked the tokens descended from it."
+                    ))
             case .active:
                 break
             }
@@ -182,11 +189,14 @@ extension EmulatorCore {
     /// Polls closer together than the interval by less than this are still on time (clocks and scheduling jitter).
     static let pollingTolerance: TimeInterval = 0.25
 
-    private func redeemDeviceCode(_ form: EmulatorParameters, client: MSALEmulator.Client, now: Date) throws(EmulatorOAuthError) -> TokenIssue {
+    private func redeemDeviceCode(
+        _ form: EmulatorParameters, client: MSALEmulator.Client, now: Date
+    ) throws(EmulatorOAuthError) -> TokenIssue {
         guard let code = form.nonEmpty("device_code") else { throw .missing("device_code") }
         let outcome: Result<(DeviceCodeGrant, String, String), EmulatorOAuthError> = state.withLock { state in
             guard var grant = state.deviceCodes[code], grant.clientID == client.clientID else {
-                return .failure(EmulatorOAuthError("bad_verification_code", 70000, "The device_code was not issued to this client by the emulator."))
+                return .failure(
+                    EmulatorOAuthError("bad_verification_code", 70000, "The device_code was not issued to this client by the emulator."))
             }
             guard grant.expiresAt > now else {
                 return .failure(EmulatorOAuthError("expired_token", 70019, "Verification code expired."))
@@ -194,14 +204,20 @@ extension EmulatorCore {
             switch grant.status {
             case .pending:
                 defer { state.deviceCodes[code] = grant }
-                if grant.interval > 0, let last = grant.lastPoll, now.timeIntervalSince(last) + Self.pollingTolerance < TimeInterval(grant.interval) {
+                if grant.interval > 0, let last = grant.lastPoll,
+                    now.timeIntervalSince(last) + Self.pollingTolerance < TimeInterval(grant.interval)
+                {
                     grant.lastPoll = now
                     grant.interval += 5
                     return .failure(
-                        EmulatorOAuthError("slow_down", 70016, "OAuth 2.0 device flow error. Polling too fast: wait \(grant.interval) seconds between polls."))
+                        EmulatorOAuthError(
+                            "slow_down", 70016,
+                            "OAuth 2.0 device flow error. Polling too fast: wait \(grant.interval) seconds between polls."))
                 }
                 grant.lastPoll = now
-                return .failure(EmulatorOAuthError("authorization_pending", 70016, "OAuth 2.0 device flow error. Authorization is pending. Continue polling."))
+                return .failure(
+                    EmulatorOAuthError(
+                        "authorization_pending", 70016, "OAuth 2.0 device flow error. Authorization is pending. Continue polling."))
             case .declined:
                 return .failure(EmulatorOAuthError("authorization_declined", 65004, "The user declined the sign-in."))
             case .redeemed:

@@ -21,9 +21,11 @@ struct EmulatorHTTPResponse: Sendable {
     /// A JSON answer that is never cached.
     static func json(_ value: JSON, status: Int = 200, headers: [(name: String, value: String)] = []) -> EmulatorHTTPResponse {
         let caching: [(name: String, value: String)] =
-            headers.contains { $0.name.lowercased() == "cache-control" } ? [] : [("Cache-Control", "no-store, no-cache"), ("Pragma", "no-cache")]
+            headers.contains { $0.name.lowercased() == "cache-control" }
+            ? [] : [("Cache-Control", "no-store, no-cache"), ("Pragma", "no-cache")]
         return EmulatorHTTPResponse(
-            status: status, headers: [("Content-Type", "application/json; charset=utf-8")] + caching + headers, body: JSONWriter.write(value))
+            status: status, headers: [("Content-Type", "application/json; charset=utf-8")] + caching + headers,
+            body: JSONWriter.write(value))
     }
 
     /// An HTML page.
@@ -39,11 +41,14 @@ struct EmulatorHTTPResponse: Sendable {
 
     /// Plain text.
     static func text(_ text: String, status: Int, headers: [(name: String, value: String)] = []) -> EmulatorHTTPResponse {
-        EmulatorHTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: Array((text + "\n").utf8))
+        EmulatorHTTPResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: Array((text + "\n").utf8))
     }
 
     /// A 302 to `location`.
-    static func redirect(_ location: String, headers: [(name: String, value: String)] = [], oauthError: String? = nil) -> EmulatorHTTPResponse {
+    static func redirect(
+        _ location: String, headers: [(name: String, value: String)] = [], oauthError: String? = nil
+    ) -> EmulatorHTTPResponse {
         EmulatorHTTPResponse(
             status: 302, headers: [("Location", location), ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")] + headers,
             oauthError: oauthError)

@@ -31,7 +31,8 @@ struct EmulatorOAuthError: Error, Sendable {
     func response(traceID: String, correlationID: String, now: Date) -> EmulatorHTTPResponse {
         var members: [JSONMember] = [
             JSONMember(name: "error", value: .string(error)),
-            JSONMember(name: "error_description", value: .string(fullDescription(traceID: traceID, correlationID: correlationID, now: now))),
+            JSONMember(
+                name: "error_description", value: .string(fullDescription(traceID: traceID, correlationID: correlationID, now: now))),
             JSONMember(name: "error_codes", value: .array([.integer(code)])),
             JSONMember(name: "timestamp", value: .string(EmulatorText.timestamp(now))),
             JSONMember(name: "trace_id", value: .string(traceID)),
@@ -58,7 +59,8 @@ extension EmulatorOAuthError {
             "The request is not properly formatted. The parameter '\(EmulatorText.sanitized(parameter, limit: 64))' is duplicated.")
     }
 
-    static let malformed = EmulatorOAuthError("invalid_request", 900144, "The request body is not a valid application/x-www-form-urlencoded form.")
+    static let malformed = EmulatorOAuthError(
+        "invalid_request", 900144, "The request body is not a valid application/x-www-form-urlencoded form.")
 
     static func unknownClient(_ clientID: String) -> EmulatorOAuthError {
         EmulatorOAuthError(
@@ -69,7 +71,8 @@ extension EmulatorOAuthError {
     static func unknownTenant(_ tenant: String) -> EmulatorOAuthError {
         EmulatorOAuthError(
             "invalid_tenant", 90002,
-            "Tenant '\(EmulatorText.sanitized(tenant, limit: 128))' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.")
+            "Tenant '\(EmulatorText.sanitized(tenant, limit: 128))' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud."
+        )
     }
 
     static func invalidGrant(_ code: Int, _ description: String, subError: String? = nil) -> EmulatorOAuthError {

@@ -50,7 +50,9 @@ enum EmulatorPages {
     }
 
     /// The page for a user chosen in advance: it submits itself, or the user presses the button.
-    static func autoSignIn(action: String, parameters: [(name: String, value: String)], clientName: String, user: MSALEmulator.User) -> String {
+    static func autoSignIn(
+        action: String, parameters: [(name: String, value: String)], clientName: String, user: MSALEmulator.User
+    ) -> String {
         page(
             title: "Signing in – MSAL Emulator",
             body: """

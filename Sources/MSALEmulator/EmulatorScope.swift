@@ -56,7 +56,8 @@ struct EmulatorScope: Sendable, Hashable {
             if let resource, resource.lowercased() != owner.lowercased() {
                 throw EmulatorOAuthError(
                     "invalid_scope", 28000,
-                    "Provided value for the input parameter scope is not valid because it contains more than one resource. Scope \(EmulatorText.sanitized(text, limit: 256)) is not valid.")
+                    "Provided value for the input parameter scope is not valid because it contains more than one resource. Scope \(EmulatorText.sanitized(text, limit: 256)) is not valid."
+                )
             }
             resource = owner
             if !resourceScopes.contains(part) { resourceScopes.append(part) }

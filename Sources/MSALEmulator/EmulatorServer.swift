@@ -16,7 +16,8 @@ final class EmulatorServer: Sendable {
 
     /// Binds `127.0.0.1:port` (0: an ephemeral port) and serves each request with `respond`.
     static func start(
-        port: Int, limits: MSALEmulator.Configuration.Limits, respond: @escaping @Sendable (EmulatorHTTPRequest) async -> EmulatorHTTPResponse
+        port: Int, limits: MSALEmulator.Configuration.Limits,
+        respond: @escaping @Sendable (EmulatorHTTPRequest) async -> EmulatorHTTPResponse
     ) async throws(MSALEmulatorError) -> EmulatorServer {
         guard (0...65535).contains(port) else { throw MSALEmulatorError(.bindFailed, "port \(port) is out of range") }
         let connections = EmulatorConnections(maximum: limits.maximumConnections)
@@ -40,7 +41,8 @@ final class EmulatorServer: Sendable {
                         try sync.addHandler(IdleStateHandler(readTimeout: idle))
                         try sync.configureHTTPServerPipeline(
                             withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: true,
-                            withEncoderConfiguration: HTTPResponseEncoder.Configuration(), withDecoderLimitConfiguration: decoderConfiguration)
+                            withEncoderConfiguration: HTTPResponseEncoder.Configuration(),
+                            withDecoderLimitConfiguration: decoderConfiguration)
                         try sync.addHandler(EmulatorHTTPHandler(limits: limits, respond: respond))
                     }
                 }

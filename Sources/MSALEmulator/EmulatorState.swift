@@ -38,7 +38,9 @@ struct EmulatorState: Sendable {
     /// Forgets expired codes, refresh tokens and device codes once there are many.
     mutating func prune(now: Date) {
         if codes.count > Self.pruneThreshold { codes = codes.filter { $0.value.expiresAt > now } }
-        if refreshTokens.count > Self.pruneThreshold { refreshTokens = refreshTokens.filter { $0.value.expiresAt > now && $0.value.status == .active } }
+        if refreshTokens.count > Self.pruneThreshold {
+            refreshTokens = refreshTokens.filter { $0.value.expiresAt > now && $0.value.status == .active }
+        }
         if accessTokens.count > Self.pruneThreshold {
             accessTokens = accessTokens.filter { $0.value.expiresAt > now }
             revokedAccessTokens = revokedAccessTokens.filter { accessTokens[$0] != nil }
@@ -58,7 +60,8 @@ struct EmulatorState: Sendable {
         var index = 0
         while index < faults.count {
             let fault = faults[index].fault
-            let matches = fault.endpoint == endpoint
+            let matches =
+                fault.endpoint == endpoint
                 && (fault.grantType == nil || fault.grantType == grantType)
                 && (fault.clientID == nil || fault.clientID == clientID)
                 && (fault.username == nil || fault.username?.lowercased() == username?.lowercased())

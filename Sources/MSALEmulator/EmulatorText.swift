@@ -37,7 +37,8 @@ enum EmulatorText {
 
     /// RFC 3986 unreserved characters.
     static func isUnreserved(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+        isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
     }
 
     /// Escapes `&`, `<`, `>`, `"` and `'` for HTML text and attribute values.
@@ -88,7 +89,8 @@ enum EmulatorText {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { String(value).leftPadded(to: 2) }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }
 

@@ -40,7 +40,8 @@ enum EmulatorWireFault {
         case .resetMidBody:
             sendPartial(on: channel, version: version).whenSuccess {
                 // SO_LINGER with a zero timeout turns the close into a reset (RST).
-                let reset = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                let reset =
+                    (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
                     ?? channel.eventLoop.makeSucceededVoidFuture()
                 reset.whenComplete { _ in channel.close(promise: nil) }
             }

@@ -38,14 +38,14 @@ extension MSALEmulator {
     ///   the user code; ``MSALEmulatorError/Code/unknownUser``; ``MSALEmulatorError/Code/userNotInTenant``
     ///   when the user cannot sign in to the tenant the code was requested for.
     public func approveDeviceCode(userCode: String, as username: String) throws {
-                try core.decideDeviceCode(userCode: userCode, username: username, approve: true)
+        try core.decideDeviceCode(userCode: userCode, username: username, approve: true)
     }
 
     /// Declines the device code with `userCode`: the client's next poll gets `authorization_declined`.
     ///
     /// - Throws: ``MSALEmulatorError/Code/unknownUserCode``.
     public func declineDeviceCode(userCode: String) throws {
-                try core.decideDeviceCode(userCode: userCode, username: nil, approve: false)
+        try core.decideDeviceCode(userCode: userCode, username: nil, approve: false)
     }
 
     /// The user codes of device codes waiting for approval, oldest first is not guaranteed.

@@ -40,8 +40,10 @@ extension MSALEmulator {
             public var idleTimeout: Int
 
             /// Creates limits.
-            public init(maximumBodyBytes: Int = 64 * 1024, maximumURIBytes: Int = 16 * 1024, maximumHeaderBytes: Int = 32 * 1024,
-                        maximumConnections: Int = 256, idleTimeout: Int = 60) {
+            public init(
+                maximumBodyBytes: Int = 64 * 1024, maximumURIBytes: Int = 16 * 1024, maximumHeaderBytes: Int = 32 * 1024,
+                maximumConnections: Int = 256, idleTimeout: Int = 60
+            ) {
                 self.maximumBodyBytes = max(1024, maximumBodyBytes)
                 self.maximumURIBytes = max(256, maximumURIBytes)
                 self.maximumHeaderBytes = max(1024, maximumHeaderBytes)
@@ -109,9 +111,11 @@ extension MSALEmulator.Configuration {
                     guestProfiles: [.init(tenantID: contoso.id, objectID: "d4a3b8e5-0f6c-4b1d-8e9a-3c4b5a6f7e8d")]),
             ],
             clients: [
-                MSALEmulator.Client(clientID: sampleClientID, displayName: "MSAL Emulator Sample", redirectURIs: redirects, isFamilyMember: true),
                 MSALEmulator.Client(
-                    clientID: sampleFamilyClientID, displayName: "MSAL Emulator Sample Companion", redirectURIs: redirects, isFamilyMember: true),
+                    clientID: sampleClientID, displayName: "MSAL Emulator Sample", redirectURIs: redirects, isFamilyMember: true),
+                MSALEmulator.Client(
+                    clientID: sampleFamilyClientID, displayName: "MSAL Emulator Sample Companion", redirectURIs: redirects,
+                    isFamilyMember: true),
                 MSALEmulator.Client(clientID: sampleStandaloneClientID, displayName: "MSAL Emulator Standalone", redirectURIs: redirects),
             ])
     }
@@ -157,7 +161,9 @@ extension MSALEmulator.Configuration {
                 user.username.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
             else { throw fail("username \(user.username) is empty, too long or contains spaces or control characters") }
             guard usernames.insert(user.username.lowercased()).inserted else { throw fail("username \(user.username) is used twice") }
-            guard tenant(named: user.tenantID)?.id == user.tenantID else { throw fail("user \(user.username) names an unknown home tenant") }
+            guard tenant(named: user.tenantID)?.id == user.tenantID else {
+                throw fail("user \(user.username) names an unknown home tenant")
+            }
             guard EmulatorText.isGUID(user.objectID), objectIDs.insert(user.objectID).inserted else {
                 throw fail("user \(user.username) has a duplicate or non-GUID object id")
             }
@@ -172,7 +178,8 @@ extension MSALEmulator.Configuration {
         }
         var clientIDs = Set<String>()
         for client in clients {
-            guard !client.clientID.isEmpty, client.clientID.utf8.count <= 128, client.clientID.utf8.allSatisfy(EmulatorText.isUnreserved) else {
+            guard !client.clientID.isEmpty, client.clientID.utf8.count <= 128, client.clientID.utf8.allSatisfy(EmulatorText.isUnreserved)
+            else {
                 throw fail("client id \(client.clientID) is empty, too long or not URL-safe")
             }
             guard clientIDs.insert(client.clientID).inserted else { throw fail("client \(client.clientID) is registered twice") }

@@ -23,7 +23,8 @@ extension MSALEmulator {
             /// challenge) and `suberror`.
             case interactionRequired(claims: String? = nil, subError: String? = nil)
             /// Any OAuth error in the AAD shape.
-            case oauthError(status: Int = 400, error: String, errorCode: Int, description: String, subError: String? = nil, claims: String? = nil)
+            case oauthError(
+                status: Int = 400, error: String, errorCode: Int, description: String, subError: String? = nil, claims: String? = nil)
             /// HTTP 429 with `Retry-After: <seconds>` (omitted when `nil`) and a JSON error body.
             case throttled(retryAfter: Int? = nil)
             /// A 5xx answer (default 500), with `Retry-After` when given.

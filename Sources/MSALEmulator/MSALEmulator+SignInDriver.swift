@@ -70,7 +70,8 @@ extension MSALEmulator {
                 let user: String
                 if let username {
                     guard let listed = form.users.first(where: { $0.lowercased() == username.lowercased() }) else {
-                        throw MSALEmulatorError(.signInFailed, "the sign-in page does not list \(username); it lists \(form.users.joined(separator: ", "))")
+                        throw MSALEmulatorError(
+                            .signInFailed, "the sign-in page does not list \(username); it lists \(form.users.joined(separator: ", "))")
                     }
                     user = listed
                 } else {
@@ -86,7 +87,8 @@ extension MSALEmulator {
                 "POST", action, headers: cookieHeader + [("Content-Type", "application/x-www-form-urlencoded")],
                 body: Array(EmulatorText.formEncoded(fields).utf8))
             guard answer.status == 302, let location = answer.header("location"), let url = URL(string: location) else {
-                throw MSALEmulatorError(.signInFailed, "submitting the sign-in form answered HTTP \(answer.status): \(Self.summary(answer.text))")
+                throw MSALEmulatorError(
+                    .signInFailed, "submitting the sign-in form answered HTTP \(answer.status): \(Self.summary(answer.text))")
             }
             let session = answer.headers.first { $0.name == "set-cookie" && $0.value.hasPrefix(EmulatorCore.sessionCookie + "=") }
                 .map { String($0.value.prefix { $0 != ";" }) }

@@ -25,7 +25,10 @@ enum RedirectURIMatcher {
                 bytes.count >= colon + 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
             else { return nil }
             let schemeBytes = bytes[..<colon]
-            guard schemeBytes.allSatisfy({ EmulatorText.isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+            guard
+                schemeBytes.allSatisfy({
+                    EmulatorText.isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+                })
             else { return nil }
             let rest = bytes[(colon + 3)...]
             let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
@@ -69,7 +72,9 @@ enum RedirectURIMatcher {
         for candidate in registered {
             guard let registration = Parsed(candidate) else { continue }
             if registration.isLoopback {
-                if request.isLoopback, request.host == registration.host, request.path == registration.path, request.query == registration.query {
+                if request.isLoopback, request.host == registration.host, request.path == registration.path,
+                    request.query == registration.query
+                {
                     return true
                 }
             } else if requested == candidate {

@@ -9,7 +9,8 @@ struct SignInForm: Sendable {
 
     /// Reads the form with `id="signin"`; `nil` when the page has none.
     init?(html: String) {
-        guard let formStart = html.range(of: "<form id=\"signin\""), let formEnd = html.range(of: "</form>", range: formStart.upperBound..<html.endIndex)
+        guard let formStart = html.range(of: "<form id=\"signin\""),
+            let formEnd = html.range(of: "</form>", range: formStart.upperBound..<html.endIndex)
         else { return nil }
         let form = html[formStart.lowerBound..<formEnd.lowerBound]
         guard let openingEnd = form.firstIndex(of: ">"), let action = Self.attribute("action", in: form[..<openingEnd]) else { return nil }
@@ -19,7 +20,9 @@ struct SignInForm: Sendable {
         for tag in Self.tags(in: form) {
             if tag.hasPrefix("<input"), Self.attribute("type", in: tag) == "hidden", let name = Self.attribute("name", in: tag) {
                 hidden.append((name, Self.attribute("value", in: tag) ?? ""))
-            } else if tag.hasPrefix("<button"), Self.attribute("name", in: tag) == "emulator_user", let value = Self.attribute("value", in: tag) {
+            } else if tag.hasPrefix("<button"), Self.attribute("name", in: tag) == "emulator_user",
+                let value = Self.attribute("value", in: tag)
+            {
                 users.append(value)
             }
         }

@@ -34,7 +34,8 @@ enum CacheModes {
                 now: Int64(Date().timeIntervalSince1970))
             let entries = try TokenCacheEntries(response: response, context: context)
             try cache.write(clientID: client) { contents in
-                let current = contents.refreshToken(homeAccountID: "\(tag).tenant", environment: "login.windows.net", clientID: client)?
+                let current =
+                    contents.refreshToken(homeAccountID: "\(tag).tenant", environment: "login.windows.net", clientID: client)?
                     .entry["secret"].flatMap { Int($0) } ?? 0
                 guard current == index - 1 else {
                     throw LostUpdate(description: "lost update: write \(index) of \(tag) found \(current)")

@@ -86,7 +86,8 @@ enum ProviderModes {
             return tokens
         }
         guard tokens.count == 1, let token = tokens.first else {
-            throw Failure(description: "\(user) round \(round): \(tasks) concurrent forced refreshes gave \(tokens.count) tokens, not one shared")
+            throw Failure(
+                description: "\(user) round \(round): \(tasks) concurrent forced refreshes gave \(tokens.count) tokens, not one shared")
         }
         let hit = try await application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
         guard hit.tokenSource == .cache, hit.accessToken == token else {

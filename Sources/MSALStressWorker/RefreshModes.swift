@@ -43,7 +43,10 @@ enum RefreshModes {
                     let result = try await application.acquireTokenSilent(with: parameters)
                     if result.tokenSource == .identityProvider { fromProvider += 1 } else { fromCache += 1 }
                 } catch let error as MSALError {
-                    throw Failure(description: "refresh \(index) of \(count): \(error.code) \(String(describing: error.internalCode)) \(error.oauthError ?? "") \(error.message)")
+                    throw Failure(
+                        description:
+                            "refresh \(index) of \(count): \(error.code) \(String(describing: error.internalCode)) \(error.oauthError ?? "") \(error.message)"
+                    )
                 }
             }
             WorkerMode.emit("ok \(fromProvider) \(fromCache)\n", to: STDOUT_FILENO)
@@ -64,7 +67,9 @@ enum RefreshModes {
                 throw Failure(description: "no account in the cache")
             }
             let key = SilentFlow.refreshLockKey(accountIdentifier: identifier, authority: authority)
-            guard let lock = try await cache.refreshLock(for: key, timeout: 30) else { throw Failure(description: "no refresh lock for a file cache") }
+            guard let lock = try await cache.refreshLock(for: key, timeout: 30) else {
+                throw Failure(description: "no refresh lock for a file cache")
+            }
             WorkerMode.emit("held\n", to: STDOUT_FILENO)
             try await Task.sleep(for: .seconds(seconds))
             lock.release()

@@ -8,8 +8,9 @@ import MSAL
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let mode = WorkerMode.all[name] else {
-    WorkerMode.fail(usage: "usage: MSALStressWorker MODE ARGUMENTS…\nmodes:\n"
-        + WorkerMode.all.keys.sorted().map { "  \($0) \(WorkerMode.all[$0]!.usage)" }.joined(separator: "\n"))
+    WorkerMode.fail(
+        usage: "usage: MSALStressWorker MODE ARGUMENTS…\nmodes:\n"
+            + WorkerMode.all.keys.sorted().map { "  \($0) \(WorkerMode.all[$0]!.usage)" }.joined(separator: "\n"))
 }
 do {
     try mode.run(Array(arguments.dropFirst()))

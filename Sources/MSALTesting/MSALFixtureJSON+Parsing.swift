@@ -4,8 +4,9 @@ import MSALJOSE
 extension MSALFixtureJSON {
     /// The caps applied to a fixture document: 16 MiB (fixtures for size-cap tests carry bodies
     /// of several MiB), 256 levels of nesting, a million values, duplicate member names rejected.
-    static let parsingLimits = JSONLimits(maxBytes: 16 * 1024 * 1024, maxDepth: 256, maxValues: 1_000_000,
-                                          rejectDuplicateKeys: true)
+    static let parsingLimits = JSONLimits(
+        maxBytes: 16 * 1024 * 1024, maxDepth: 256, maxValues: 1_000_000,
+        rejectDuplicateKeys: true)
 
     /// Parses one JSON document (RFC 8259): strict syntax and UTF-8, no duplicate member
     /// names, at most 256 levels of nesting and 16 MiB; a leading byte-order mark is skipped.
@@ -49,9 +50,10 @@ extension MSALFixtureJSON {
         case .array:
             self = .array(value.elements.map { MSALFixtureJSON($0) })
         case .object:
-            self = .object(value.members.map { member in
-                Member(name: member.key.string ?? "", value: MSALFixtureJSON(member.value))
-            })
+            self = .object(
+                value.members.map { member in
+                    Member(name: member.key.string ?? "", value: MSALFixtureJSON(member.value))
+                })
         }
     }
 }

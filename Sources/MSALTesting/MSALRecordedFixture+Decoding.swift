@@ -35,8 +35,9 @@ struct FixtureDecoder {
     }
 
     mutating func decodeFixture(_ document: MSALFixtureJSON) throws -> MSALRecordedFixture {
-        let root = try object(document, at: "document",
-                              allowed: ["name", "description", "provenance", "interactions", "conformance"])
+        let root = try object(
+            document, at: "document",
+            allowed: ["name", "description", "provenance", "interactions", "conformance"])
         let name = try requiredString(root, "name", at: "document")
         guard !name.isEmpty else { throw failure("name", "must not be empty") }
         let description = try requiredString(root, "description", at: "document")
@@ -53,8 +54,9 @@ struct FixtureDecoder {
             guard value.members != nil else { throw failure("conformance", "expected an object, found \(value.typeName)") }
             conformance = value
         }
-        return MSALRecordedFixture(name: name, description: description, provenance: provenance,
-                                   interactions: interactions, conformance: conformance)
+        return MSALRecordedFixture(
+            name: name, description: description, provenance: provenance,
+            interactions: interactions, conformance: conformance)
     }
 
     func decodeProvenance(_ value: MSALFixtureJSON?) throws -> [MSALRecordedFixture.Source] {
@@ -127,8 +129,9 @@ struct FixtureDecoder {
             }
             form = parameters
         }
-        return MSALRecordedFixture.Request(method: MSALHTTPRequest.Method(rawValue: method), url: url,
-                                           headers: headers, form: form)
+        return MSALRecordedFixture.Request(
+            method: MSALHTTPRequest.Method(rawValue: method), url: url,
+            headers: headers, form: form)
     }
 
     func decodeURL(_ string: String, at path: String) throws -> URL {
@@ -169,8 +172,9 @@ struct FixtureDecoder {
                 } else if let values = member.value.arrayValue, !values.isEmpty, values.allSatisfy({ $0.stringValue != nil }) {
                     for value in values { headers.add(name: member.name, value: value.stringValue!) }
                 } else {
-                    throw failure("\(path).headers.\(member.name)",
-                                  "expected a string or a non-empty array of strings, found \(member.value.typeName)")
+                    throw failure(
+                        "\(path).headers.\(member.name)",
+                        "expected a string or a non-empty array of strings, found \(member.value.typeName)")
                 }
             }
         }

@@ -74,9 +74,10 @@ public struct MSALRecordedFixture: Sendable, Hashable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw MSALError(.internal, internalCode: .invalidParameter,
-                            message: "Cannot read the fixture \(url.path): \(error.localizedDescription)",
-                            underlyingError: error)
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "Cannot read the fixture \(url.path): \(error.localizedDescription)",
+                underlyingError: error)
         }
         try self.init(data: data, sourceURL: url)
     }

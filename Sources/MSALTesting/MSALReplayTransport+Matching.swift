@@ -83,8 +83,9 @@ struct ReplayCandidate: Sendable {
         }
         if sent.scheme != key.scheme || sent.host != key.host || sent.port != key.port {
             let closeness = (sent.host == key.host ? 2 : 0) + (sent.scheme == key.scheme ? 1 : 0)
-            return ReplayMismatch(stage: .origin, closeness: closeness,
-                                  reason: "origin differs (sent \(Self.origin(sent)), recorded \(Self.origin(key)))")
+            return ReplayMismatch(
+                stage: .origin, closeness: closeness,
+                reason: "origin differs (sent \(Self.origin(sent)), recorded \(Self.origin(key)))")
         }
         if sent.path != key.path {
             let common = zip(sent.path.utf8, key.path.utf8).prefix { $0 == $1 }.count
@@ -96,8 +97,9 @@ struct ReplayCandidate: Sendable {
             var parts: [String] = []
             if !missing.isEmpty { parts.append("missing \(missing.map(\.description).joined(separator: "&"))") }
             if !extra.isEmpty { parts.append("unexpected \(extra.map(\.description).joined(separator: "&"))") }
-            return ReplayMismatch(stage: .query, closeness: -(missing.count + extra.count),
-                                  reason: "query differs (\(parts.joined(separator: "; ")))")
+            return ReplayMismatch(
+                stage: .query, closeness: -(missing.count + extra.count),
+                reason: "query differs (\(parts.joined(separator: "; ")))")
         }
         for field in recorded.headers where !request.headers.values(of: field.name).contains(field.value) {
             if request.headers.contains(field.name) {
@@ -114,7 +116,9 @@ struct ReplayCandidate: Sendable {
             let sentParameters = request.formParameters
             for name in form.keys.sorted() {
                 let values = sentParameters.filter { $0.0 == name }.map(\.1)
-                if values.isEmpty { return ReplayMismatch(stage: .form, reason: "form parameter \(name) is missing (recorded \"\(form[name]!)\")") }
+                if values.isEmpty {
+                    return ReplayMismatch(stage: .form, reason: "form parameter \(name) is missing (recorded \"\(form[name]!)\")")
+                }
                 if !values.contains(form[name]!) {
                     return ReplayMismatch(stage: .form, reason: "form parameter \(name) has another value (recorded \"\(form[name]!)\")")
                 }

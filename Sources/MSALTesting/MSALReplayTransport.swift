@@ -100,8 +100,11 @@ public final class MSALReplayTransport: MSALHTTPTransport {
         }
         let candidate = try outcome.get()
         guard candidate.response.body.count <= limits.maximumResponseBodySize else {
-            throw MSALError(.internal, internalCode: .bodyTooLarge,
-                            message: "The response to \(request.method) \(request.url.absoluteString) has \(candidate.response.body.count) bytes, more than the limit of \(limits.maximumResponseBodySize) (replayed from \(candidate.label) of fixture \"\(fixture.name)\")")
+            throw MSALError(
+                .internal, internalCode: .bodyTooLarge,
+                message:
+                    "The response to \(request.method) \(request.url.absoluteString) has \(candidate.response.body.count) bytes, more than the limit of \(limits.maximumResponseBodySize) (replayed from \(candidate.label) of fixture \"\(fixture.name)\")"
+            )
         }
         return candidate.response
     }
@@ -117,12 +120,14 @@ public final class MSALReplayTransport: MSALHTTPTransport {
         guard !unused.isEmpty || !unmatched.isEmpty else { return }
         var lines: [String] = []
         if !unused.isEmpty {
-            lines.append("\(unused.count) interaction(s) of fixture \"\(fixture.name)\" never used: "
-                + unused.map(\.label).joined(separator: ", "))
+            lines.append(
+                "\(unused.count) interaction(s) of fixture \"\(fixture.name)\" never used: "
+                    + unused.map(\.label).joined(separator: ", "))
         }
         if !unmatched.isEmpty {
-            lines.append("\(unmatched.count) request(s) matched no interaction: "
-                + unmatched.map { "\($0.request.method) \($0.request.url.absoluteString)" }.joined(separator: ", "))
+            lines.append(
+                "\(unmatched.count) request(s) matched no interaction: "
+                    + unmatched.map { "\($0.request.method) \($0.request.url.absoluteString)" }.joined(separator: ", "))
         }
         throw MSALError(.internal, internalCode: .unexpected, message: lines.joined(separator: "; "))
     }

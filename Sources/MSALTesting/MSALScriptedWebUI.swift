@@ -332,7 +332,8 @@ public final class MSALScriptedWebUI: MSALWebUI {
             text += (text.contains("?") ? "&" : "?") + query
         }
         guard let url = URL(string: text) else {
-            throw MSALError(.internal, internalCode: .unexpected, message: "MSALScriptedWebUI: cannot build a redirect URL from \(redirectURI)")
+            throw MSALError(
+                .internal, internalCode: .unexpected, message: "MSALScriptedWebUI: cannot build a redirect URL from \(redirectURI)")
         }
         return url
     }
@@ -353,7 +354,8 @@ public final class MSALScriptedWebUI: MSALWebUI {
         let path = delivery.path ?? (redirectURI.path.isEmpty ? "/" : redirectURI.path)
         let query = encoded(items)
         guard let url = URL(string: "http://127.0.0.1:\(port)\(path)" + (query.isEmpty ? "" : "?" + query)) else {
-            throw MSALError(.internal, internalCode: .unexpected, message: "MSALScriptedWebUI: cannot build a delivery URL for path \(path)")
+            throw MSALError(
+                .internal, internalCode: .unexpected, message: "MSALScriptedWebUI: cannot build a delivery URL for path \(path)")
         }
         return url
     }

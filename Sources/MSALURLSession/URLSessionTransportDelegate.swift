@@ -108,9 +108,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         {
             exchange.finish(.success(response))
         } else {
-            exchange.finish(.failure(MSALError(
-                .internal, internalCode: .networkFailure,
-                message: "The request to \(exchange.host) completed without an HTTP response")))
+            exchange.finish(
+                .failure(
+                    MSALError(
+                        .internal, internalCode: .networkFailure,
+                        message: "The request to \(exchange.host) completed without an HTTP response")))
         }
     }
 

@@ -8,7 +8,7 @@ import PackageDescription
 let package = Package(
     name: "swift-msal-external-app",
     dependencies: [
-        .package(name: "swift-msal", path: "../.."),
+        .package(name: "swift-msal", path: "../..")
     ],
     targets: [
         .target(name: "NotesApp", dependencies: [.product(name: "MSAL", package: "swift-msal")]),

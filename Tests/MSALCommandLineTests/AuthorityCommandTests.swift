@@ -27,7 +27,9 @@ struct AuthorityCommandTests {
 
     @Test("Text output lists the endpoints")
     func commonText() async throws {
-        let result = try await CommandRunner.run(["authority", "show", "https://login.microsoftonline.com/common", "--replay", Self.scenario("aad-common")])
+        let result = try await CommandRunner.run([
+            "authority", "show", "https://login.microsoftonline.com/common", "--replay", Self.scenario("aad-common"),
+        ])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Cache environment  login.windows.net"))
         #expect(result.standardOutput.contains("Token              https://login.microsoftonline.com/common/oauth2/v2.0/token"))
@@ -36,7 +38,8 @@ struct AuthorityCommandTests {
     @Test("invalid_instance: exit 1 and a JSON error with code, internal code and OAuth error")
     func invalidInstance() async throws {
         let result = try await CommandRunner.run([
-            "authority", "show", "https://login.contoso.com/contoso.onmicrosoft.com", "--replay", Self.scenario("aad-untrusted-host-invalid-instance"),
+            "authority", "show", "https://login.contoso.com/contoso.onmicrosoft.com", "--replay",
+            Self.scenario("aad-untrusted-host-invalid-instance"),
             "--output", "json",
         ])
         #expect(result.status == 1)

@@ -55,7 +55,10 @@ struct BrowserUnavailableTests {
                 let printed = self.output.fileHandleForReading.readDataToEndOfFile()
                 self.standardError.append(self.errors.fileHandleForReading.readDataToEndOfFile())
                 self.process.waitUntilExit()
-                return (self.process.terminationStatus, String(decoding: printed, as: UTF8.self), String(decoding: self.standardError, as: UTF8.self))
+                return (
+                    self.process.terminationStatus, String(decoding: printed, as: UTF8.self),
+                    String(decoding: self.standardError, as: UTF8.self)
+                )
             }
         }
 
@@ -112,7 +115,9 @@ struct BrowserUnavailableTests {
         let browser = try await CommandRunner.offCooperativePool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = [ChromiumProcessGroups.script.path, "--pid-file", chromium.pidFile.path, "--time-limit", "90", url.absoluteString]
+            process.arguments = [
+                ChromiumProcessGroups.script.path, "--pid-file", chromium.pidFile.path, "--time-limit", "90", url.absoluteString,
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -151,7 +156,8 @@ struct BrowserUnavailableTests {
         let (status, standardOutput, standardError) = try await login.finish()
         #expect(status == 1)
         let error = try #require(
-            (try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any])?["error"] as? [String: Any], "\(standardOutput)")
+            (try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any])?["error"] as? [String: Any],
+            "\(standardOutput)")
         #expect(error["internal_code"] as? Int == -49002)
         #expect(standardError.contains("    http://localhost:"), "\(standardError)")
         #expect(standardError.contains("/msal-start/") && !standardError.contains("state="), "\(standardError)")

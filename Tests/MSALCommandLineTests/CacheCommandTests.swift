@@ -14,7 +14,8 @@ struct CacheCommandTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = directory.appendingPathComponent("cache.json").path
-        try FileManager.default.copyItem(atPath: CommandRunner.fixtures.appendingPathComponent("Cache/documents/\(name)").path, toPath: path)
+        try FileManager.default.copyItem(
+            atPath: CommandRunner.fixtures.appendingPathComponent("Cache/documents/\(name)").path, toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return path
     }
@@ -65,7 +66,8 @@ struct CacheCommandTests {
     @Test("cache remove takes an account's entries and keeps the rest; the file stays valid for other readers")
     func remove() async throws {
         let path = try Self.copy("dotnet_MultiTenantTokenCache.json")
-        let result = try await CommandRunner.run(["cache", "remove", "--cache", path, "--account", Self.otherAccount, "--output", "json"]).json()
+        let result = try await CommandRunner.run(["cache", "remove", "--cache", path, "--account", Self.otherAccount, "--output", "json"])
+            .json()
         #expect((result["removed_entries"] as? Int ?? 0) >= 4)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         for section in ["AccessToken", "RefreshToken", "IdToken", "Account"] {

@@ -48,7 +48,9 @@ final class ChromiumProcessGroups: Sendable {
         for group in text.split(whereSeparator: \.isNewline).compactMap({ pid_t($0) }) {
             guard let cmdline = FileManager.default.contents(atPath: "/proc/\(group)/cmdline") else { continue }
             let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            if arguments.first?.hasSuffix("timeout") == true, arguments.contains(where: { $0.hasSuffix("chromium") || $0.hasSuffix("chromium-browser") }) {
+            if arguments.first?.hasSuffix("timeout") == true,
+                arguments.contains(where: { $0.hasSuffix("chromium") || $0.hasSuffix("chromium-browser") })
+            {
                 kill(-group, SIGKILL)
             }
         }

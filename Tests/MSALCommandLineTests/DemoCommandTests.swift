@@ -141,10 +141,14 @@ struct DemoCommandTests {
 
     @Test(
         "--browser with headless Chromium: both interactive sign-ins go through the real browser and the loopback listener",
-        .enabled(if: ChromiumProcessGroups.shouldRun, "Chromium is not installed: bash scripts/setup.sh installs it (in CI its absence fails the test)"),
+        .enabled(
+            if: ChromiumProcessGroups.shouldRun,
+            "Chromium is not installed: bash scripts/setup.sh installs it (in CI its absence fails the test)"),
         .timeLimit(.minutes(4)))
     func realBrowser() async throws {
-        try #require(ChromiumProcessGroups.isInstalled, "Chromium is not installed and CI=true: bash scripts/setup.sh must install Debian's chromium package")
+        try #require(
+            ChromiumProcessGroups.isInstalled,
+            "Chromium is not installed and CI=true: bash scripts/setup.sh must install Debian's chromium package")
         let chromium = try ChromiumProcessGroups()
         defer { chromium.stop() }
         let result = try await Self.run(["demo", "--browser", chromium.browserOption, "--user", "ben@contoso.example"], timeout: 200)

@@ -50,20 +50,25 @@ struct EmulatorCommandTests {
             let rest = output.fileHandleForReading.readDataToEndOfFile()
             let standardError = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: printed + rest, as: UTF8.self), String(decoding: standardError, as: UTF8.self))
+            return (
+                process.terminationStatus, String(decoding: printed + rest, as: UTF8.self), String(decoding: standardError, as: UTF8.self)
+            )
         }
     }
 
     @Test("Prints its authorities as JSON, answers the SDK's discovery (msal authority show), and exits 0 on SIGTERM")
     func jsonSummaryDiscoveryAndSIGTERM() async throws {
         let emulator = try await RunningEmulator.start(["--output", "json"])
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(emulator.firstLine.utf8)) as? [String: Any], "\(emulator.firstLine)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(emulator.firstLine.utf8)) as? [String: Any], "\(emulator.firstLine)")
         let base = try #require(summary["base_url"] as? String)
         #expect(base.hasPrefix("http://127.0.0.1:"))
         let authorities = try #require(summary["authorities"] as? [[String: Any]])
         #expect(authorities.compactMap { $0["url"] as? String }.contains("\(base)/common"))
         #expect((summary["users"] as? [[String: Any]])?.count == 3)
-        #expect((summary["clients"] as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c") == true)
+        #expect(
+            (summary["clients"] as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains(
+                "9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c") == true)
 
         let shown = try await CommandRunner.run(["authority", "show", "\(base)/common", "--allow-http-loopback", "--output", "json"])
         #expect(shown.status == 0, "\(shown.standardError)")

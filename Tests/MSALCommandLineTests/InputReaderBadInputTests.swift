@@ -16,7 +16,8 @@ struct InputReaderBadInputTests {
             process.standardOutput = output
             process.standardError = errors
             try process.run()
-            let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }  // SIGTERM may be blocked in the child
+            // SIGKILL: SIGTERM may be blocked in the child.
+            let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
             let out = output.fileHandleForReading.readDataToEndOfFile()
             let err = errors.fileHandleForReading.readDataToEndOfFile()

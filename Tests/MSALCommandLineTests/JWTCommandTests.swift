@@ -8,8 +8,10 @@ struct JWTCommandTests {
     static let clientID = "6cb04018-a3f5-46a7-b995-940c78f5aef3"
 
     func verifyArguments(_ token: String, _ extra: [String] = []) -> [String] {
-        ["jwt", "verify", token, "--jwks", Self.jwks, "--issuer", Self.issuerTemplate, "--audience", Self.clientID,
-         "--nonce", "123523", "--now", "1700001000"] + extra
+        [
+            "jwt", "verify", token, "--jwks", Self.jwks, "--issuer", Self.issuerTemplate, "--audience", Self.clientID,
+            "--nonce", "123523", "--now", "1700001000",
+        ] + extra
     }
 
     @Test("verify accepts the sample tokens and exits 0", arguments: ["rs256", "es256", "es384"])
@@ -53,11 +55,13 @@ struct JWTCommandTests {
         #expect((error["message"] as? String)?.contains("expired") == true)
     }
 
-    @Test("a wrong audience, issuer or nonce is rejected with its own internal code", arguments: [
-        ("--audience", "00000000-0000-0000-0000-000000000000", -46026),
-        ("--issuer", "https://login.microsoftonline.com/{tenantid}/v2.0/", -46025),
-        ("--nonce", "other", -46028),
-    ])
+    @Test(
+        "a wrong audience, issuer or nonce is rejected with its own internal code",
+        arguments: [
+            ("--audience", "00000000-0000-0000-0000-000000000000", -46026),
+            ("--issuer", "https://login.microsoftonline.com/{tenantid}/v2.0/", -46025),
+            ("--nonce", "other", -46028),
+        ])
     func verifyWrongClaim(option: String, value: String, internalCode: Int) async throws {
         let token = try CommandRunner.fixtureText("Samples/id-token-rs256.jwt")
         var arguments = verifyArguments(token, ["--output", "json"])
@@ -81,12 +85,15 @@ struct JWTCommandTests {
         #expect(error["internal_code"] as? Int == -46014)
     }
 
-    @Test("garbage input never crashes: each exits 1 with a typed error", arguments: [
-        "", "a.b", "a.b.c.d", "....", "{\"payload\":\"x\"}", "eyJhbGciOiJub25lIn0.e30.", "%%%.%%%.%%%",
-        String(repeating: ".", count: 100_000), String(repeating: "A", count: 200_000),
-    ])
+    @Test(
+        "garbage input never crashes: each exits 1 with a typed error",
+        arguments: [
+            "", "a.b", "a.b.c.d", "....", "{\"payload\":\"x\"}", "eyJhbGciOiJub25lIn0.e30.", "%%%.%%%.%%%",
+            String(repeating: ".", count: 100_000), String(repeating: "A", count: 200_000),
+        ])
     func verifyGarbage(token: String) async throws {
-        let result = try await CommandRunner.run(["jwt", "verify", "-", "--jwks", Self.jwks, "--output", "json"], standardInput: Data(token.utf8))
+        let result = try await CommandRunner.run(
+            ["jwt", "verify", "-", "--jwks", Self.jwks, "--output", "json"], standardInput: Data(token.utf8))
         #expect(result.status == 1)
         let error = try #require(try result.json()["error"] as? [String: Any])
         #expect(error["code"] as? Int == -50000)
@@ -100,7 +107,10 @@ struct JWTCommandTests {
         let missing = try await CommandRunner.run(["jwt", "verify", token, "--jwks", "/nonexistent/jwks.json", "--output", "json"])
         #expect(missing.status == 1)
         #expect((try missing.json()["error"] as? [String: Any])?["internal_code"] as? Int == -42000)
-        let notJSON = try await CommandRunner.run(["jwt", "verify", token, "--jwks", CommandRunner.fixtures.appendingPathComponent("Samples/id-token-rs256.jwt").path, "--output", "json"])
+        let notJSON = try await CommandRunner.run([
+            "jwt", "verify", token, "--jwks", CommandRunner.fixtures.appendingPathComponent("Samples/id-token-rs256.jwt").path, "--output",
+            "json",
+        ])
         #expect(notJSON.status == 1)
         #expect((try notJSON.json()["error"] as? [String: Any])?["internal_code"] as? Int == -46013)
         let plainHTTP = try await CommandRunner.run(["jwt", "verify", token, "--jwks", "http://example.com/keys", "--output", "json"])

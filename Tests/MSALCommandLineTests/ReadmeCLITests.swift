@@ -81,14 +81,16 @@ struct ReadmeCLITests {
     @Test("Every listed verb has exactly the listed flags, with the listed values")
     func verbsAndFlags() async throws {
         let verbs = try Self.listedVerbs()
-        #expect(verbs.map { $0.words.joined(separator: " ") } == [
-            "login", "token", "logout", "accounts", "cache show", "cache remove", "authority show", "jwt decode", "jwt verify",
-            "demo", "emulator",
-        ])
+        #expect(
+            verbs.map { $0.words.joined(separator: " ") } == [
+                "login", "token", "logout", "accounts", "cache show", "cache remove", "authority show", "jwt decode", "jwt verify",
+                "demo", "emulator",
+            ])
         for verb in verbs {
             let name = "msal " + verb.words.joined(separator: " ")
             let options = try await Self.helpOptions(verb.words)
-            #expect(Set(verb.flags.keys) == Set(options.keys), "\(name): README \(verb.flags.keys.sorted()), --help \(options.keys.sorted())")
+            #expect(
+                Set(verb.flags.keys) == Set(options.keys), "\(name): README \(verb.flags.keys.sorted()), --help \(options.keys.sorted())")
             for (flag, values) in verb.flags {
                 let help = options[flag] ?? ""
                 for value in values {

@@ -44,12 +44,16 @@ struct TokenCommandTests {
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: cache))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: cache)
         let noNetwork = directory.appendingPathComponent("no-network.json").path
-        try Data(#"{"name":"no-network","description":"Any request fails.","interactions":[]}"#.utf8).write(to: URL(fileURLWithPath: noNetwork))
+        try Data(#"{"name":"no-network","description":"Any request fails.","interactions":[]}"#.utf8).write(
+            to: URL(fileURLWithPath: noNetwork))
         return (cache, noNetwork)
     }
 
     static func arguments(_ verb: String, _ paths: (cache: String, noNetwork: String), _ extra: [String] = []) -> [String] {
-        [verb, "--client-id", client, "--authority", authority, "--scopes", "User.Read", "--cache", paths.cache, "--replay", paths.noNetwork] + extra
+        [
+            verb, "--client-id", client, "--authority", authority, "--scopes", "User.Read", "--cache", paths.cache, "--replay",
+            paths.noNetwork,
+        ] + extra
     }
 
     @Test("token answers from the cache with no network call; JSON has the token, expiry, scopes, source and account")

@@ -40,32 +40,52 @@ struct BadInputTests {
     static let authorizeCases: [Case] = [
         Case(name: "authorize: no parameters → page", path: authorize([]), status: 400),
         Case(name: "authorize: unknown client → page", path: authorize(replacing("client_id", with: "nope")), status: 400, code: 700016),
-        Case(name: "authorize: unregistered redirect → page, no redirect", path: authorize(replacing("redirect_uri", with: "http://evil.example/")),
-             status: 400, code: 50011),
-        Case(name: "authorize: redirect with a fragment → page", path: authorize(replacing("redirect_uri", with: "http://localhost:4000/#x")),
-             status: 400, code: 50011),
+        Case(
+            name: "authorize: unregistered redirect → page, no redirect",
+            path: authorize(replacing("redirect_uri", with: "http://evil.example/")),
+            status: 400, code: 50011),
+        Case(
+            name: "authorize: redirect with a fragment → page",
+            path: authorize(replacing("redirect_uri", with: "http://localhost:4000/#x")),
+            status: 400, code: 50011),
         Case(name: "authorize: duplicated client_id → page", path: authorize(good + [("client_id", client)]), status: 400, code: 9000411),
         Case(name: "authorize: unknown tenant → page", path: authorize(good, tenant: "nowhere.example"), status: 400, code: 90002),
         Case(name: "authorize: consumers is not hosted → page", path: authorize(good, tenant: "consumers"), status: 400, code: 90002),
         Case(name: "authorize: bad percent escape → page", path: "/common/oauth2/v2.0/authorize?client_id=%zz", status: 400),
-        Case(name: "authorize: no code_challenge → error redirect", path: authorize(replacing("code_challenge", with: nil)), status: 302,
-             error: "invalid_request"),
-        Case(name: "authorize: plain PKCE → error redirect", path: authorize(replacing("code_challenge_method", with: "plain")), status: 302,
-             error: "invalid_request"),
-        Case(name: "authorize: short code_challenge → error redirect", path: authorize(replacing("code_challenge", with: "abc")), status: 302,
-             error: "invalid_request"),
-        Case(name: "authorize: response_type=token → error redirect", path: authorize(replacing("response_type", with: "token")), status: 302,
-             error: "unsupported_response_type"),
-        Case(name: "authorize: no scope → error redirect", path: authorize(replacing("scope", with: nil)), status: 302, error: "invalid_request"),
-        Case(name: "authorize: two resources → error redirect", path: authorize(replacing("scope", with: "User.Read api://other/read")),
-             status: 302, error: "invalid_scope"),
-        Case(name: "authorize: unknown prompt → error redirect", path: authorize(good + [("prompt", "always")]), status: 302, error: "invalid_request"),
-        Case(name: "authorize: response_mode=fragment → error redirect", path: authorize(good + [("response_mode", "fragment")]), status: 302,
-             error: "invalid_request"),
-        Case(name: "authorize: POST that is not a form → page", method: "POST", path: "/common/oauth2/v2.0/authorize", body: Array("{}".utf8),
-             status: 400),
-        Case(name: "authorize: POST for an unknown user → page", method: "POST", path: "/common/oauth2/v2.0/authorize",
-             form: good + [("emulator_user", "mallory@example")], status: 400, code: 50034),
+        Case(
+            name: "authorize: no code_challenge → error redirect", path: authorize(replacing("code_challenge", with: nil)), status: 302,
+            error: "invalid_request"),
+        Case(
+            name: "authorize: plain PKCE → error redirect", path: authorize(replacing("code_challenge_method", with: "plain")), status: 302,
+            error: "invalid_request"),
+        Case(
+            name: "authorize: short code_challenge → error redirect", path: authorize(replacing("code_challenge", with: "abc")),
+            status: 302,
+            error: "invalid_request"),
+        Case(
+            name: "authorize: response_type=token → error redirect", path: authorize(replacing("response_type", with: "token")),
+            status: 302,
+            error: "unsupported_response_type"),
+        Case(
+            name: "authorize: no scope → error redirect", path: authorize(replacing("scope", with: nil)), status: 302,
+            error: "invalid_request"),
+        Case(
+            name: "authorize: two resources → error redirect", path: authorize(replacing("scope", with: "User.Read api://other/read")),
+            status: 302, error: "invalid_scope"),
+        Case(
+            name: "authorize: unknown prompt → error redirect", path: authorize(good + [("prompt", "always")]), status: 302,
+            error: "invalid_request"),
+        Case(
+            name: "authorize: response_mode=fragment → error redirect", path: authorize(good + [("response_mode", "fragment")]),
+            status: 302,
+            error: "invalid_request"),
+        Case(
+            name: "authorize: POST that is not a form → page", method: "POST", path: "/common/oauth2/v2.0/authorize",
+            body: Array("{}".utf8),
+            status: 400),
+        Case(
+            name: "authorize: POST for an unknown user → page", method: "POST", path: "/common/oauth2/v2.0/authorize",
+            form: good + [("emulator_user", "mallory@example")], status: 400, code: 50034),
         Case(name: "authorize: POST without a user → page", method: "POST", path: "/common/oauth2/v2.0/authorize", form: good, status: 400),
         Case(name: "authorize: PUT → 405", method: "PUT", path: authorize(good), status: 405),
     ]
@@ -74,64 +94,103 @@ struct BadInputTests {
 
     static let tokenCases: [Case] = [
         Case(name: "token: GET → 405", path: token, status: 405, error: "invalid_request", code: 900561),
-        Case(name: "token: JSON body", method: "POST", path: token, headers: [("Content-Type", "application/json")], body: Array("{}".utf8),
-             status: 400, error: "invalid_request"),
+        Case(
+            name: "token: JSON body", method: "POST", path: token, headers: [("Content-Type", "application/json")], body: Array("{}".utf8),
+            status: 400, error: "invalid_request"),
         Case(name: "token: empty form", method: "POST", path: token, form: [], status: 400, error: "invalid_request", code: 900144),
-        Case(name: "token: unknown client", method: "POST", path: token, form: [("client_id", "nope"), ("grant_type", "refresh_token")],
-             status: 400, error: "unauthorized_client", code: 700016),
-        Case(name: "token: no grant_type", method: "POST", path: token, form: [("client_id", client)], status: 400, error: "invalid_request"),
-        Case(name: "token: password grant", method: "POST", path: token, form: [("client_id", client), ("grant_type", "password")], status: 400,
-             error: "unsupported_grant_type", code: 70003),
-        Case(name: "token: duplicated parameter", method: "POST", path: token,
-             form: [("client_id", client), ("grant_type", "refresh_token"), ("grant_type", "refresh_token")], status: 400, code: 9000411),
-        Case(name: "token: code grant without a code", method: "POST", path: token,
-             form: [("client_id", client), ("grant_type", "authorization_code"), ("scope", "User.Read")], status: 400, error: "invalid_request"),
-        Case(name: "token: unknown code", method: "POST", path: token,
-             form: [("client_id", client), ("grant_type", "authorization_code"), ("code", "x"), ("redirect_uri", "http://localhost"),
-                    ("code_verifier", String(repeating: "a", count: 43)), ("scope", "User.Read")],
-             status: 400, error: "invalid_grant"),
-        Case(name: "token: garbage refresh token", method: "POST", path: token,
-             form: [("client_id", client), ("grant_type", "refresh_token"), ("refresh_token", "garbage"), ("scope", "User.Read")], status: 400,
-             error: "invalid_grant", code: 9002313),
-        Case(name: "token: refresh without a scope", method: "POST", path: token,
-             form: [("client_id", client), ("grant_type", "refresh_token"), ("refresh_token", "garbage")], status: 400, error: "invalid_request"),
-        Case(name: "token: garbage device code", method: "POST", path: token,
-             form: [("client_id", client), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", "x")], status: 400,
-             error: "bad_verification_code"),
-        Case(name: "token: non-UTF-8 form value", method: "POST", path: token, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-             body: Array("client_id=%FF%FE".utf8), status: 400, error: "invalid_request"),
-        Case(name: "token: broken percent escape", method: "POST", path: token, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-             body: Array("client_id=%4".utf8), status: 400, error: "invalid_request"),
-        Case(name: "token: control characters in scope", method: "POST", path: token,
-             form: [("client_id", client), ("grant_type", "refresh_token"), ("refresh_token", "x"), ("scope", "User.Read\u{1}")], status: 400,
-             error: "invalid_scope"),
-        Case(name: "token: consumers", method: "POST", path: "/consumers/oauth2/v2.0/token", form: [("client_id", client)], status: 400,
-             error: "invalid_tenant", code: 90002),
-        Case(name: "devicecode: no client", method: "POST", path: "/common/oauth2/v2.0/devicecode", form: [("scope", "User.Read")], status: 400,
-             error: "invalid_request"),
-        Case(name: "devicecode: no scope", method: "POST", path: "/common/oauth2/v2.0/devicecode", form: [("client_id", client)], status: 400,
-             error: "invalid_request"),
-        Case(name: "devicecode: unknown client", method: "POST", path: "/common/oauth2/v2.0/devicecode",
-             form: [("client_id", "nope"), ("scope", "User.Read")], status: 400, error: "unauthorized_client"),
+        Case(
+            name: "token: unknown client", method: "POST", path: token, form: [("client_id", "nope"), ("grant_type", "refresh_token")],
+            status: 400, error: "unauthorized_client", code: 700016),
+        Case(
+            name: "token: no grant_type", method: "POST", path: token, form: [("client_id", client)], status: 400, error: "invalid_request"),
+        Case(
+            name: "token: password grant", method: "POST", path: token, form: [("client_id", client), ("grant_type", "password")],
+            status: 400,
+            error: "unsupported_grant_type", code: 70003),
+        Case(
+            name: "token: duplicated parameter", method: "POST", path: token,
+            form: [("client_id", client), ("grant_type", "refresh_token"), ("grant_type", "refresh_token")], status: 400, code: 9000411),
+        Case(
+            name: "token: code grant without a code", method: "POST", path: token,
+            form: [("client_id", client), ("grant_type", "authorization_code"), ("scope", "User.Read")], status: 400,
+            error: "invalid_request"),
+        Case(
+            name: "token: unknown code", method: "POST", path: token,
+            form: [
+                ("client_id", client), ("grant_type", "authorization_code"), ("code", "x"), ("redirect_uri", "http://localhost"),
+                ("code_verifier", String(repeating: "a", count: 43)), ("scope", "User.Read"),
+            ],
+            status: 400, error: "invalid_grant"),
+        Case(
+            name: "token: garbage refresh token", method: "POST", path: token,
+            form: [("client_id", client), ("grant_type", "refresh_token"), ("refresh_token", "garbage"), ("scope", "User.Read")],
+            status: 400,
+            error: "invalid_grant", code: 9002313),
+        Case(
+            name: "token: refresh without a scope", method: "POST", path: token,
+            form: [("client_id", client), ("grant_type", "refresh_token"), ("refresh_token", "garbage")], status: 400,
+            error: "invalid_request"),
+        Case(
+            name: "token: garbage device code", method: "POST", path: token,
+            form: [("client_id", client), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", "x")],
+            status: 400,
+            error: "bad_verification_code"),
+        Case(
+            name: "token: non-UTF-8 form value", method: "POST", path: token,
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array("client_id=%FF%FE".utf8), status: 400, error: "invalid_request"),
+        Case(
+            name: "token: broken percent escape", method: "POST", path: token,
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array("client_id=%4".utf8), status: 400, error: "invalid_request"),
+        Case(
+            name: "token: control characters in scope", method: "POST", path: token,
+            form: [("client_id", client), ("grant_type", "refresh_token"), ("refresh_token", "x"), ("scope", "User.Read\u{1}")],
+            status: 400,
+            error: "invalid_scope"),
+        Case(
+            name: "token: consumers", method: "POST", path: "/consumers/oauth2/v2.0/token", form: [("client_id", client)], status: 400,
+            error: "invalid_tenant", code: 90002),
+        Case(
+            name: "devicecode: no client", method: "POST", path: "/common/oauth2/v2.0/devicecode", form: [("scope", "User.Read")],
+            status: 400,
+            error: "invalid_request"),
+        Case(
+            name: "devicecode: no scope", method: "POST", path: "/common/oauth2/v2.0/devicecode", form: [("client_id", client)],
+            status: 400,
+            error: "invalid_request"),
+        Case(
+            name: "devicecode: unknown client", method: "POST", path: "/common/oauth2/v2.0/devicecode",
+            form: [("client_id", "nope"), ("scope", "User.Read")], status: 400, error: "unauthorized_client"),
         Case(name: "devicecode: GET → 405", path: "/common/oauth2/v2.0/devicecode", status: 405, error: "invalid_request"),
     ]
 
     static let otherCases: [Case] = [
-        Case(name: "instance discovery: another host", path: "/common/discovery/instance?api-version=1.1&authorization_endpoint=https://evil.example/common/oauth2/v2.0/authorize",
-             status: 400, error: "invalid_instance", code: 50049),
-        Case(name: "instance discovery: no authorization_endpoint", path: "/common/discovery/instance?api-version=1.1", status: 400,
-             error: "invalid_request"),
-        Case(name: "openid-configuration: unknown tenant", path: "/nowhere/v2.0/.well-known/openid-configuration", status: 400,
-             error: "invalid_tenant", code: 90002),
+        Case(
+            name: "instance discovery: another host",
+            path: "/common/discovery/instance?api-version=1.1&authorization_endpoint=https://evil.example/common/oauth2/v2.0/authorize",
+            status: 400, error: "invalid_instance", code: 50049),
+        Case(
+            name: "instance discovery: no authorization_endpoint", path: "/common/discovery/instance?api-version=1.1", status: 400,
+            error: "invalid_request"),
+        Case(
+            name: "openid-configuration: unknown tenant", path: "/nowhere/v2.0/.well-known/openid-configuration", status: 400,
+            error: "invalid_tenant", code: 90002),
         Case(name: "keys: unknown tenant", path: "/nowhere/discovery/v2.0/keys", status: 400, error: "invalid_tenant"),
         Case(name: "keys: POST → 405", method: "POST", path: "/common/discovery/v2.0/keys", form: [], status: 405),
         Case(name: "resource: no Authorization", path: "/resource/me", status: 401),
-        Case(name: "resource: Basic credentials", path: "/resource/me", headers: [("Authorization", "Basic YTpi")], status: 401, error: "invalid_token"),
-        Case(name: "resource: garbage token", path: "/resource/me", headers: [("Authorization", "Bearer a.b.c")], status: 401, error: "invalid_token"),
-        Case(name: "resource: alg none", path: "/resource/me",
-             headers: [("Authorization", "Bearer eyJhbGciOiJub25lIn0.eyJ0aWQiOiJ4In0.")], status: 401, error: "invalid_token"),
-        Case(name: "devicelogin: unknown code", method: "POST", path: "/devicelogin", form: [("user_code", "ZZZZ"), ("emulator_user", "x")],
-             status: 400),
+        Case(
+            name: "resource: Basic credentials", path: "/resource/me", headers: [("Authorization", "Basic YTpi")], status: 401,
+            error: "invalid_token"),
+        Case(
+            name: "resource: garbage token", path: "/resource/me", headers: [("Authorization", "Bearer a.b.c")], status: 401,
+            error: "invalid_token"),
+        Case(
+            name: "resource: alg none", path: "/resource/me",
+            headers: [("Authorization", "Bearer eyJhbGciOiJub25lIn0.eyJ0aWQiOiJ4In0.")], status: 401, error: "invalid_token"),
+        Case(
+            name: "devicelogin: unknown code", method: "POST", path: "/devicelogin", form: [("user_code", "ZZZZ"), ("emulator_user", "x")],
+            status: 400),
         Case(name: "devicelogin: no code", method: "POST", path: "/devicelogin", form: [], status: 400),
         Case(name: "unknown path", path: "/common/oauth2/v2.0/nothing", status: 404),
         Case(name: "deep unknown path", path: "/a/b/c/d/e/f/g", status: 404),
@@ -148,7 +207,8 @@ struct BadInputTests {
 
     private static func check(_ testCase: Case, _ harness: EmulatorHarness) async throws {
         let name = Comment(rawValue: testCase.name)
-        let response = try await harness.call(testCase.method, testCase.path, headers: testCase.headers, form: testCase.form, body: testCase.body)
+        let response = try await harness.call(
+            testCase.method, testCase.path, headers: testCase.headers, form: testCase.form, body: testCase.body)
         #expect(response.status == testCase.status, "\(testCase.name): \(response.text.prefix(300))")
         #expect(response.headers["x-ms-request-id"] != nil, name)
         if testCase.status == 302 {
@@ -178,12 +238,16 @@ struct BadInputTests {
             let id = "0f8fad5b-d9cb-469f-a165-70867728950e"
             let response = try await harness.call(
                 "POST", "/common/oauth2/v2.0/token", headers: [("client-request-id", id), ("return-client-request-id", "true")],
-                form: [("client_id", EmulatorHarness.clientID), ("grant_type", "refresh_token"), ("refresh_token", "x"), ("scope", "User.Read")])
+                form: [
+                    ("client_id", EmulatorHarness.clientID), ("grant_type", "refresh_token"), ("refresh_token", "x"),
+                    ("scope", "User.Read"),
+                ])
             #expect(response.json["correlation_id"] as? String == id)
             #expect(response.headers["client-request-id"] == id)
             #expect((response.json["error_description"] as? String)?.contains("Correlation ID: \(id)") == true)
             #expect(response.headers["x-ms-clitelem"] == "1,9002313,0,,")
-            let hostile = try await harness.call("GET", "/resource/me", headers: [("client-request-id", "<script>"), ("return-client-request-id", "true")])
+            let hostile = try await harness.call(
+                "GET", "/resource/me", headers: [("client-request-id", "<script>"), ("return-client-request-id", "true")])
             #expect(hostile.headers["client-request-id"] == nil)
         }
     }
@@ -216,7 +280,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("Raw bytes: TLS, oversized heads, URIs and bodies, and pipelined requests get answers or a closed connection; the emulator keeps serving")
+    @Test(
+        "Raw bytes: TLS, oversized heads, URIs and bodies, and pipelined requests get answers or a closed connection; the emulator keeps serving"
+    )
     func rawBytes() async throws {
         var configuration = EmulatorHarness.configuration
         configuration.limits = .init(maximumBodyBytes: 4096, maximumURIBytes: 1024, maximumHeaderBytes: 2048)
@@ -236,7 +302,8 @@ struct BadInputTests {
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(declared.utf8))) == [413])
 
             let chunk = String(repeating: "c", count: 3000)
-            let chunked = "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+            let chunked =
+                "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "bb8\r\n\(chunk)\r\nbb8\r\n\(chunk)\r\n0\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(chunked.utf8))) == [413])
 
@@ -246,12 +313,14 @@ struct BadInputTests {
             let absolute = "GET http://127.0.0.1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(absolute.utf8))) == [400])
 
-            let pipelined = "GET /common/discovery/v2.0/keys HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            let pipelined =
+                "GET /common/discovery/v2.0/keys HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
                 + "GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
                 + "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(pipelined.utf8))) == [200, 404, 200])
 
-            let rebound = "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n"
+            let rebound =
+                "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n"
             #expect(RawSocket.statuses(try await RawSocket.exchange(port: port, Array(rebound.utf8))) == [400])
             for host in ["localhost:\(port)", "[::1]:\(port)", "127.0.0.1"] {
                 let loopback = "GET /common/v2.0/.well-known/openid-configuration HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
@@ -265,7 +334,8 @@ struct BadInputTests {
     @Test("Mutated requests (a fixed pseudo-random sequence) never stop the emulator")
     func mutatedRequests() async throws {
         try await EmulatorHarness.with { harness in
-            let seed = "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            let seed =
+                "POST /common/oauth2/v2.0/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                 + "Content-Length: 60\r\nConnection: close\r\n\r\nclient_id=\(EmulatorHarness.clientID)&grant_type=refresh_token&r"
             var generator = SplitMix64(seed: 0x5eed)
             for _ in 0..<150 {

@@ -12,7 +12,8 @@ struct ChromiumSignInTests {
     func signInThroughChromium() async throws {
         try #require(
             HeadlessChromium.executable != nil,
-            "Chromium is not installed and CI=true: bash scripts/setup.sh must install Debian's chromium package (apt-get install chromium)")
+            "Chromium is not installed and CI=true: bash scripts/setup.sh must install Debian's chromium package (apt-get install chromium)"
+        )
         var configuration = EmulatorHarness.configuration
         configuration.autoSignIn = EmulatorHarness.ben
         try await EmulatorHarness.with(configuration) { harness in
@@ -25,7 +26,8 @@ struct ChromiumSignInTests {
             // script ends Chromium after 90 s, and a browser that never comes back fails the sign-in at 120 s.
             webview.timeout = 120
             let marker = "swift-msal-chromium-\(UUID().uuidString.lowercased())"
-            webview.successPageHTML = "<!DOCTYPE html><html><head><title>Signed in</title></head><body><p id=\"done\">\(marker)</p></body></html>"
+            webview.successPageHTML =
+                "<!DOCTYPE html><html><head><title>Signed in</title></head><body><p id=\"done\">\(marker)</p></body></html>"
             let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
             let result = try await app.acquireToken(with: parameters)
 

@@ -82,7 +82,9 @@ struct DeviceCodeFlowTests {
                 let error = error as? MSALError
                 return error?.code == .userCanceled && error?.oauthError == "authorization_declined"
             }
-            #expect(throws: MSALEmulatorError.self) { try harness.emulator.approveDeviceCode(userCode: info.userCode, as: EmulatorHarness.ben) }
+            #expect(throws: MSALEmulatorError.self) {
+                try harness.emulator.approveDeviceCode(userCode: info.userCode, as: EmulatorHarness.ben)
+            }
         }
     }
 

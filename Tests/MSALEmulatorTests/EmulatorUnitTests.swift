@@ -8,7 +8,9 @@ struct EmulatorUnitTests {
     @Test("The sample configuration is valid; inconsistent ones are refused with a reason")
     func configurationValidation() throws {
         try MSALEmulator.Configuration.sample.validate()
-        func refused(_ change: (inout MSALEmulator.Configuration) -> Void, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        func refused(
+            _ change: (inout MSALEmulator.Configuration) -> Void, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             var configuration = MSALEmulator.Configuration.sample
             change(&configuration)
             #expect(sourceLocation: sourceLocation) {
@@ -31,7 +33,9 @@ struct EmulatorUnitTests {
         refused({ $0.clients[0].clientID = "a b" }, "URL-safe")
         refused({ $0.clients[0].redirectURIs = ["http://localhost/#frag"] }, "redirect URI")
         refused({ $0.autoSignIn = "nobody@example" }, "autoSignIn")
-        #expect(throws: MSALEmulatorError.self) { _ = try MSALEmulator(configuration: MSALEmulator.Configuration(tenants: [], users: [], clients: [])) }
+        #expect(throws: MSALEmulatorError.self) {
+            _ = try MSALEmulator(configuration: MSALEmulator.Configuration(tenants: [], users: [], clients: []))
+        }
     }
 
     @Test("Loopback redirect URIs match on any port; others only exactly")
@@ -42,14 +46,20 @@ struct EmulatorUnitTests {
             "http://127.0.0.1:65535/callback", "https://app.example/auth", "msal.app://auth",
         ]
         let refused = [
-            "http://localhost:5000/other", "http://127.0.0.1:80/", "http://[::1]:5000/", "https://localhost:5000/", "http://localhost:5000/?x=1",
-            "http://localhost:0/", "http://localhost:99999/", "http://user@localhost/", "https://app.example/auth/", "https://APP.example/auth",
+            "http://localhost:5000/other", "http://127.0.0.1:80/", "http://[::1]:5000/", "https://localhost:5000/",
+            "http://localhost:5000/?x=1",
+            "http://localhost:0/", "http://localhost:99999/", "http://user@localhost/", "https://app.example/auth/",
+            "https://APP.example/auth",
             "http://localhost/#f", "", "localhost", "http://", "http://localhost:/", "http://localhost :5000/",
         ]
         for uri in matching { #expect(RedirectURIMatcher.matches(uri, registered: registered), "\(uri)") }
         for uri in refused { #expect(!RedirectURIMatcher.matches(uri, registered: registered), "\(uri)") }
-        #expect(RedirectURIMatcher.appending([("code", "a b&c"), ("state", "s")], to: "http://localhost:1/") == "http://localhost:1/?code=a%20b%26c&state=s")
-        #expect(RedirectURIMatcher.appending([("code", "x")], to: "https://app.example/auth?tenant=1") == "https://app.example/auth?tenant=1&code=x")
+        #expect(
+            RedirectURIMatcher.appending([("code", "a b&c"), ("state", "s")], to: "http://localhost:1/")
+                == "http://localhost:1/?code=a%20b%26c&state=s")
+        #expect(
+            RedirectURIMatcher.appending([("code", "x")], to: "https://app.example/auth?tenant=1")
+                == "https://app.example/auth?tenant=1&code=x")
     }
 
     @Test("Scopes: OpenID scopes apart, one resource, Graph for bare names, invalid ones refused")
@@ -159,7 +169,9 @@ struct EmulatorUnitTests {
         let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         #expect(body["error"] as? String == "invalid_client")
         #expect(body["error_codes"] as? [Int] == [7000218])
-        #expect(body["error_description"] as? String == "AADSTS7000218: no secret\r\nTrace ID: t\r\nCorrelation ID: c\r\nTimestamp: 1970-01-01 00:00:00Z")
+        #expect(
+            body["error_description"] as? String
+                == "AADSTS7000218: no secret\r\nTrace ID: t\r\nCorrelation ID: c\r\nTimestamp: 1970-01-01 00:00:00Z")
         #expect(body["timestamp"] as? String == "1970-01-01 00:00:00Z")
         #expect(body["trace_id"] as? String == "t")
         #expect(body["correlation_id"] as? String == "c")

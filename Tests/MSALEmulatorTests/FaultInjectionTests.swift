@@ -6,7 +6,9 @@ import Testing
 @Suite("Emulator end to end: injected failures through the real HTTP path")
 struct FaultInjectionTests {
     /// A signed-in app and forced-refresh parameters for its account.
-    private static func signedIn(_ harness: EmulatorHarness, as username: String = EmulatorHarness.adele)
+    private static func signedIn(
+        _ harness: EmulatorHarness, as username: String = EmulatorHarness.adele
+    )
         async throws -> (MSALPublicClientApplication, MSALSilentTokenParameters)
     {
         let app = try harness.application()
@@ -133,7 +135,8 @@ struct FaultInjectionTests {
             let app = try harness.application()
             let adele = try await harness.signIn(app, as: EmulatorHarness.adele)
             let ben = try await harness.signIn(app, as: EmulatorHarness.ben)
-            harness.emulator.inject(.init(.invalidGrant(subError: "token_expired"), grantType: .refreshToken, username: EmulatorHarness.ben))
+            harness.emulator.inject(
+                .init(.invalidGrant(subError: "token_expired"), grantType: .refreshToken, username: EmulatorHarness.ben))
             let adeleParameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: adele.account)
             adeleParameters.forceRefresh = true
             let benParameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: ben.account)

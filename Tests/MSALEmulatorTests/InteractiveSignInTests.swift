@@ -176,7 +176,8 @@ struct InteractiveSignInTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let cache = MSALCacheConfig(storage: .file(path: directory.appendingPathComponent("cache.json").path))
             func app(_ clientID: String) throws -> MSALPublicClientApplication {
-                let configuration = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: nil, authority: try harness.authority())
+                let configuration = MSALPublicClientApplicationConfig(
+                    clientId: clientID, redirectUri: nil, authority: try harness.authority())
                 configuration.cacheConfig = cache
                 configuration.clock = harness.clock
                 return try MSALPublicClientApplication(configuration: configuration)

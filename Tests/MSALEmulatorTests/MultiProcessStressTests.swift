@@ -33,7 +33,8 @@ struct MultiProcessStressTests {
         for index in 0..<(processes * usersPerProcess) {
             configuration.users.append(
                 MSALEmulator.User(
-                    objectID: String(format: "5eed0000-0000-4000-8000-%012d", index), tenantID: MSALEmulator.Configuration.sampleContosoTenantID,
+                    objectID: String(format: "5eed0000-0000-4000-8000-%012d", index),
+                    tenantID: MSALEmulator.Configuration.sampleContosoTenantID,
                     username: "stress\(index)@contoso.example", name: "Stress \(index)"))
         }
         return configuration
@@ -88,13 +89,20 @@ struct MultiProcessStressTests {
         do {
             let authority = emulator.authorityURL(tenant: "organizations").absoluteString
             let client = MSALEmulator.Configuration.sampleStandaloneClientID
-            let outcomes = try await withThrowingTaskGroup(of: (Int, (status: Int32, killed: Bool, output: String, errors: String)).self) { group in
+            let outcomes = try await withThrowingTaskGroup(of: (Int, (status: Int32, killed: Bool, output: String, errors: String)).self) {
+                group in
                 for process in 0..<Self.processes {
                     let users = (0..<Self.usersPerProcess).map { "stress\(process * Self.usersPerProcess + $0)@contoso.example" }
                     group.addTask {
-                        (process, try await Self.run(
-                            ["provider-stress", authority, client, cache, users.joined(separator: ","), String(Self.rounds), String(Self.tasksPerUser)],
-                            seconds: 180))
+                        (
+                            process,
+                            try await Self.run(
+                                [
+                                    "provider-stress", authority, client, cache, users.joined(separator: ","), String(Self.rounds),
+                                    String(Self.tasksPerUser),
+                                ],
+                                seconds: 180)
+                        )
                     }
                 }
                 var outcomes: [Int: (status: Int32, killed: Bool, output: String, errors: String)] = [:]

@@ -12,11 +12,13 @@ struct RawFlow {
     var scope = "User.Read openid profile offline_access"
 
     func authorizeURL(pkce: PKCE, state: String = "state-1", nonce: String = "nonce-1", extra: [(String, String)] = []) -> URL {
-        let parameters: [(String, String)] = [
-            ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope), ("state", state),
-            ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256"),
-        ] + extra
-        return URL(string: "\(harness.emulator.baseURL.absoluteString)/\(tenant)/oauth2/v2.0/authorize?\(RawResponse.formEncoded(parameters))")!
+        let parameters: [(String, String)] =
+            [
+                ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope), ("state", state),
+                ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256"),
+            ] + extra
+        return URL(
+            string: "\(harness.emulator.baseURL.absoluteString)/\(tenant)/oauth2/v2.0/authorize?\(RawResponse.formEncoded(parameters))")!
     }
 
     /// Signs `username` in on the page and returns the code from the redirect.
@@ -135,7 +137,9 @@ struct ProtocolTests {
             #expect(accessToken.stringListClaim("aud") == [MSALEmulator.graphResource])
             #expect(accessToken.stringClaim("scp") == "User.Read")
             let clientInfo = try ClientInfo(encoded: try #require(response.json["client_info"] as? String))
-            #expect(clientInfo.homeAccountID == "\(harness.emulator.configuration.user(named: EmulatorHarness.adele)!.objectID).\(EmulatorHarness.contoso)")
+            #expect(
+                clientInfo.homeAccountID
+                    == "\(harness.emulator.configuration.user(named: EmulatorHarness.adele)!.objectID).\(EmulatorHarness.contoso)")
         }
     }
 
@@ -187,7 +191,8 @@ struct ProtocolTests {
             harness.emulator.setLifetimes(lifetimes)
             func start() async throws -> (device: String, user: String) {
                 let answer = try await harness.call(
-                    "POST", "/organizations/oauth2/v2.0/devicecode", form: [("client_id", EmulatorHarness.clientID), ("scope", "User.Read offline_access")])
+                    "POST", "/organizations/oauth2/v2.0/devicecode",
+                    form: [("client_id", EmulatorHarness.clientID), ("scope", "User.Read offline_access")])
                 #expect(answer.status == 200)
                 #expect(answer.json["interval"] as? Int == interval)
                 #expect(answer.json["verification_uri"] as? String == harness.emulator.deviceLoginURL.absoluteString)
@@ -196,7 +201,10 @@ struct ProtocolTests {
             func poll(_ device: String) async throws -> RawResponse {
                 try await harness.call(
                     "POST", "/organizations/oauth2/v2.0/token",
-                    form: [("client_id", EmulatorHarness.clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", device)])
+                    form: [
+                        ("client_id", EmulatorHarness.clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                        ("device_code", device),
+                    ])
             }
             let (device, user) = try await start()
             #expect(user.count == 9)
@@ -220,7 +228,9 @@ struct ProtocolTests {
             let (expiringCode, expiringUser) = try await start()
             harness.emulator.advanceClock(by: TimeInterval(harness.emulator.lifetimes.deviceCode))
             #expect(try await poll(expiringCode).error == "expired_token")
-            #expect(throws: MSALEmulatorError.self) { try harness.emulator.approveDeviceCode(userCode: expiringUser, as: EmulatorHarness.adele) }
+            #expect(throws: MSALEmulatorError.self) {
+                try harness.emulator.approveDeviceCode(userCode: expiringUser, as: EmulatorHarness.adele)
+            }
             #expect(throws: MSALEmulatorError.self) { try harness.emulator.approveDeviceCode(userCode: "NOPE", as: EmulatorHarness.adele) }
             #expect(throws: MSALEmulatorError.self) { try harness.emulator.approveDeviceCode(userCode: expiringUser, as: "nobody@example") }
         }
@@ -237,7 +247,8 @@ struct ProtocolTests {
             #expect(noSession.locationQuery["error"] == "login_required")
             #expect(noSession.locationQuery["state"] == "state-1")
 
-            let (_, cookie) = try await MSALEmulator.SignInDriver(username: EmulatorHarness.ben).signInKeepingSession(authorizationURL: flow.authorizeURL(pkce: pkce))
+            let (_, cookie) = try await MSALEmulator.SignInDriver(username: EmulatorHarness.ben).signInKeepingSession(
+                authorizationURL: flow.authorizeURL(pkce: pkce))
             let session = try #require(cookie)
             let withSession = try await RawResponse.send("GET", silentURL, headers: [("Cookie", session)])
             #expect(withSession.status == 302)
@@ -247,7 +258,8 @@ struct ProtocolTests {
 
             // Signing out ends the session.
             let logout = try await RawResponse.send(
-                "GET", harness.emulator.authorityURL(tenant: "common").appendingPathComponent("oauth2/v2.0/logout"), headers: [("Cookie", session)])
+                "GET", harness.emulator.authorityURL(tenant: "common").appendingPathComponent("oauth2/v2.0/logout"),
+                headers: [("Cookie", session)])
             #expect(logout.status == 200)
             #expect(logout.headers["set-cookie"]?.contains("Max-Age=0") == true)
             let afterLogout = try await RawResponse.send("GET", silentURL, headers: [("Cookie", session)])
@@ -272,7 +284,8 @@ struct ProtocolTests {
             #expect(selectAccount.text.contains(".submit()"))
             #expect(!selectAccount.text.contains(EmulatorHarness.adele))
             // A program (no script) presses the button.
-            let redirect = try await MSALEmulator.SignInDriver().signIn(authorizationURL: RawFlow(harness: harness).authorizeURL(pkce: try PKCE.generate()))
+            let redirect = try await MSALEmulator.SignInDriver().signIn(
+                authorizationURL: RawFlow(harness: harness).authorizeURL(pkce: try PKCE.generate()))
             #expect(redirect.query?.contains("code=") == true)
             #expect(harness.emulator.requests.last?.username == EmulatorHarness.ben)
         }

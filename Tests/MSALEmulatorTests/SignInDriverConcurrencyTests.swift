@@ -13,7 +13,9 @@ import Testing
 /// a busy machine, where the benchmark's sign-ins failed within the first few users.
 @Suite("The emulator's HTTP client when the server answers and closes at once")
 struct SignInDriverConcurrencyTests {
-    @Test("A server that answers the moment the request is complete and closes: every GET and POST gets its answer, even with the task pool busy")
+    @Test(
+        "A server that answers the moment the request is complete and closes: every GET and POST gets its answer, even with the task pool busy"
+    )
     func answerThenClose() async throws {
         let server = try await QuickCloseServer.start()
         defer { server.close() }
@@ -39,7 +41,8 @@ struct SignInDriverConcurrencyTests {
                 for _ in 0..<200 {
                     statuses.append(try await EmulatorHTTPClient().send("GET", url).status)
                     let post = try await EmulatorHTTPClient().send(
-                        "POST", url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array("emulator_user=ben".utf8))
+                        "POST", url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array("emulator_user=ben".utf8)
+                    )
                     statuses.append(post.status)
                 }
                 return statuses
@@ -50,7 +53,8 @@ struct SignInDriverConcurrencyTests {
         #expect(server.answered == 400)
     }
 
-    @Test("Many concurrent sign-ins through the emulator's page (load and form post, one connection each) all end in a redirect with a code")
+    @Test(
+        "Many concurrent sign-ins through the emulator's page (load and form post, one connection each) all end in a redirect with a code")
     func concurrentSignIns() async throws {
         try await EmulatorHarness.with { harness in
             let url = RawFlow(harness: harness).authorizeURL(pkce: try PKCE.generate())
@@ -115,7 +119,9 @@ final class QuickCloseServer: Sendable {
         let counter = Counter()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture { try child.pipeline.syncOperations.addHandler(AnswerThenClose(counter: counter, moment: moment)) }
+                child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(AnswerThenClose(counter: counter, moment: moment))
+                }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -175,7 +181,8 @@ final class QuickCloseServer: Sendable {
         private func answer(context: ChannelHandlerContext) {
             guard !answered else { return }
             answered = true
-            let answer = "HTTP/1.1 302 Found\r\nLocation: http://localhost/?code=c\(counter.next())\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            let answer =
+                "HTTP/1.1 302 Found\r\nLocation: http://localhost/?code=c\(counter.next())\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: answer))).whenComplete { _ in channel.close(promise: nil) }
         }
@@ -185,7 +192,8 @@ final class QuickCloseServer: Sendable {
             let text = String(decoding: received, as: UTF8.self)
             guard let end = text.range(of: "\r\n\r\n") else { return false }
             let head = text[..<end.lowerBound].lowercased()
-            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             return text[end.upperBound...].utf8.count >= length
         }

@@ -29,7 +29,8 @@ struct BadInputClaimsTests {
     @Test("exp in the past beyond the skew → token_expired")
     func expired() {
         let now = Double(F.expiry) + Self.skew + 3600
-        expectJOSEError(.tokenExpired, mentioning: ["expired", "\(F.expiry)"]) { () throws(JOSEError) in try F.validate(F.token(), now: now) }
+        expectJOSEError(.tokenExpired, mentioning: ["expired", "\(F.expiry)"]) { () throws(JOSEError) in try F.validate(F.token(), now: now)
+        }
     }
 
     @Test("exp exactly at the skew boundary (now == exp + skew) → token_expired")
@@ -168,7 +169,8 @@ struct BadInputClaimsTests {
 
     @Test("Several audiences and a foreign azp → authorized_party_mismatch")
     func severalAudiencesForeignAzp() {
-        let token = F.token(claims: F.claims(["aud": .array([.string(F.clientID), .string("api://other")]), "azp": .string("api://other")]))
+        let token = F.token(
+            claims: F.claims(["aud": .array([.string(F.clientID), .string("api://other")]), "azp": .string("api://other")]))
         expectJOSEError(.authorizedPartyMismatch, mentioning: ["azp"]) { () throws(JOSEError) in try F.validate(token) }
     }
 
@@ -237,7 +239,9 @@ struct BadInputClaimsTests {
 
     @Test("iss that contains the expected issuer as a substring (substring attack) → issuer_mismatch")
     func issuerSubstringAttack() {
-        for iss in ["https://attacker.example/\(F.issuer)", "https://attacker.example/?iss=\(F.issuer)", " \(F.issuer)", "\(F.issuer)\u{0}"] {
+        for iss in [
+            "https://attacker.example/\(F.issuer)", "https://attacker.example/?iss=\(F.issuer)", " \(F.issuer)", "\(F.issuer)\u{0}",
+        ] {
             let token = F.token(claims: F.claims(["iss": .string(iss)]))
             expectJOSEError(.issuerMismatch) { () throws(JOSEError) in try F.validate(token) }
         }
@@ -249,7 +253,9 @@ struct BadInputClaimsTests {
         let expected = "https://idp.example.com/realms/Kontoso-caf\u{E9}/v2.0"
         let options = F.options(issuer: expected)
         #expect(try F.validate(F.token(claims: F.claims(["iss": .string(expected)])), options: options).issuer == expected)
-        for iss in ["https://idp.example.com/realms/\u{212A}ontoso-caf\u{E9}/v2.0", "https://idp.example.com/realms/Kontoso-cafe\u{301}/v2.0"] {
+        for iss in [
+            "https://idp.example.com/realms/\u{212A}ontoso-caf\u{E9}/v2.0", "https://idp.example.com/realms/Kontoso-cafe\u{301}/v2.0",
+        ] {
             let token = F.token(claims: F.claims(["iss": .string(iss)]))
             expectJOSEError(.issuerMismatch) { () throws(JOSEError) in try F.validate(token, options: options) }
         }
@@ -257,7 +263,9 @@ struct BadInputClaimsTests {
 
     @Test("iss missing → missing_claim naming iss")
     func issuerMissing() {
-        expectJOSEError(.missingClaim, mentioning: ["iss"]) { () throws(JOSEError) in try F.validate(F.token(claims: F.claims(["iss": nil]))) }
+        expectJOSEError(.missingClaim, mentioning: ["iss"]) { () throws(JOSEError) in
+            try F.validate(F.token(claims: F.claims(["iss": nil])))
+        }
     }
 
     // MARK: {tenantid} template
@@ -270,7 +278,9 @@ struct BadInputClaimsTests {
     @Test("{tenantid} template and tid missing → missing_claim naming tid")
     func templateTidMissing() {
         let token = F.token(claims: F.claims(["tid": nil]))
-        expectJOSEError(.missingClaim, mentioning: ["tid"]) { () throws(JOSEError) in try F.validate(token, options: F.options(issuer: F.issuerTemplate)) }
+        expectJOSEError(.missingClaim, mentioning: ["tid"]) { () throws(JOSEError) in
+            try F.validate(token, options: F.options(issuer: F.issuerTemplate))
+        }
     }
 
     @Test("{tenantid} template and tid not matching the tenant in iss → issuer_mismatch")
@@ -296,14 +306,17 @@ struct BadInputClaimsTests {
     @Test("{tenantid} template and tid empty → invalid_claim")
     func templateTidEmpty() {
         let token = F.token(claims: F.claims(["iss": .string("https://login.microsoftonline.com//v2.0"), "tid": .string("")]))
-        expectJOSEError(.invalidClaim, mentioning: ["tid"]) { () throws(JOSEError) in try F.validate(token, options: F.options(issuer: F.issuerTemplate)) }
+        expectJOSEError(.invalidClaim, mentioning: ["tid"]) { () throws(JOSEError) in
+            try F.validate(token, options: F.options(issuer: F.issuerTemplate))
+        }
     }
 
     @Test("A foreign tenant under a tenant-specific authority → issuer_mismatch")
     func foreignTenant() throws {
-        let foreign = F.token(claims: F.claims([
-            "iss": .string("https://login.microsoftonline.com/\(F.otherTenantID)/v2.0"), "tid": .string(F.otherTenantID),
-        ]))
+        let foreign = F.token(
+            claims: F.claims([
+                "iss": .string("https://login.microsoftonline.com/\(F.otherTenantID)/v2.0"), "tid": .string(F.otherTenantID),
+            ]))
         expectJOSEError(.issuerMismatch, mentioning: [F.otherTenantID]) { () throws(JOSEError) in try F.validate(foreign) }
         // The same token is fine under the multi-tenant template.
         #expect(try F.validate(foreign, options: F.options(issuer: F.issuerTemplate)).tenantID == F.otherTenantID)
@@ -350,8 +363,12 @@ struct BadInputClaimsTests {
 
     @Test("sub missing or empty → missing_claim / invalid_claim naming sub")
     func subjectMissingOrEmpty() {
-        expectJOSEError(.missingClaim, mentioning: ["sub"]) { () throws(JOSEError) in try F.validate(F.token(claims: F.claims(["sub": nil]))) }
-        expectJOSEError(.invalidClaim, mentioning: ["sub"]) { () throws(JOSEError) in try F.validate(F.token(claims: F.claims(["sub": .string("")]))) }
+        expectJOSEError(.missingClaim, mentioning: ["sub"]) { () throws(JOSEError) in
+            try F.validate(F.token(claims: F.claims(["sub": nil])))
+        }
+        expectJOSEError(.invalidClaim, mentioning: ["sub"]) { () throws(JOSEError) in
+            try F.validate(F.token(claims: F.claims(["sub": .string("")])))
+        }
     }
 
     // "On refresh: a new ID token whose iss/sub/oid differ from the cached account's must not

@@ -25,8 +25,9 @@ struct BadInputSignatureAndKeyTests {
         expectJOSEError(.malformedToken, mentioning: ["signature segment is empty"]) { () throws(JOSEError) in try F.validate(unsecured) }
     }
 
-    @Test("HS256 keyed with the RSA public key bytes (PEM, SPKI DER, PKCS#1 DER, modulus) → unsupported_algorithm",
-          arguments: ["pem", "spki-der", "pkcs1-der", "modulus"])
+    @Test(
+        "HS256 keyed with the RSA public key bytes (PEM, SPKI DER, PKCS#1 DER, modulus) → unsupported_algorithm",
+        arguments: ["pem", "spki-der", "pkcs1-der", "modulus"])
     func hs256KeyedWithPublicKey(secret: String) throws {
         // Real HMAC-SHA-256 forgeries made offline by scripts/make-hmac-confusion-tokens.py.
         let token = try FixtureLoader.text("BadInputs/hs256-keyed-with-\(secret).jwt")
@@ -44,15 +45,17 @@ struct BadInputSignatureAndKeyTests {
         }
     }
 
-    @Test("HMAC algorithms in any spelling (HS256, HS384, HS512, hs256) with the trusted kid → unsupported_algorithm",
-          arguments: ["HS256", "HS384", "HS512", "hs256"])
+    @Test(
+        "HMAC algorithms in any spelling (HS256, HS384, HS512, hs256) with the trusted kid → unsupported_algorithm",
+        arguments: ["HS256", "HS384", "HS512", "hs256"])
     func hmacAlgorithms(alg: String) {
         let token = F.signSegments(F.segment(F.headerText(alg: alg)), F.segment(F.claimsText()))
         expectJOSEError(.unsupportedAlgorithm, mentioning: [alg]) { () throws(JOSEError) in try F.validate(token) }
     }
 
-    @Test("alg not on the allow-list (RS1, ES512, EdDSA, \"RS256 \", rs256) → unsupported_algorithm",
-          arguments: ["RS1", "ES512", "EdDSA", "RS256 ", "rs256", ""])
+    @Test(
+        "alg not on the allow-list (RS1, ES512, EdDSA, \"RS256 \", rs256) → unsupported_algorithm",
+        arguments: ["RS1", "ES512", "EdDSA", "RS256 ", "rs256", ""])
     func algOffAllowList(alg: String) {
         let token = F.signSegments(F.segment(F.headerText(alg: alg)), F.segment(F.claimsText()))
         expectJOSEError(.unsupportedAlgorithm, mentioning: ["allow-list"]) { () throws(JOSEError) in try F.validate(token) }
@@ -61,40 +64,54 @@ struct BadInputSignatureAndKeyTests {
     @Test("alg allowed by the library but not by this verifier's allowedAlgorithms → unsupported_algorithm")
     func algNotAllowedByVerifier() {
         let verifier = JWTVerifier(keySet: F.trustedKeySet, allowedAlgorithms: [.es256])
-        expectJOSEError(.unsupportedAlgorithm, mentioning: ["RS256", "not allowed"]) { () throws(JOSEError) in _ = try verifier.verify(F.token()) }
+        expectJOSEError(.unsupportedAlgorithm, mentioning: ["RS256", "not allowed"]) { () throws(JOSEError) in
+            _ = try verifier.verify(F.token())
+        }
     }
 
     // MARK: alg versus key
 
     @Test("alg that does not fit the key type: an RS256 token whose kid names an EC key → algorithm_key_mismatch")
     func rs256AgainstECKey() {
-        let keySet = F.unwrap { () throws(JOSEError) in try JSONWebKeySet(json: F.keySetJSON([F.jwk(of: TestKeys.p256, ["kid": .string("shared")])])) }
+        let keySet = F.unwrap { () throws(JOSEError) in
+            try JSONWebKeySet(json: F.keySetJSON([F.jwk(of: TestKeys.p256, ["kid": .string("shared")])]))
+        }
         let token = F.token(header: F.headerText(for: TestKeys.rsa, kid: "shared"), payload: F.claimsText())
-        expectJOSEError(.algorithmKeyMismatch, mentioning: ["RS256", "EC"]) { () throws(JOSEError) in try F.validate(token, keySet: keySet) }
+        expectJOSEError(.algorithmKeyMismatch, mentioning: ["RS256", "EC"]) { () throws(JOSEError) in try F.validate(token, keySet: keySet)
+        }
     }
 
     @Test("alg that does not fit the key type: an ES256 token whose kid names an RSA key → algorithm_key_mismatch")
     func es256AgainstRSAKey() {
-        let keySet = F.unwrap { () throws(JOSEError) in try JSONWebKeySet(json: F.keySetJSON([F.jwk(of: TestKeys.rsa, ["kid": .string("shared")])])) }
+        let keySet = F.unwrap { () throws(JOSEError) in
+            try JSONWebKeySet(json: F.keySetJSON([F.jwk(of: TestKeys.rsa, ["kid": .string("shared")])]))
+        }
         let token = F.token(header: F.headerText(for: TestKeys.p256, kid: "shared"), payload: F.claimsText(), key: TestKeys.p256)
-        expectJOSEError(.algorithmKeyMismatch, mentioning: ["ES256", "RSA"]) { () throws(JOSEError) in try F.validate(token, keySet: keySet) }
+        expectJOSEError(.algorithmKeyMismatch, mentioning: ["ES256", "RSA"]) { () throws(JOSEError) in try F.validate(token, keySet: keySet)
+        }
     }
 
-    @Test("alg that does not fit the key's curve: ES256 token vs a P-384 key with the same kid (and ES384 vs P-256) → algorithm_key_mismatch")
+    @Test(
+        "alg that does not fit the key's curve: ES256 token vs a P-384 key with the same kid (and ES384 vs P-256) → algorithm_key_mismatch")
     func ecdsaCurveMismatch() {
         let p384AsShared = F.jwk(of: TestKeys.p384, ["kid": .string("shared"), "alg": nil])
         let keySet384 = F.unwrap { () throws(JOSEError) in try JSONWebKeySet(json: F.keySetJSON([p384AsShared])) }
         let es256 = F.token(header: F.headerText(for: TestKeys.p256, kid: "shared"), payload: F.claimsText(), key: TestKeys.p256)
-        expectJOSEError(.algorithmKeyMismatch, mentioning: ["ES256", "P-256", "P-384"]) { () throws(JOSEError) in try F.validate(es256, keySet: keySet384) }
+        expectJOSEError(.algorithmKeyMismatch, mentioning: ["ES256", "P-256", "P-384"]) { () throws(JOSEError) in
+            try F.validate(es256, keySet: keySet384)
+        }
 
         let p256AsShared = F.jwk(of: TestKeys.p256, ["kid": .string("shared"), "alg": nil])
         let keySet256 = F.unwrap { () throws(JOSEError) in try JSONWebKeySet(json: F.keySetJSON([p256AsShared])) }
         let es384 = F.token(header: F.headerText(for: TestKeys.p384, kid: "shared"), payload: F.claimsText(), key: TestKeys.p384)
-        expectJOSEError(.algorithmKeyMismatch, mentioning: ["ES384", "P-384"]) { () throws(JOSEError) in try F.validate(es384, keySet: keySet256) }
+        expectJOSEError(.algorithmKeyMismatch, mentioning: ["ES384", "P-384"]) { () throws(JOSEError) in
+            try F.validate(es384, keySet: keySet256)
+        }
     }
 
-    @Test("alg not matching the key's own alg: a validly signed PS256 (and RS512) token for a key declaring RS256 → algorithm_key_mismatch",
-          arguments: [JWSAlgorithm.ps256, .rs512])
+    @Test(
+        "alg not matching the key's own alg: a validly signed PS256 (and RS512) token for a key declaring RS256 → algorithm_key_mismatch",
+        arguments: [JWSAlgorithm.ps256, .rs512])
     func algNotMatchingKeyAlg(algorithm: JWSAlgorithm) {
         let headerText = F.headerText(alg: algorithm.rawValue)
         let token = F.unwrap { () throws(JOSEError) in
@@ -122,7 +139,9 @@ struct BadInputSignatureAndKeyTests {
     func missingKidSeveralKeys() {
         let keySet = F.keySet(TestKeys.rsa, TestKeys.rsaSecond)
         let token = F.token(header: #"{"alg":"RS256","typ":"JWT"}"#, payload: F.claimsText())
-        expectJOSEError(.ambiguousKey, mentioning: ["no kid", "several keys"]) { () throws(JOSEError) in try F.validate(token, keySet: keySet) }
+        expectJOSEError(.ambiguousKey, mentioning: ["no kid", "several keys"]) { () throws(JOSEError) in
+            try F.validate(token, keySet: keySet)
+        }
     }
 
     @Test("kid missing with exactly one key → accepted")
@@ -138,7 +157,8 @@ struct BadInputSignatureAndKeyTests {
     @Test("kid missing and no key fits the alg (ES384 token, RSA-only set) → key_not_found")
     func missingKidNoKeyFits() {
         let token = F.token(header: #"{"alg":"ES384"}"#, payload: F.claimsText(), key: TestKeys.p384)
-        expectJOSEError(.keyNotFound, mentioning: ["ES384"]) { () throws(JOSEError) in try F.validate(token, keySet: F.keySet(TestKeys.rsa)) }
+        expectJOSEError(.keyNotFound, mentioning: ["ES384"]) { () throws(JOSEError) in try F.validate(token, keySet: F.keySet(TestKeys.rsa))
+        }
     }
 
     @Test("Unknown kid → key_not_found naming the kid")
@@ -148,9 +168,12 @@ struct BadInputSignatureAndKeyTests {
         // The refetch-once-then-fail policy belongs to MSAL's JWKS cache; MSALJOSE reports the typed error.
     }
 
-    @Test("kid that looks like a path or URL is an opaque lookup value → key_not_found",
-          arguments: ["../../../../etc/passwd", "/dev/null", "file:///etc/ssl/private/key.pem", "https://attacker.example/jwks.json#rsa-main",
-                      "rsa-main/../rsa-main", "RSA-MAIN", "rsa-main ", "rsa-main\u{0}"])
+    @Test(
+        "kid that looks like a path or URL is an opaque lookup value → key_not_found",
+        arguments: [
+            "../../../../etc/passwd", "/dev/null", "file:///etc/ssl/private/key.pem", "https://attacker.example/jwks.json#rsa-main",
+            "rsa-main/../rsa-main", "RSA-MAIN", "rsa-main ", "rsa-main\u{0}",
+        ])
     func kidAsPathOrURL(kid: String) {
         let header = JSONWriter.string(.object(["alg": .string("RS256"), "kid": .string(kid)]))
         let crafted = F.signSegments(F.segment(header), F.segment(F.claimsText()))
@@ -167,8 +190,9 @@ struct BadInputSignatureAndKeyTests {
 
     // MARK: jku, x5u, jwk, x5c
 
-    @Test("jku / x5u / jwk / x5c in the header pointing to an attacker key: never used → invalid_signature",
-          arguments: ["jku", "x5u", "jwk", "x5c"])
+    @Test(
+        "jku / x5u / jwk / x5c in the header pointing to an attacker key: never used → invalid_signature",
+        arguments: ["jku", "x5u", "jwk", "x5c"])
     func headerKeyReferences(member: String) {
         let attackerJWK = F.jwk(of: TestKeys.attackerRSA)
         let value: JSON
@@ -185,8 +209,9 @@ struct BadInputSignatureAndKeyTests {
         let noKid = F.token(header: header, payload: F.claimsText(), key: TestKeys.attackerRSA)
         expectJOSEError(.invalidSignature) { () throws(JOSEError) in try F.validate(noKid, keySet: F.keySet(TestKeys.rsa)) }
         // A kid that only the embedded/linked key could satisfy is simply not found.
-        let ownKid = F.token(header: JSONWriter.string(.object(["alg": .string("RS256"), "kid": .string("attacker-kid"), member: value])),
-                             payload: F.claimsText(), key: TestKeys.attackerRSA)
+        let ownKid = F.token(
+            header: JSONWriter.string(.object(["alg": .string("RS256"), "kid": .string("attacker-kid"), member: value])),
+            payload: F.claimsText(), key: TestKeys.attackerRSA)
         expectJOSEError(.keyNotFound) { () throws(JOSEError) in try F.validate(ownKid) }
     }
 
@@ -232,7 +257,9 @@ struct BadInputSignatureAndKeyTests {
             ("r = 2^k - 1", allOnes + s), ("s = 2^k - 1", r + allOnes),
         ]
         for (name, signature) in candidates {
-            let error = expectJOSEError(.invalidSignature) { () throws(JOSEError) in try F.validate(F.replacingSignature(of: token, with: signature)) }
+            let error = expectJOSEError(.invalidSignature) { () throws(JOSEError) in
+                try F.validate(F.replacingSignature(of: token, with: signature))
+            }
             #expect(error != nil, "\(curve) \(name)")
         }
         #expect((try? F.validate(token)) != nil, "the untouched signature verifies")
@@ -246,7 +273,9 @@ struct BadInputSignatureAndKeyTests {
         expectJOSEError(.invalidSignature) { () throws(JOSEError) in try F.validate(F.replacingSignature(of: token, with: der)) }
     }
 
-    @Test("ECDSA: wrong signature length (short by one, long by one, a single byte, doubled) → invalid_signature", arguments: ["P-256", "P-384"])
+    @Test(
+        "ECDSA: wrong signature length (short by one, long by one, a single byte, doubled) → invalid_signature",
+        arguments: ["P-256", "P-384"])
     func ecdsaWrongLength(curve: String) {
         let token = F.token(key: curve == "P-256" ? TestKeys.p256 : TestKeys.p384)
         let valid = F.signatureBytes(of: token)
@@ -334,7 +363,9 @@ struct BadInputSignatureAndKeyTests {
     @Test("RSA: modulus < 2048 bits (a 1024-bit JWK) → key rejected (invalid_key); a token with that kid → invalid_key")
     func rsaWeakModulus() {
         let weakJWK = F.jwk(of: TestKeys.weakRSA1024)
-        expectJOSEError(.invalidKey, mentioning: ["1024-bit", "2048"]) { () throws(JOSEError) in _ = try JSONWebKey(json: JSONWriter.write(weakJWK)) }
+        expectJOSEError(.invalidKey, mentioning: ["1024-bit", "2048"]) { () throws(JOSEError) in
+            _ = try JSONWebKey(json: JSONWriter.write(weakJWK))
+        }
         let keySet = F.unwrap { () throws(JOSEError) in try JSONWebKeySet(json: F.keySetJSON([weakJWK, F.jwk(of: TestKeys.rsa)])) }
         #expect(keySet.keys.map(\.keyID) == ["rsa-main"])
         #expect(keySet.rejectedKeys.map(\.keyID) == ["rsa-1024"])
@@ -363,7 +394,9 @@ struct BadInputSignatureAndKeyTests {
             try JSONWebKeySet(json: F.keySetJSON([F.jwk(of: TestKeys.rsa, ["e": .string("AQ")]), F.jwk(of: TestKeys.p256)]))
         }
         #expect(keySet.keys.count == 1)
-        expectJOSEError(.invalidKey, mentioning: ["rsa-main", "exponent"]) { () throws(JOSEError) in try F.validate(F.token(), keySet: keySet) }
+        expectJOSEError(.invalidKey, mentioning: ["rsa-main", "exponent"]) { () throws(JOSEError) in
+            try F.validate(F.token(), keySet: keySet)
+        }
     }
 
     @Test("RSA: even modulus → invalid_key")
@@ -383,7 +416,10 @@ struct BadInputSignatureAndKeyTests {
         let entries: [JSON] = [
             .object(["kty": .string("oct"), "kid": .string("hmac"), "k": .string("c2VjcmV0")]),
             F.jwk(of: TestKeys.rsaSecond, ["use": .string("enc"), "kid": .string("encryption")]),
-            .object(["kty": .string("OKP"), "kid": .string("ed"), "crv": .string("Ed25519"), "x": .string("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo")]),
+            .object([
+                "kty": .string("OKP"), "kid": .string("ed"), "crv": .string("Ed25519"),
+                "x": .string("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"),
+            ]),
             .object(["kty": .string("PQC"), "kid": .string("future")]),
             .string("not a JWK"),
             F.jwk(of: TestKeys.rsa),
@@ -400,7 +436,8 @@ struct BadInputSignatureAndKeyTests {
             try F.validate(F.token(header: F.headerText(kid: "hmac"), payload: F.claimsText()), keySet: keySet)
         }
         expectJOSEError(.invalidKey, mentioning: ["encryption", "enc"]) { () throws(JOSEError) in
-            try F.validate(F.token(header: F.headerText(kid: "encryption"), payload: F.claimsText(), key: TestKeys.rsaSecond), keySet: keySet)
+            try F.validate(
+                F.token(header: F.headerText(kid: "encryption"), payload: F.claimsText(), key: TestKeys.rsaSecond), keySet: keySet)
         }
         expectJOSEError(.invalidKey, mentioning: ["ed", "OKP"]) { () throws(JOSEError) in
             try F.validate(F.token(header: F.headerText(kid: "ed"), payload: F.claimsText()), keySet: keySet)
@@ -409,19 +446,27 @@ struct BadInputSignatureAndKeyTests {
 
     @Test("Empty JWKS ({\"keys\":[]}) → invalid_key_set")
     func emptyKeySet() {
-        expectJOSEError(.invalidKeySet, mentioning: ["no keys"]) { () throws(JOSEError) in _ = try JSONWebKeySet(json: Array(#"{"keys":[]}"#.utf8)) }
+        expectJOSEError(.invalidKeySet, mentioning: ["no keys"]) { () throws(JOSEError) in
+            _ = try JSONWebKeySet(json: Array(#"{"keys":[]}"#.utf8))
+        }
     }
 
-    @Test("Non-JSON JWKS (HTML, truncated JSON, empty body, BOM) → invalid_key_set",
-          arguments: ["<html><body>Service Unavailable</body></html>", #"{"keys":[{"kty":"RSA""#, "", "\u{FEFF}{\"keys\":[]}"])
+    @Test(
+        "Non-JSON JWKS (HTML, truncated JSON, empty body, BOM) → invalid_key_set",
+        arguments: ["<html><body>Service Unavailable</body></html>", #"{"keys":[{"kty":"RSA""#, "", "\u{FEFF}{\"keys\":[]}"])
     func nonJSONKeySet(body: String) {
-        expectJOSEError(.invalidKeySet, mentioning: ["not valid JSON"]) { () throws(JOSEError) in _ = try JSONWebKeySet(json: Array(body.utf8)) }
+        expectJOSEError(.invalidKeySet, mentioning: ["not valid JSON"]) { () throws(JOSEError) in
+            _ = try JSONWebKeySet(json: Array(body.utf8))
+        }
     }
 
-    @Test("JWKS without a keys member, or keys not an array, or a bare array → invalid_key_set",
-          arguments: [#"{}"#, #"{"key":[]}"#, #"{"keys":{}}"#, #"{"keys":"rsa-main"}"#, #"[]"#, "null"])
+    @Test(
+        "JWKS without a keys member, or keys not an array, or a bare array → invalid_key_set",
+        arguments: [#"{}"#, #"{"key":[]}"#, #"{"keys":{}}"#, #"{"keys":"rsa-main"}"#, #"[]"#, "null"])
     func keySetWithoutKeys(body: String) {
-        expectJOSEError(.invalidKeySet, mentioning: ["\"keys\" array"]) { () throws(JOSEError) in _ = try JSONWebKeySet(json: Array(body.utf8)) }
+        expectJOSEError(.invalidKeySet, mentioning: ["\"keys\" array"]) { () throws(JOSEError) in
+            _ = try JSONWebKeySet(json: Array(body.utf8))
+        }
     }
 
     // MARK: Ordering
@@ -448,6 +493,8 @@ struct BadInputSignatureAndKeyTests {
         let none = F.signSegments(F.segment(#"{"alg":"none"}"#), F.segment(JSONWriter.string(badClaims)))
         expectJOSEError(.unsupportedAlgorithm) { () throws(JOSEError) in try F.validate(none) }
         let weakSet = F.unwrap { () throws(JOSEError) in try JSONWebKeySet(json: F.keySetJSON([F.jwk(of: TestKeys.weakRSA1024)])) }
-        expectJOSEError(.invalidKey) { () throws(JOSEError) in try F.validate(F.token(claims: badClaims, key: TestKeys.weakRSA1024), keySet: weakSet) }
+        expectJOSEError(.invalidKey) { () throws(JOSEError) in
+            try F.validate(F.token(claims: badClaims, key: TestKeys.weakRSA1024), keySet: weakSet)
+        }
     }
 }

@@ -38,7 +38,8 @@ struct BadInputStructureTests {
     @Test("A JWE (five segments) where a compact JWS is expected → malformed_token naming the JWE")
     func fiveSegmentsJWE() {
         let header = F.segment(#"{"alg":"RSA-OAEP-256","enc":"A256GCM","kid":"rsa-main"}"#)
-        let jwe = "\(header).\(Base64URL.encode([UInt8](repeating: 7, count: 256))).\(Base64URL.encode([UInt8](repeating: 1, count: 12))).\(F.segment("ciphertext")).\(Base64URL.encode([UInt8](repeating: 2, count: 16)))"
+        let jwe =
+            "\(header).\(Base64URL.encode([UInt8](repeating: 7, count: 256))).\(Base64URL.encode([UInt8](repeating: 1, count: 12))).\(F.segment("ciphertext")).\(Base64URL.encode([UInt8](repeating: 2, count: 16)))"
         expectJOSEError(.malformedToken, mentioning: ["JWE"]) { () throws(JOSEError) in try F.verify(jwe) }
         expectJOSEError(.malformedToken, mentioning: ["JWE"]) { () throws(JOSEError) in _ = try JWT.decodeUnverified("a.b.c.d.e") }
     }
@@ -46,7 +47,9 @@ struct BadInputStructureTests {
     @Test("Empty header segment (\".payload.signature\") → malformed_token")
     func emptyHeader() {
         let parts = F.segments(of: F.token())
-        expectJOSEError(.malformedToken, mentioning: ["header segment is empty"]) { () throws(JOSEError) in try F.verify(".\(parts[1]).\(parts[2])") }
+        expectJOSEError(.malformedToken, mentioning: ["header segment is empty"]) { () throws(JOSEError) in
+            try F.verify(".\(parts[1]).\(parts[2])")
+        }
     }
 
     @Test("Empty payload segment (\"header..signature\", even with a valid signature over it) → malformed_token")
@@ -59,7 +62,9 @@ struct BadInputStructureTests {
     @Test("Empty signature segment (\"header.payload.\") → malformed_token")
     func emptySignature() {
         let parts = F.segments(of: F.token())
-        expectJOSEError(.malformedToken, mentioning: ["signature segment is empty"]) { () throws(JOSEError) in try F.verify("\(parts[0]).\(parts[1]).") }
+        expectJOSEError(.malformedToken, mentioning: ["signature segment is empty"]) { () throws(JOSEError) in
+            try F.verify("\(parts[0]).\(parts[1]).")
+        }
     }
 
     @Test("Only dots (\"..\") → malformed_token")
@@ -123,8 +128,9 @@ struct BadInputStructureTests {
         #expect(try F.validate(token).subject != nil)
     }
 
-    @Test("base64url with whitespace (space, tab, CR/LF, leading or trailing) → invalid_base64url",
-          arguments: ["space in header", "tab in header", "newline after token", "CRLF inside signature", "leading space"])
+    @Test(
+        "base64url with whitespace (space, tab, CR/LF, leading or trailing) → invalid_base64url",
+        arguments: ["space in header", "tab in header", "newline after token", "CRLF inside signature", "leading space"])
     func whitespace(placement: String) {
         let parts = F.segments(of: F.token())
         let token: String
@@ -187,16 +193,18 @@ struct BadInputStructureTests {
         expectJOSEError(.invalidHeader, mentioning: ["header", "UTF-8"]) { () throws(JOSEError) in try F.verify(token) }
     }
 
-    @Test("Non-UTF-8 bytes in the (validly signed) payload JSON: invalid byte, overlong, encoded surrogate → invalid_payload",
-          arguments: [[0xC3, 0x28], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]] as [[UInt8]])
+    @Test(
+        "Non-UTF-8 bytes in the (validly signed) payload JSON: invalid byte, overlong, encoded surrogate → invalid_payload",
+        arguments: [[0xC3, 0x28], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]] as [[UInt8]])
     func nonUTF8Payload(bytes: [UInt8]) {
         let payload = Array(#"{"sub":"x","name":""#.utf8) + bytes + Array(#""}"#.utf8)
         let token = F.token(headerBytes: Array(F.headerText().utf8), payloadBytes: payload)
         expectJOSEError(.invalidPayload, mentioning: ["payload", "UTF-8"]) { () throws(JOSEError) in try F.verify(token) }
     }
 
-    @Test("Header is not a JSON object (array, string, number, null, true) → invalid_header",
-          arguments: [#"["RS256"]"#, #""RS256""#, "256", "null", "true"])
+    @Test(
+        "Header is not a JSON object (array, string, number, null, true) → invalid_header",
+        arguments: [#"["RS256"]"#, #""RS256""#, "256", "null", "true"])
     func headerNotObject(header: String) {
         let token = F.token(header: header, payload: F.claimsText())
         expectJOSEError(.invalidHeader, mentioning: ["header is not a JSON object"]) { () throws(JOSEError) in try F.verify(token) }
@@ -212,8 +220,9 @@ struct BadInputStructureTests {
         }
     }
 
-    @Test("Payload is not a JSON object (array, string, number, null) even with a valid signature → invalid_payload",
-          arguments: [#"[{"sub":"x"}]"#, #""{\"sub\":\"x\"}""#, "1700000000", "null"])
+    @Test(
+        "Payload is not a JSON object (array, string, number, null) even with a valid signature → invalid_payload",
+        arguments: [#"[{"sub":"x"}]"#, #""{\"sub\":\"x\"}""#, "1700000000", "null"])
     func payloadNotObject(payload: String) {
         let token = F.token(header: F.headerText(), payload: payload)
         expectJOSEError(.invalidPayload, mentioning: ["payload is not a JSON object"]) { () throws(JOSEError) in try F.verify(token) }
@@ -409,9 +418,11 @@ struct BadInputStructureTests {
     @Test("Depth: nesting exactly at the cap (16 levels) is accepted; one more → limit_exceeded")
     func nestingAtTheCap() throws {
         // The claims object is level 1, so 15 arrays reach level 16.
-        let atCap = String(F.claimsText().dropLast()) + #","deep":"# + String(repeating: "[", count: 15) + String(repeating: "]", count: 15) + "}"
+        let atCap =
+            String(F.claimsText().dropLast()) + #","deep":"# + String(repeating: "[", count: 15) + String(repeating: "]", count: 15) + "}"
         #expect(try F.validate(F.token(header: F.headerText(), payload: atCap)).subject != nil)
-        let beyond = String(F.claimsText().dropLast()) + #","deep":"# + String(repeating: "[", count: 16) + String(repeating: "]", count: 16) + "}"
+        let beyond =
+            String(F.claimsText().dropLast()) + #","deep":"# + String(repeating: "[", count: 16) + String(repeating: "]", count: 16) + "}"
         expectJOSEError(.limitExceeded, mentioning: ["16"]) { () throws(JOSEError) in
             try F.validate(F.token(header: F.headerText(), payload: beyond))
         }
@@ -442,13 +453,17 @@ struct BadInputStructureTests {
             JSONMember(name: "crit", value: .array([.string("http://example.com/must-understand")])),
             JSONMember(name: "http://example.com/must-understand", value: .bool(true)),
         ])
-        expectJOSEError(.unsupportedCriticalHeader, mentioning: ["http://example.com/must"]) { () throws(JOSEError) in try F.validate(token) }
-        let b64 = F.token(extraHeader: [JSONMember(name: "crit", value: .array([.string("b64")])), JSONMember(name: "b64", value: .bool(false))])
+        expectJOSEError(.unsupportedCriticalHeader, mentioning: ["http://example.com/must"]) { () throws(JOSEError) in try F.validate(token)
+        }
+        let b64 = F.token(extraHeader: [
+            JSONMember(name: "crit", value: .array([.string("b64")])), JSONMember(name: "b64", value: .bool(false)),
+        ])
         expectJOSEError(.unsupportedCriticalHeader, mentioning: ["b64"]) { () throws(JOSEError) in try F.validate(b64) }
     }
 
-    @Test("A malformed crit (string, empty array, non-string entry, null) → invalid_header",
-          arguments: [JSON.string("exp"), .array([]), .array([.integer(1)]), .null])
+    @Test(
+        "A malformed crit (string, empty array, non-string entry, null) → invalid_header",
+        arguments: [JSON.string("exp"), .array([]), .array([.integer(1)]), .null])
     func malformedCrit(crit: JSON) {
         let token = F.token(extraHeader: [JSONMember(name: "crit", value: crit)])
         expectJOSEError(.invalidHeader, mentioning: ["crit"]) { () throws(JOSEError) in try F.validate(token) }

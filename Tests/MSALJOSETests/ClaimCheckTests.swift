@@ -7,7 +7,11 @@ import Testing
 /// verdicts and error codes of the String-based checks.
 @Suite("ID-token claim checks")
 struct ClaimCheckTests {
-    static let signer = try! JWSSigningKey.generateEC(keyID: "claims", algorithm: .es256)
+    static let signer: JWSSigningKey = {
+        do { return try JWSSigningKey.generateEC(keyID: "claims", algorithm: .es256) } catch {
+            fatalError("key generation failed: \(error)")
+        }
+    }()
     static let clientID = "6cb04018-a3f5-46a7-b995-940c78f5aef3"
     static let tenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
     static let issuer = "https://login.microsoftonline.com/\(tenant)/v2.0"

@@ -27,26 +27,32 @@ struct ReferenceJWTTests {
 
     static let tokens: [TokenCase] = [
         // AAD v1.0 token; its payload segment ends in `=` padding.
-        TokenCase(file: "msaljs_IDTOKEN_V1.txt", expectationKey: nil, kid: "7_Zuf1tvkwLxYaHS3q6lUjUYIGw",
-                  oid: "05833b6b-aa1d-42d4-9ec0-1b2bb9194438", tid: "fa15d692-e9c7-4460-a743-29f2956fd429",
-                  preferredUsername: nil, name: "abeli", upn: nil, email: "abeli@microsoft.com", ver: "1.0"),
-        TokenCase(file: "msaljs_IDTOKEN_V2.txt", expectationKey: "IDTOKEN_V2", kid: "ce52270f46243d9df2a980b4cf6ba407",
-                  oid: "00000000-0000-0000-66f3-3332eca7ea81", tid: "3338040d-6c67-4c5b-b112-36a304b66dad",
-                  preferredUsername: "AbeLi@microsoft.com", name: "Abe Lincoln", upn: "AbeLiUpn", email: nil, ver: "2.0"),
-        TokenCase(file: "msaljs_IDTOKEN_V2_ALT.txt", expectationKey: "IDTOKEN_V2_ALT", kid: "ce52270f46243d9df2a980b4cf6ba407",
-                  oid: "00000000-0000-0000-0000-000000000000", tid: "72f988bf-86f1-41af-91ab-2d7cd011db47",
-                  preferredUsername: "AbeLiToo@microsoft.com", name: "Abe Lincoln Too", upn: "AbeLiTooUpn", email: nil, ver: "2.0"),
+        TokenCase(
+            file: "msaljs_IDTOKEN_V1.txt", expectationKey: nil, kid: "7_Zuf1tvkwLxYaHS3q6lUjUYIGw",
+            oid: "05833b6b-aa1d-42d4-9ec0-1b2bb9194438", tid: "fa15d692-e9c7-4460-a743-29f2956fd429",
+            preferredUsername: nil, name: "abeli", upn: nil, email: "abeli@microsoft.com", ver: "1.0"),
+        TokenCase(
+            file: "msaljs_IDTOKEN_V2.txt", expectationKey: "IDTOKEN_V2", kid: "ce52270f46243d9df2a980b4cf6ba407",
+            oid: "00000000-0000-0000-66f3-3332eca7ea81", tid: "3338040d-6c67-4c5b-b112-36a304b66dad",
+            preferredUsername: "AbeLi@microsoft.com", name: "Abe Lincoln", upn: "AbeLiUpn", email: nil, ver: "2.0"),
+        TokenCase(
+            file: "msaljs_IDTOKEN_V2_ALT.txt", expectationKey: "IDTOKEN_V2_ALT", kid: "ce52270f46243d9df2a980b4cf6ba407",
+            oid: "00000000-0000-0000-0000-000000000000", tid: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+            preferredUsername: "AbeLiToo@microsoft.com", name: "Abe Lincoln Too", upn: "AbeLiTooUpn", email: nil, ver: "2.0"),
         // Pretty-printed payload with `=` padding; `email` claim, no `upn`.
-        TokenCase(file: "msaljs_IDTOKEN_V2_NEWCLAIM.txt", expectationKey: nil, kid: "1LTMzakihiRla_8z2BEJVXeWMqo",
-                  oid: "00000000-0000-0000-66f3-3332eca7ea81", tid: "3338040d-6c67-4c5b-b112-36a304b66dad",
-                  preferredUsername: "AbeLi@microsoft.com", name: "Abe Lincoln", upn: nil, email: "AbeLi@microsoft.com", ver: "2.0"),
-        TokenCase(file: "msaljs_ID_TOKEN_V2_GUEST.txt", expectationKey: "ID_TOKEN_V2_GUEST", kid: "ce52270f46243d9df2a980b4cf6ba407",
-                  oid: "00000000-0000-0000-1111-000000000000", tid: "72f988bf-86f1-41af-91ab-2d7cd011db47",
-                  preferredUsername: "AbeLiGuest@microsoft.com", name: "Abe Lincoln Guest", upn: "AbeLiGuestUpn", email: nil, ver: "2.0"),
+        TokenCase(
+            file: "msaljs_IDTOKEN_V2_NEWCLAIM.txt", expectationKey: nil, kid: "1LTMzakihiRla_8z2BEJVXeWMqo",
+            oid: "00000000-0000-0000-66f3-3332eca7ea81", tid: "3338040d-6c67-4c5b-b112-36a304b66dad",
+            preferredUsername: "AbeLi@microsoft.com", name: "Abe Lincoln", upn: nil, email: "AbeLi@microsoft.com", ver: "2.0"),
+        TokenCase(
+            file: "msaljs_ID_TOKEN_V2_GUEST.txt", expectationKey: "ID_TOKEN_V2_GUEST", kid: "ce52270f46243d9df2a980b4cf6ba407",
+            oid: "00000000-0000-0000-1111-000000000000", tid: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+            preferredUsername: "AbeLiGuest@microsoft.com", name: "Abe Lincoln Guest", upn: "AbeLiGuestUpn", email: nil, ver: "2.0"),
         // A PPE access token (PoP, `cnf` claim); decodes like any JWT.
-        TokenCase(file: "msaljs_POP_TOKEN.txt", expectationKey: nil, kid: "vap_ivkHttLFcnnoBXAwJ5HX0K4",
-                  oid: "be064c37-2617-468c-b627-25b4e4817adf", tid: "19eea2f8-e17a-470f-954d-d897c47f311c",
-                  preferredUsername: nil, name: "Cloud IDLAB Basic User", upn: "IDLAB@msidlab0.ccsctp.net", email: nil, ver: "1.0"),
+        TokenCase(
+            file: "msaljs_POP_TOKEN.txt", expectationKey: nil, kid: "vap_ivkHttLFcnnoBXAwJ5HX0K4",
+            oid: "be064c37-2617-468c-b627-25b4e4817adf", tid: "19eea2f8-e17a-470f-954d-d897c47f311c",
+            preferredUsername: nil, name: "Cloud IDLAB Basic User", upn: "IDLAB@msidlab0.ccsctp.net", email: nil, ver: "1.0"),
     ]
 
     /// Claim names, in token order, of the tokens that have no entry in msaljs_id_token_claims.json.

@@ -42,7 +42,8 @@ struct SampleTokenTests {
 
     @Test("Our own signer round-trips through our verifier", arguments: [JWSAlgorithm.rs256, .ps256, .es256, .es384])
     func signAndVerify(algorithm: JWSAlgorithm) throws {
-        let signer = algorithm.keyType == .rsa
+        let signer =
+            algorithm.keyType == .rsa
             ? try JWSSigningKey.generateRSA(keyID: "k1", algorithm: algorithm)
             : try JWSSigningKey.generateEC(keyID: "k1", algorithm: algorithm)
         let token = try signer.sign(claims: .object(["sub": .string("s"), "n": .integer(1)]))

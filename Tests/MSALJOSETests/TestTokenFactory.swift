@@ -171,7 +171,9 @@ enum TestTokenFactory {
 
     // MARK: Verification
 
-    static func options(issuer: String = issuer, clientID: String = clientID, nonce: String? = nonce, clockSkew: Double = defaultSkew) -> IDTokenValidationOptions {
+    static func options(
+        issuer: String = issuer, clientID: String = clientID, nonce: String? = nonce, clockSkew: Double = defaultSkew
+    ) -> IDTokenValidationOptions {
         IDTokenValidationOptions(issuer: issuer, clientID: clientID, nonce: nonce, clockSkew: clockSkew)
     }
 

@@ -38,7 +38,8 @@ struct WycheproofJWSTests {
         if key["crv"] as? String == "P-521" { return .unsupportedCurve }
         guard vector.result == "valid" else { return .standard }
         if let keyAlgorithm = key["alg"] as? String, let tokenAlgorithm = Wycheproof.headerAlgorithm(of: jws),
-            keyAlgorithm != tokenAlgorithm {
+            keyAlgorithm != tokenAlgorithm
+        {
             return .keyAlgorithmBinding
         }
         let segments = jws.split(separator: ".", omittingEmptySubsequences: false)
@@ -197,8 +198,9 @@ struct WycheproofJWSTests {
                 continue
             }
             // No HMAC token ever reaches key selection or signature checking.
-            #expect([.unsupportedAlgorithm, .malformedToken, .invalidBase64URL, .invalidHeader].contains(error.code),
-                    "\(vector.label): \(error)")
+            #expect(
+                [.unsupportedAlgorithm, .malformedToken, .invalidBase64URL, .invalidHeader].contains(error.code),
+                "\(vector.label): \(error)")
             if vector.result == "valid" {
                 validCount += 1
                 #expect(error.code == validCodeExceptions[vector.tcId] ?? .unsupportedAlgorithm, "\(vector.label): \(error)")

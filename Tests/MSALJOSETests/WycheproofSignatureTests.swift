@@ -91,7 +91,8 @@ struct WycheproofSignatureTests {
             }
         }
 
-        let summary = "\(file.name): ran \(run) of \(vectorFile.numberOfTests) vectors; valid accepted \(validAccepted), "
+        let summary =
+            "\(file.name): ran \(run) of \(vectorFile.numberOfTests) vectors; valid accepted \(validAccepted), "
             + "invalid rejected \(invalidRejected), acceptable rejected \(acceptableRejected), "
             + "acceptable accepted \(acceptableAccepted), valid vectors of refused keys \(refusedKeyValidVectors.sorted())"
         #expect(run == vectorFile.numberOfTests, "\(summary)")

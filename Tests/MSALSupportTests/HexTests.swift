@@ -13,9 +13,11 @@ struct HexTests {
         #expect(Hex.decode(text.uppercased()) == all)
     }
 
-    @Test("Anything but pairs of hexadecimal digits is refused", arguments: [
-        "0", "abc", "0x00", "zz", " 00", "00 ", "0g", "é0", "-1",
-    ])
+    @Test(
+        "Anything but pairs of hexadecimal digits is refused",
+        arguments: [
+            "0", "abc", "0x00", "zz", " 00", "00 ", "0g", "é0", "-1",
+        ])
     func refusals(text: String) {
         #expect(Hex.decode(text) == nil)
     }

@@ -3,18 +3,22 @@ import Testing
 
 @Suite("Percent encoding: one decoding rule")
 struct PercentEncodingTests {
-    @Test("Escapes, plus signs and UTF-8 decode", arguments: [
-        ("a+b", "a b"), ("a%20b", "a b"), ("%2B", "+"), ("%c3%A9", "é"), ("plain", "plain"), ("", ""),
-        ("%25", "%"), ("%26%3D", "&="),
-    ])
+    @Test(
+        "Escapes, plus signs and UTF-8 decode",
+        arguments: [
+            ("a+b", "a b"), ("a%20b", "a b"), ("%2B", "+"), ("%c3%A9", "é"), ("plain", "plain"), ("", ""),
+            ("%25", "%"), ("%26%3D", "&="),
+        ])
     func decodes(input: String, expected: String) {
         #expect(PercentEncoding.decodeFormComponent(input) == expected)
         #expect(PercentEncoding.decodeFormComponent(bytes: Array(input.utf8)) == expected)
     }
 
-    @Test("A bad escape or bytes that are not UTF-8 are refused, never kept half-decoded", arguments: [
-        "%", "%2", "a%zz", "%g0", "%C3", "%FF", "%C0%AF", "%ED%A0%80", "100%",
-    ])
+    @Test(
+        "A bad escape or bytes that are not UTF-8 are refused, never kept half-decoded",
+        arguments: [
+            "%", "%2", "a%zz", "%g0", "%C3", "%FF", "%C0%AF", "%ED%A0%80", "100%",
+        ])
     func refuses(input: String) {
         #expect(PercentEncoding.decodeFormComponent(input) == nil)
     }

@@ -15,7 +15,11 @@ struct SingleFlightTests {
     /// Counts operation runs.
     final class Counter: Sendable {
         private let value = Mutex(0)
-        func next() -> Int { value.withLock { $0 += 1; return $0 } }
+        func next() -> Int {
+            value.withLock {
+                $0 += 1; return $0
+            }
+        }
         var count: Int { value.withLock { $0 } }
     }
 
@@ -53,7 +57,9 @@ struct SingleFlightTests {
         let flights = SingleFlight<Int, Int>()
         let runs = Counter()
         await #expect(throws: Failure(code: 7)) {
-            try await flights.run(1) { _ = runs.next(); throw Failure(code: 7) }
+            try await flights.run(1) {
+                _ = runs.next(); throw Failure(code: 7)
+            }
         }
         #expect(try await flights.run(1) { runs.next() } == 2)
     }
@@ -63,10 +69,22 @@ struct SingleFlightTests {
         let flights = SingleFlight<String, Int>()
         let gate = Gate()
         let finished = Counter()
-        let leader = Task { try await flights.run("k") { await gate.wait(); _ = finished.next(); return 42 } }
+        let leader = Task {
+            try await flights.run("k") {
+                await gate.wait(); _ = finished.next(); return 42
+            }
+        }
         while flights.count == 0 { await Task.yield() }
-        let quitter = Task { try await flights.run("k") { Issue.record("joined callers never run"); return 0 } }
-        let stayer = Task { try await flights.run("k") { Issue.record("joined callers never run"); return 0 } }
+        let quitter = Task {
+            try await flights.run("k") {
+                Issue.record("joined callers never run"); return 0
+            }
+        }
+        let stayer = Task {
+            try await flights.run("k") {
+                Issue.record("joined callers never run"); return 0
+            }
+        }
         while flights.joinedCount < 2 { await Task.yield() }
         quitter.cancel()
         await #expect(throws: CancellationError.self) { try await quitter.value }

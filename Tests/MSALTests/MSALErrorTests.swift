@@ -1,8 +1,8 @@
 import Foundation
+import MSALJOSE
 import Testing
 
 @testable import MSAL
-import MSALJOSE
 
 @Suite("MSALError: codes, userInfo and NSError bridging")
 struct MSALErrorTests {
@@ -25,9 +25,10 @@ struct MSALErrorTests {
 
     @Test("The NSError idiom of the MSAL tutorial works")
     func nsErrorIdiom() {
-        var error = MSALError(.interactionRequired, internalCode: .invalidGrant, message: "refresh token expired",
-                              oauthError: "invalid_grant", oauthSubError: "bad_token",
-                              correlationID: UUID(uuidString: "6F0E2A4B-3C8E-4D2A-9E51-6E8F3C1D2B7A"))
+        var error = MSALError(
+            .interactionRequired, internalCode: .invalidGrant, message: "refresh token expired",
+            oauthError: "invalid_grant", oauthSubError: "bad_token",
+            correlationID: UUID(uuidString: "6F0E2A4B-3C8E-4D2A-9E51-6E8F3C1D2B7A"))
         error.stsErrorCodes = [70008]
         error.httpStatusCode = 400
         let thrown: Error = error

@@ -7,9 +7,11 @@ import Testing
     @Test func authorityExamplesHaveTheKindsTheREADMENames() throws {
         let authorities = try authorityExamples()
         #expect(authorities.map(\.kind) == [.aad, .aad, .b2c, .ciam, .adfs, .oidc, .b2c])
-        #expect(authorities.map(\.tenant) == [
-            "contoso.onmicrosoft.com", "organizations", "contoso.onmicrosoft.com", "contoso.onmicrosoft.com", "adfs", "", "contoso.onmicrosoft.com",
-        ])
+        #expect(
+            authorities.map(\.tenant) == [
+                "contoso.onmicrosoft.com", "organizations", "contoso.onmicrosoft.com", "contoso.onmicrosoft.com", "adfs", "",
+                "contoso.onmicrosoft.com",
+            ])
         #expect(authorities[1].host == "login.microsoftonline.us")
         #expect((authorities[2] as? MSALB2CAuthority)?.policy == "B2C_1_signupsignin")
         #expect(authorities[4] is MSALADFSAuthority)

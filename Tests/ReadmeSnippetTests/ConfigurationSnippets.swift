@@ -10,12 +10,14 @@ import MSALSupport
 /// One authority of each kind.
 func authorityExamples() throws -> [MSALAuthority] {
     let organization = try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/contoso.onmicrosoft.com")!)
-    let usGovernment = try MSALAADAuthority(cloudInstance: .usGovernmentCloudInstance, audienceType: .azureADMultipleOrgsAudience, rawTenant: nil)
+    let usGovernment = try MSALAADAuthority(
+        cloudInstance: .usGovernmentCloudInstance, audienceType: .azureADMultipleOrgsAudience, rawTenant: nil)
     let b2c = try MSALB2CAuthority(url: URL(string: "https://contoso.b2clogin.com/contoso.onmicrosoft.com/B2C_1_signupsignin")!)
     let ciam = try MSALCIAMAuthority(url: URL(string: "https://contoso.ciamlogin.com")!)
     let adfs = try MSALADFSAuthority(url: URL(string: "https://sts.contoso.com/adfs")!)
     let oidc = try MSALOIDCAuthority(url: URL(string: "https://accounts.example.com")!)
-    let detected = try MSALAuthority.authority(url: URL(string: "https://contoso.b2clogin.com/contoso.onmicrosoft.com/B2C_1_edit")!)  // an MSALB2CAuthority
+    // An MSALB2CAuthority:
+    let detected = try MSALAuthority.authority(url: URL(string: "https://contoso.b2clogin.com/contoso.onmicrosoft.com/B2C_1_edit")!)
     return [organization, usGovernment, b2c, ciam, adfs, oidc, detected]
 }
 
@@ -79,11 +81,11 @@ func signInWithDeviceCode(_ application: MSALPublicClientApplication, scopes: [S
 
 /// Process-wide logging and HTTP settings, set once at launch.
 func configureLoggingAndHTTP() {
-    MSALGlobalConfig.loggerConfig.logLevel = .info                         // default .error
-    MSALGlobalConfig.loggerConfig.logMaskingLevel = .settingsMaskAllPII    // the default: no user or account ids
+    MSALGlobalConfig.loggerConfig.logLevel = .info  // default .error
+    MSALGlobalConfig.loggerConfig.logMaskingLevel = .settingsMaskAllPII  // the default: no user or account ids
     MSALGlobalConfig.loggerConfig.setLogCallback { level, message, containsPII in
         if let message, !containsPII { print(level, message) }
     }
-    MSALGlobalConfig.httpConfig.timeoutIntervalForRequest = 20             // seconds
-    MSALGlobalConfig.httpConfig.retryCount = 1                             // one retry of idempotent requests on 5xx/timeouts
+    MSALGlobalConfig.httpConfig.timeoutIntervalForRequest = 20  // seconds
+    MSALGlobalConfig.httpConfig.retryCount = 1  // one retry of idempotent requests on 5xx/timeouts
 }

@@ -25,7 +25,8 @@ import Testing
         let sources = try Self.snippetSources()
         for block in blocks {
             guard let named = block.namedFile, named.hasPrefix("\(Self.snippetFolder)/") else {
-                Issue.record("README.md:\(block.line): the text before a Swift block must name the file of \(Self.snippetFolder) that compiles it")
+                Issue.record(
+                    "README.md:\(block.line): the text before a Swift block must name the file of \(Self.snippetFolder) that compiles it")
                 continue
             }
             let source = try #require(sources[named], "README.md:\(block.line) names \(named), which does not exist")

@@ -41,7 +41,9 @@ import Testing
         // Signed in: the token comes from the cache.
         var seen = log.all.count
         controller.callGraphAPI()
-        #expect(try await log.waitForLine(startingWith: "Refreshed Access token is", after: seen) == "Refreshed Access token is tutorial-access-token-1")
+        #expect(
+            try await log.waitForLine(startingWith: "Refreshed Access token is", after: seen)
+                == "Refreshed Access token is tutorial-access-token-1")
         _ = try await log.waitForLine(startingWith: "Result from Graph", after: seen)
         #expect(user.authorizationURLs.count == 1)
 

@@ -129,11 +129,14 @@ final class GraphStub: ChannelInboundHandler, @unchecked Sendable {
 
     /// `http://127.0.0.1:<port>/v1.0/me/`, started on first use.
     static let url: String = {
-        let channel = try! ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(GraphStub()) }
-            }
-            .bind(host: "127.0.0.1", port: 0).wait()
+        let bound = Result {
+            try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelInitializer { channel in
+                    channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(GraphStub()) }
+                }
+                .bind(host: "127.0.0.1", port: 0).wait()
+        }
+        guard case .success(let channel) = bound else { fatalError("the Graph stub could not listen: \(bound)") }
         return "http://127.0.0.1:\(channel.localAddress!.port!)/v1.0/me/"
     }()
 

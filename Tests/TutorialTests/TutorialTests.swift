@@ -32,7 +32,9 @@ struct TutorialTests {
         // Signed in: callGraphAPI takes the token silently from the cache.
         var seen = harness.recorded.count
         controller.callGraphAPI(nil)
-        #expect(try await harness.waitForLine(startingWith: "Refreshed Access token is", after: seen) == "Refreshed Access token is tutorial-access-token-1")
+        #expect(
+            try await harness.waitForLine(startingWith: "Refreshed Access token is", after: seen)
+                == "Refreshed Access token is tutorial-access-token-1")
 
         // Two hours later the token has expired and the service rejects the refresh token
         // (invalid_grant): the tutorial's NSError check sees interactionRequired and signs in again.

@@ -31,7 +31,7 @@ let kAuthority = "https://login.microsoftonline.com/common"
 
 class ViewController {
     var accessToken = String()
-    var applicationContext : MSALPublicClientApplication?
+    var applicationContext: MSALPublicClientApplication?
 
     // Not in the tutorial (UIKit): what the text view and button would show.
     let harness: TutorialHarness
@@ -63,10 +63,10 @@ class ViewController {
         let authority = try MSALAADAuthority(url: authorityURL)
 
         let msalConfiguration = MSALPublicClientApplicationConfig(clientId: kClientID, redirectUri: nil, authority: authority)
-        msalConfiguration.transport = harness.transport          // test wiring
-        msalConfiguration.clock = harness.clock                  // test wiring
-        msalConfiguration.cacheConfig = .memory                  // test wiring
-        harness.wire(msalConfiguration)                          // test wiring: fixed interactive secrets
+        msalConfiguration.transport = harness.transport  // test wiring
+        msalConfiguration.clock = harness.clock  // test wiring
+        msalConfiguration.cacheConfig = .memory  // test wiring
+        harness.wire(msalConfiguration)  // test wiring: fixed interactive secrets
         self.applicationContext = try MSALPublicClientApplication(configuration: msalConfiguration)
     }
 
@@ -104,11 +104,11 @@ class ViewController {
     func acquireTokenInteractively() {
 
         guard let applicationContext = self.applicationContext else { return }
-     // #1
+        // #1
         let parameters = MSALInteractiveTokenParameters(scopes: kScopes)
-     // #2
+        // #2
         applicationContext.acquireToken(with: parameters) { (result, error) in
-     // #3
+            // #3
             if let error = error {
                 self.updateLogging(text: "Could not acquire token: \(error)")
                 return
@@ -117,7 +117,7 @@ class ViewController {
                 self.updateLogging(text: "Could not acquire token: No result returned")
                 return
             }
-     // #4
+            // #4
             self.accessToken = result.accessToken
             self.updateLogging(text: "Access token is \(self.accessToken)")
             self.updateSignOutButton(enabled: true)
@@ -125,7 +125,7 @@ class ViewController {
         }
     }
 
-    func acquireTokenSilently(_ account : MSALAccount!) {
+    func acquireTokenSilently(_ account: MSALAccount!) {
         guard let applicationContext = self.applicationContext else { return }
         let parameters = MSALSilentTokenParameters(scopes: kScopes, account: account)
 
@@ -166,18 +166,18 @@ class ViewController {
 
         URLSession.shared.dataTask(with: request) { data, response, error in
 
-        if let error = error {
-            self.updateLogging(text: "Couldn't get graph result: \(error)")
-            return
-        }
+            if let error = error {
+                self.updateLogging(text: "Couldn't get graph result: \(error)")
+                return
+            }
 
-        guard let result = try? JSONSerialization.jsonObject(with: data!, options: []) else {
+            guard let result = try? JSONSerialization.jsonObject(with: data!, options: []) else {
 
-        self.updateLogging(text: "Couldn't deserialize result JSON")
-            return
-        }
+                self.updateLogging(text: "Couldn't deserialize result JSON")
+                return
+            }
 
-        self.updateLogging(text: "Result from Graph: \(result))")
+            self.updateLogging(text: "Result from Graph: \(result))")
 
         }.resume()
     }
@@ -205,12 +205,12 @@ class ViewController {
         }
     }
 
-    func updateLogging(text : String) {
+    func updateLogging(text: String) {
         harness.record(text)
         screen.withLock { $0.log.append(text) }
     }
 
-    func updateSignOutButton(enabled : Bool) {
+    func updateSignOutButton(enabled: Bool) {
         signOutEnabled = enabled
     }
 }

@@ -31,7 +31,9 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An account whose identifier's parts the caller already split (`homeAccountId` is `identifier`'s).
-    package init(identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile], homeAccountId: MSALAccountId) {
+    package init(
+        identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile], homeAccountId: MSALAccountId
+    ) {
         self.identifier = identifier
         self.username = username
         self.environment = environment
@@ -52,6 +54,7 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
         lhs.identifier.map(CacheText.lowercased) == rhs.identifier.map(CacheText.lowercased)
     }
 
+    /// Hashes the identifier, ignoring case, as `==` compares it.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(identifier.map(CacheText.lowercased))
     }

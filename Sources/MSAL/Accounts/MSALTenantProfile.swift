@@ -49,11 +49,13 @@ public struct MSALTenantProfile: Sendable, Hashable {
         idToken.flatMap { MSALClaims.dictionary(fromIDToken: $0) }
     }
 
+    /// Profiles are equal when their account, cloud, tenant and home flag are.
     public static func == (lhs: MSALTenantProfile, rhs: MSALTenantProfile) -> Bool {
         lhs.identifier == rhs.identifier && lhs.environment == rhs.environment && lhs.tenantId == rhs.tenantId
             && lhs.isHomeTenantProfile == rhs.isHomeTenantProfile
     }
 
+    /// Hashes the account identifier and the tenant.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(identifier)
         hasher.combine(tenantId)

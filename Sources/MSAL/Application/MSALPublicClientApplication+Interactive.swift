@@ -28,7 +28,8 @@ extension MSALPublicClientApplication {
             return try await InteractiveFlow(client: client).run(parameters)
         } catch let error as MSALError {
             client.logger.info(
-                "Interactive request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)", correlationID: error.correlationID)
+                "Interactive request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)",
+                correlationID: error.correlationID)
             throw error
         }
     }
@@ -56,7 +57,8 @@ extension MSALPublicClientApplication {
             correlationID: correlationID)
         // Read before the tokens are removed: the profiles' ID tokens are slices of the cache.
         let profiles = account.tenantProfiles ?? []
-        let idTokenHint = signoutParameters.signoutFromBrowser
+        let idTokenHint =
+            signoutParameters.signoutFromBrowser
             ? (profiles.first { $0.isHomeTenantProfile && $0.hasIDToken } ?? profiles.first { $0.hasIDToken })?.idToken : nil
         try remove(account)
         guard signoutParameters.signoutFromBrowser else { return }
@@ -64,7 +66,8 @@ extension MSALPublicClientApplication {
         guard let endpoint = metadata.endSessionEndpoint else {
             throw MSALError(
                 .internal, internalCode: .invalidAuthorityMetadata,
-                message: "The authority names no end_session_endpoint, so the browser session cannot be ended", correlationID: correlationID)
+                message: "The authority names no end_session_endpoint, so the browser session cannot be ended", correlationID: correlationID
+            )
         }
         var query: [(String, String)] = [("client_id", configuration.clientId)]
         if let idTokenHint { query.append(("id_token_hint", idTokenHint)) }

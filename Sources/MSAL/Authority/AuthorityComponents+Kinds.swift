@@ -11,7 +11,9 @@ extension AuthorityComponents {
     }
 
     /// Parses `text` as an authority of `kind` (`nil`: detect it).
-    package static func parse(_ text: String, kind: MSALAuthorityKind?, options: MSALAuthorityOptions) throws(MSALError) -> AuthorityComponents {
+    package static func parse(
+        _ text: String, kind: MSALAuthorityKind?, options: MSALAuthorityOptions
+    ) throws(MSALError) -> AuthorityComponents {
         let parts = try AuthorityURLParts.parse(text, options: options)
         do {
             return try make(kind ?? detectKind(parts), parts: parts, text: text)
@@ -32,7 +34,9 @@ extension AuthorityComponents {
     /// Applies the rules of `kind` to parsed parts.
     package static func make(_ kind: MSALAuthorityKind, parts: AuthorityURLParts, text: String) throws(MSALError) -> AuthorityComponents {
         func fail(_ reason: String) -> MSALError {
-            MSALError(.internal, internalCode: .invalidAuthority, message: "Invalid \(kind.displayName) authority \(AuthorityURLParts.quoted(text)): \(reason).")
+            MSALError(
+                .internal, internalCode: .invalidAuthority,
+                message: "Invalid \(kind.displayName) authority \(AuthorityURLParts.quoted(text)): \(reason).")
         }
         let origin = parts.port.map { "\(parts.scheme)://\(parts.host):\($0)" } ?? "\(parts.scheme)://\(parts.host)"
         var components = AuthorityComponents(
@@ -41,7 +45,10 @@ extension AuthorityComponents {
         switch kind {
         case .aad:
             guard parts.segments.count == 1 else {
-                throw fail(parts.segments.isEmpty ? "it has no tenant (use /common, /organizations, /consumers, a tenant id or a domain)" : "the path must be exactly one tenant segment")
+                throw fail(
+                    parts.segments.isEmpty
+                        ? "it has no tenant (use /common, /organizations, /consumers, a tenant id or a domain)"
+                        : "the path must be exactly one tenant segment")
             }
             let raw = parts.segments[0]
             guard raw.lowercased() != "adfs" else { throw fail("`adfs` is an ADFS authority; use MSALADFSAuthority") }
@@ -80,7 +87,8 @@ extension AuthorityComponents {
             components.canonical = origin + "/adfs"
         case .oidc:
             components.issuerPath = parts.segments
-            components.canonical = origin + (parts.segments.isEmpty ? "" : "/" + parts.segments.joined(separator: "/"))
+            components.canonical =
+                origin + (parts.segments.isEmpty ? "" : "/" + parts.segments.joined(separator: "/"))
                 + (parts.hadTrailingSlash ? "/" : "")
         }
         return components

@@ -51,13 +51,16 @@ package struct AuthorityURLParts: Sendable, Hashable {
     /// Splits and checks `text`.
     package static func parse(_ text: String, options: MSALAuthorityOptions) throws(MSALError) -> AuthorityURLParts {
         func fail(_ reason: String) -> MSALError {
-            MSALError(.internal, internalCode: .invalidAuthority, message: "Invalid authority \(AuthorityURLParts.quoted(text)): \(reason).")
+            MSALError(
+                .internal, internalCode: .invalidAuthority, message: "Invalid authority \(AuthorityURLParts.quoted(text)): \(reason).")
         }
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw fail("it is empty") }
         guard bytes.count <= 2048 else { throw fail("it is longer than 2048 bytes") }
         for byte in bytes {
-            if byte <= 0x20 || byte >= 0x7F { throw fail("it contains a space, a control character or a non-ASCII byte (write IDN hosts in their xn-- form)") }
+            if byte <= 0x20 || byte >= 0x7F {
+                throw fail("it contains a space, a control character or a non-ASCII byte (write IDN hosts in their xn-- form)")
+            }
             if byte == UInt8(ascii: "\\") { throw fail("it contains a backslash") }
             if byte == UInt8(ascii: "?") { throw fail("it has a query; an authority is scheme, host and path only") }
             if byte == UInt8(ascii: "#") { throw fail("it has a fragment") }
@@ -118,7 +121,8 @@ package struct AuthorityURLParts: Sendable, Hashable {
                 segments.append(String(decoding: part, as: UTF8.self))
             }
         }
-        return AuthorityURLParts(scheme: scheme, host: host, port: port, segments: segments, isLoopback: isLoopback, hadTrailingSlash: trailing)
+        return AuthorityURLParts(
+            scheme: scheme, host: host, port: port, segments: segments, isLoopback: isLoopback, hadTrailingSlash: trailing)
     }
 
     private static func parsePort(_ bytes: ArraySlice<UInt8>, fail: (String) -> MSALError) throws(MSALError) -> Int {
@@ -160,6 +164,8 @@ package struct AuthorityURLParts: Sendable, Hashable {
     /// The text, shortened for an error message.
     package static func quoted(_ text: String) -> String {
         let limited = text.utf8.count > 200 ? String(decoding: text.utf8.prefix(200), as: UTF8.self) + "…" : text
-        return "`" + limited.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined() + "`"
+        return "`"
+            + limited.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+            .joined() + "`"
     }
 }

@@ -50,7 +50,9 @@ package struct AuthorityMetadataValidator: Sendable {
             isValidated: isValidated,
             authorizationEndpoint: try endpoint(configuration.authorizationEndpoint, "authorization_endpoint"),
             tokenEndpoint: token, deviceCodeEndpoint: deviceCode,
-            endSessionEndpoint: try configuration.endSessionEndpoint.map { (text) throws(MSALError) in try endpoint(text, "end_session_endpoint") },
+            endSessionEndpoint: try configuration.endSessionEndpoint.map { (text) throws(MSALError) in
+                try endpoint(text, "end_session_endpoint")
+            },
             jwksURI: try endpoint(configuration.jwksURI, "jwks_uri"),
             // checkIssuer accepts `{tenant}` as the multi-tenant template too; the ID-token validator fills only `{tenantid}`.
             issuer: configuration.issuer.replacingOccurrences(of: "{tenant}", with: "{tenantid}"),
@@ -71,7 +73,8 @@ package struct AuthorityMetadataValidator: Sendable {
         func mismatch(_ reason: String) -> MSALError {
             MSALError(
                 .internal, internalCode: .authorityIssuerMismatch,
-                message: "The OpenID configuration of \(components.canonical) names the issuer \(AuthorityURLParts.quoted(issuer)): \(reason).",
+                message:
+                    "The OpenID configuration of \(components.canonical) names the issuer \(AuthorityURLParts.quoted(issuer)): \(reason).",
                 correlationID: correlationID)
         }
         switch components.kind {
@@ -95,7 +98,8 @@ package struct AuthorityMetadataValidator: Sendable {
         var segments = rest[slash...].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if segments.first == "" { segments.removeFirst() }
         if segments.last == "" { segments.removeLast() }
-        let hostAllowed = trustedHosts.contains(host) || (components.kind == .ciam && host.hasSuffix(".ciamlogin.com") && !host.contains(":"))
+        let hostAllowed =
+            trustedHosts.contains(host) || (components.kind == .ciam && host.hasSuffix(".ciamlogin.com") && !host.contains(":"))
         guard hostAllowed else { throw mismatch("its host is not one of the authority's hosts") }
         guard segments.count == 1 || (segments.count == 2 && segments[1] == "v2.0") else {
             throw mismatch("its path is not /<tenant>/v2.0")
@@ -125,7 +129,8 @@ package struct AuthorityMetadataValidator: Sendable {
                 guard byte == UInt8(ascii: "-") else { return false }
             } else {
                 switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): continue
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+                    continue
                 default: return false
                 }
             }

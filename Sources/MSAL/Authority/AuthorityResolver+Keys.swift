@@ -14,7 +14,8 @@ extension AuthorityResolver {
                 guard response.statusCode == 200 else {
                     var error = MSALError(
                         .internal, internalCode: .invalidAuthorityMetadata,
-                        message: "Fetching the signing keys at \(uri) failed with HTTP \(response.statusCode).", correlationID: correlationID)
+                        message: "Fetching the signing keys at \(uri) failed with HTTP \(response.statusCode).",
+                        correlationID: correlationID)
                     error.httpStatusCode = response.statusCode
                     return .init(.failure(error), timeToLive: nil)
                 }
@@ -27,7 +28,9 @@ extension AuthorityResolver {
             } catch let error as MSALError {
                 return .init(.failure(error), timeToLive: nil)
             } catch {
-                return .init(.failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)), timeToLive: nil)
+                return .init(
+                    .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
+                    timeToLive: nil)
             }
         }
     }
@@ -44,7 +47,7 @@ extension AuthorityResolver {
         let keys = try await keySet(for: metadata, correlationID: correlationID)
         do throws(JOSEError) {
             return try IDTokenValidator(keySet: keys, options: options).validate(token, now: now)
-        } catch where error.code == .keyNotFound {
+        } catch  where error.code == .keyNotFound {
             // Rate-limited by the last kid-triggered refetch, not by the regular fetch: a key rotated in
             // just after the set was fetched must still be found.
             let uri = metadata.jwksURI.absoluteString

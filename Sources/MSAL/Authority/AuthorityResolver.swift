@@ -57,7 +57,9 @@ package struct AuthorityResolver: Sendable {
             } catch let error as MSALError {
                 return .init(.failure(error), timeToLive: nil)
             } catch {
-                return .init(.failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)), timeToLive: nil)
+                return .init(
+                    .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
+                    timeToLive: nil)
             }
         }
     }
@@ -76,7 +78,8 @@ package struct AuthorityResolver: Sendable {
         }
         let configurationURL = Self.configurationURL(components, networkHost: group.preferredNetwork)
         do {
-            let configuration = try await fetchConfiguration(configurationURL, microsoft: authority.kind.isMicrosoft, correlationID: correlationID)
+            let configuration = try await fetchConfiguration(
+                configurationURL, microsoft: authority.kind.isMicrosoft, correlationID: correlationID)
             return try AuthorityMetadataValidator(
                 authority: authority, group: group, policy: policy, isValidated: mode == .validate
             ).validate(configuration, correlationID: correlationID)
@@ -89,7 +92,8 @@ package struct AuthorityResolver: Sendable {
 
     /// A group naming only the authority's own host.
     private static func ownGroup(_ components: AuthorityComponents) -> KnownClouds.Group {
-        KnownClouds.Group(preferredNetwork: components.hostAndPort, preferredCache: components.hostAndPort, aliases: [components.hostAndPort])
+        KnownClouds.Group(
+            preferredNetwork: components.hostAndPort, preferredCache: components.hostAndPort, aliases: [components.hostAndPort])
     }
 
     /// Where the OpenID configuration of each kind lives.
@@ -142,14 +146,18 @@ package struct AuthorityResolver: Sendable {
             } catch let error as MSALError {
                 return .init(.failure(error), timeToLive: nil)
             } catch {
-                return .init(.failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)), timeToLive: nil)
+                return .init(
+                    .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
+                    timeToLive: nil)
             }
         }
     }
 
     private func fetchConfiguration(_ url: String, microsoft: Bool, correlationID: UUID) async throws -> OpenIDConfiguration {
         guard let requestURL = URL(string: url) else {
-            throw MSALError(.internal, internalCode: .invalidAuthority, message: "Cannot build the OpenID configuration URL.", correlationID: correlationID)
+            throw MSALError(
+                .internal, internalCode: .invalidAuthority, message: "Cannot build the OpenID configuration URL.",
+                correlationID: correlationID)
         }
         var request = MSALHTTPRequest(method: .get, url: requestURL)
         request.sendsMicrosoftHeaders = microsoft

@@ -52,7 +52,8 @@ package struct InstanceDiscoveryResponse: Sendable, Hashable {
         var host = Substring(text)
         if let colon = text.firstIndex(of: ":") {
             let port = text[text.index(after: colon)...]
-            guard !port.isEmpty, port.count <= 5, port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(port), (1...65535).contains(value)
+            guard !port.isEmpty, port.count <= 5, port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(port),
+                (1...65535).contains(value)
             else { return false }
             host = text[..<colon]
         }

@@ -27,11 +27,14 @@ package enum KnownClouds {
         Group(
             preferredNetwork: "login.partner.microsoftonline.cn", preferredCache: "login.partner.microsoftonline.cn",
             aliases: ["login.partner.microsoftonline.cn", "login.chinacloudapi.cn"]),
-        Group(preferredNetwork: "login.microsoftonline.de", preferredCache: "login.microsoftonline.de", aliases: ["login.microsoftonline.de"]),
+        Group(
+            preferredNetwork: "login.microsoftonline.de", preferredCache: "login.microsoftonline.de", aliases: ["login.microsoftonline.de"]),
         Group(
             preferredNetwork: "login.microsoftonline.us", preferredCache: "login.microsoftonline.us",
             aliases: ["login.microsoftonline.us", "login.usgovcloudapi.net"]),
-        Group(preferredNetwork: "login-us.microsoftonline.com", preferredCache: "login-us.microsoftonline.com", aliases: ["login-us.microsoftonline.com"]),
+        Group(
+            preferredNetwork: "login-us.microsoftonline.com", preferredCache: "login-us.microsoftonline.com",
+            aliases: ["login-us.microsoftonline.com"]),
     ]
 
     /// The built-in group containing `host`.

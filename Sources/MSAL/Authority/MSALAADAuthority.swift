@@ -48,7 +48,8 @@ public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
         case (let alias?, nil): tenant = alias
         case (nil, let raw?) where !raw.isEmpty: tenant = raw
         case (nil, _):
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "azureADMyOrgOnlyAudience needs a rawTenant (a tenant id or domain).")
+            throw MSALError(
+                .internal, internalCode: .invalidParameter, message: "azureADMyOrgOnlyAudience needs a rawTenant (a tenant id or domain).")
         case (_?, _?):
             throw MSALError(.internal, internalCode: .invalidParameter, message: "rawTenant is only for azureADMyOrgOnlyAudience.")
         }
@@ -61,6 +62,10 @@ extension MSALAADAuthority {
     /// `https://login.microsoftonline.com/common`, the default authority of an application.
     package static var defaultCommon: MSALAADAuthority {
         // A constant, valid Entra authority: parsing it cannot fail (a unit test checks it).
-        try! MSALAADAuthority(url: MSALPublicClientApplicationConfig.defaultAuthorityURL)
+        do {
+            return try MSALAADAuthority(url: MSALPublicClientApplicationConfig.defaultAuthorityURL)
+        } catch {
+            preconditionFailure("the default authority must parse: \(error)")
+        }
     }
 }

@@ -9,9 +9,10 @@ import Foundation
 /// userinfo, query, fragment, percent escapes, backslashes or dot segments.
 ///
 /// Instances are immutable.
-// @unchecked Sendable: every stored property is an immutable `let` of a Sendable type, and the
-// subclasses add only immutable Sendable `let`s; the class is non-final only to mirror MSAL's hierarchy.
 public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertible {
+    // @unchecked Sendable: every stored property is an immutable `let` of a Sendable type, and the
+    // subclasses add only immutable Sendable `let`s; the class is non-final only to mirror MSAL's hierarchy.
+
     /// The canonical authority URL, such as `https://login.microsoftonline.com/common`.
     public let url: URL
     /// The kind of provider.

@@ -136,10 +136,12 @@ public struct MSALAuthorityMetadata: Sendable, Hashable {
                 authorizationResponseIssuerSupported: authorizationResponseIssuerSupported))
     }
 
+    /// Metadata are equal when every value is.
     public static func == (lhs: MSALAuthorityMetadata, rhs: MSALAuthorityMetadata) -> Bool {
         lhs.storage === rhs.storage || lhs.storage.values == rhs.storage.values
     }
 
+    /// Hashes every value.
     public func hash(into hasher: inout Hasher) {
         storage.values.hash(into: &hasher)
     }

@@ -128,7 +128,9 @@ struct CacheDocumentReader {
 
     /// One known section: its entries by lower-cased key. When a legacy mixed-case key and its
     /// lower-case form are both present, the lower-case entry wins; otherwise the last one does.
-    private mutating func readSection(_ section: CacheSection, source: CacheSource, into entries: inout [String: CacheEntry]) throws(Failure) {
+    private mutating func readSection(
+        _ section: CacheSection, source: CacheSource, into entries: inout [String: CacheEntry]
+    ) throws(Failure) {
         try enterContainer(depth: 2)
         var read: [(key: String, exact: Bool, entry: CacheEntry)] = []
         var allExact = true
@@ -188,7 +190,9 @@ struct CacheDocumentReader {
             try reader.skipValue(depth: 3)
             let raw = Array(reader.bytes[valueStart..<reader.position])
             var member = reader.member(named: nameSlice, value: .raw(raw))
-            if first == UInt8(ascii: "-") || CacheDocumentReader.isDigit(first), let known = member.known, Self.numericFields.contains(known) {
+            if first == UInt8(ascii: "-") || CacheDocumentReader.isDigit(first), let known = member.known,
+                Self.numericFields.contains(known)
+            {
                 member.value = Self.numericValue(raw)
             } else if first == UInt8(ascii: "["), member.known == .target, let joined = Self.joinedScopes(raw, limits: reader.limits) {
                 // Early MSAL for Python wrote the target as a list of scopes.
@@ -284,7 +288,8 @@ struct CacheDocumentReader {
     private func member(named slice: CacheSlice, value: CacheMember.Value) -> CacheMember {
         // Safe: 24 bytes from the name's start are inside the buffer (checked first).
         if slice.form != .escaped, Int(slice.start) &+ 24 <= count,
-            let known = CacheKnownField.match(length: Int(slice.end - slice.start), at: UnsafeRawPointer(bytes.baseAddress! + Int(slice.start)))
+            let known = CacheKnownField.match(
+                length: Int(slice.end - slice.start), at: UnsafeRawPointer(bytes.baseAddress! + Int(slice.start)))
         {
             return CacheMember(known: known, value: value)
         }

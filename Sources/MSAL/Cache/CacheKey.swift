@@ -33,7 +33,8 @@ package enum CacheKey {
             guard let home = entry["home_account_id"], let environment = entry["environment"],
                 let clientID = entry["client_id"], let target = entry["target"]
             else { return nil }
-            return accessToken(homeAccountID: home, environment: environment, clientID: clientID, realm: entry["realm"] ?? "", target: target)
+            return accessToken(
+                homeAccountID: home, environment: environment, clientID: clientID, realm: entry["realm"] ?? "", target: target)
         case .refreshToken:
             guard let home = entry["home_account_id"], let environment = entry["environment"] else { return nil }
             guard let clientID = entry["family_id"].flatMap({ $0.isEmpty ? nil : $0 }) ?? entry["client_id"] else { return nil }

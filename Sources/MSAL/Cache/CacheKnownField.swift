@@ -195,12 +195,16 @@ package enum CacheKnownField: UInt8, Sendable, CaseIterable {
             if w0 == 0x63615F6C61636F6C && w1 == 0x64695F746E756F63 { return .localAccountID }  // local_account_id
             return nil
         case 19:
-            if w0 == 0x6465646E65747865 && w1 == 0x736572697078655F && w2 == 0x00000000006E6F5F { return .extendedExpiresOn }  // extended_expires_on
-            if w0 == 0x7373615F72657375 && w1 == 0x685F6E6F69747265 && w2 == 0x0000000000687361 { return .userAssertionHash }  // user_assertion_hash
+            // extended_expires_on
+            if w0 == 0x6465646E65747865 && w1 == 0x736572697078655F && w2 == 0x00000000006E6F5F { return .extendedExpiresOn }
+            // user_assertion_hash
+            if w0 == 0x7373615F72657375 && w1 == 0x685F6E6F69747265 && w2 == 0x0000000000687361 { return .userAssertionHash }
             return nil
         case 22:
-            if w0 == 0x646F6D5F7473616C && w1 == 0x6F69746163696669 && w2 == 0x0000656D69745F6E { return .lastModificationTime }  // last_modification_time
-            if w0 == 0x74616E7265746C61 && w1 == 0x6F6363615F657669 && w2 == 0x000064695F746E75 { return .alternativeAccountID }  // alternative_account_id
+            // last_modification_time
+            if w0 == 0x646F6D5F7473616C && w1 == 0x6F69746163696669 && w2 == 0x0000656D69745F6E { return .lastModificationTime }
+            // alternative_account_id
+            if w0 == 0x74616E7265746C61 && w1 == 0x6F6363615F657669 && w2 == 0x000064695F746E75 { return .alternativeAccountID }
             return nil
         default:
             return nil

@@ -50,7 +50,8 @@ import MSALSupport
             let key = keys[round % keys.count]
             guard let (_, account) = contents.accountEntries(key).first, let home = account["home_account_id"],
                 let environment = account["environment"], let realm = account["realm"],
-                let idToken = contents.idToken(homeAccountID: home, environment: environment, clientID: clientID, realm: realm)?.entry["secret"],
+                let idToken = contents.idToken(homeAccountID: home, environment: environment, clientID: clientID, realm: realm)?.entry[
+                    "secret"],
                 let dot = home.lastIndex(of: ".")
             else { return }
             let clientInfo = Base64URL.encode(

@@ -32,7 +32,8 @@ extension TokenCache {
             guard now < deadline else {
                 throw MSALError(
                     .internal, internalCode: .cacheLockTimeout,
-                    message: "Token cache \(file.path): another process or thread kept refreshing this account's tokens for more than \(limit) s "
+                    message:
+                        "Token cache \(file.path): another process or thread kept refreshing this account's tokens for more than \(limit) s "
                         + "(its refresh lock is byte \(slot) of \(file.lockPath))")
             }
             let pause = Duration.milliseconds(Int64(backoff * Double.random(in: 0.5...1.0) * 1000))

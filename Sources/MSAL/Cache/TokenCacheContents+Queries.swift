@@ -82,7 +82,8 @@ extension TokenCacheContents {
             }
             if let best {
                 return Self.accessToken(
-                    items[best.index].key, best.entry, target: items[best.index].target, home: homeAccountID, environment: environment, realm: realm)
+                    items[best.index].key, best.entry, target: items[best.index].target, home: homeAccountID, environment: environment,
+                    realm: realm)
             }
         }
         return nil
@@ -136,7 +137,8 @@ extension TokenCacheContents {
         if let index = Self.newestIndex(in: items, where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }) {
             return (items[index].key, items[index].entry)
         }
-        guard let family, let index = Self.newestIndex(in: items, where: { $0.section == .refreshToken && $0.isFamily && $0.client == family })
+        guard let family,
+            let index = Self.newestIndex(in: items, where: { $0.section == .refreshToken && $0.isFamily && $0.client == family })
         else { return nil }
         return (items[index].key, items[index].entry)
     }

@@ -14,7 +14,8 @@ extension TokenCacheContents {
         let accessToken = entries.accessToken.entry
         if let environment = accessToken["environment"] {
             let granted = CacheText.scopeSet(entries.target).subtracting(Self.overlapNeutralScopes)
-            for record in accessTokenKeys(homeAccountID: entries.homeAccountID, environment: environment, clientID: clientID, realm: entries.realm)
+            for record in accessTokenKeys(
+                homeAccountID: entries.homeAccountID, environment: environment, clientID: clientID, realm: entries.realm)
             where record.key != entries.accessToken.key && !record.scopes.subtracting(Self.overlapNeutralScopes).isDisjoint(with: granted) {
                 remove(key: record.key, from: .accessToken)
             }

@@ -28,7 +28,9 @@ extension TokenCacheDocument {
 
     /// Reads a cache document and, with `aliases`, indexes its entries as they are read (so each
     /// entry is visited while it is still in the processor's cache); see ``init(parsing:)``.
-    package static func parse(_ bytes: [UInt8], indexingWith aliases: CacheEnvironmentAliases) throws(MSALError) -> (TokenCacheDocument, TokenCacheIndex) {
+    package static func parse(
+        _ bytes: [UInt8], indexingWith aliases: CacheEnvironmentAliases
+    ) throws(MSALError) -> (TokenCacheDocument, TokenCacheIndex) {
         var document = TokenCacheDocument()
         let index = try read(bytes, into: &document, indexingWith: aliases)
         return (document, index ?? TokenCacheIndex())
@@ -44,14 +46,18 @@ extension TokenCacheDocument {
         guard bytes.count - start <= limits.maxBytes, bytes.count < Int(Int32.max) else {
             throw MSALError(
                 .internal, internalCode: .cacheTooLarge,
-                message: "The token cache is not valid JSON: JSON document of \(bytes.count - start) bytes exceeds the \(limits.maxBytes)-byte limit")
+                message:
+                    "The token cache is not valid JSON: JSON document of \(bytes.count - start) bytes exceeds the \(limits.maxBytes)-byte limit"
+            )
         }
         do throws(CacheDocumentReader.Failure) {
-            return try CacheDocumentReader.read(CacheSource(bytes: bytes), from: start, limits: limits, into: &document, indexingWith: aliases)
+            return try CacheDocumentReader.read(
+                CacheSource(bytes: bytes), from: start, limits: limits, into: &document, indexingWith: aliases)
         } catch {
             switch error {
             case .invalid(let message, let offset):
-                throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache is not valid JSON: \(message) (offset \(offset))")
+                throw MSALError(
+                    .internal, internalCode: .cacheCorrupt, message: "The token cache is not valid JSON: \(message) (offset \(offset))")
             case .limit(let message):
                 // Nesting or a value count no cache document reaches: not a cache, so it is corrupt and
                 // moved aside like any unparsable file (only a file over the size cap is left in place).

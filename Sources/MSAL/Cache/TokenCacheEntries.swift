@@ -99,7 +99,8 @@ package struct TokenCacheEntries: Sendable, Equatable {
         let expiresOn = now + response.expiresIn
         let extendedExpiresOn = now + max(response.extendedExpiresIn ?? 0, response.expiresIn)
         accessToken = KeyedCacheEntry(
-            key: CacheKey.accessToken(homeAccountID: homeAccountID, environment: environment, clientID: clientID, realm: realm, target: target),
+            key: CacheKey.accessToken(
+                homeAccountID: homeAccountID, environment: environment, clientID: clientID, realm: realm, target: target),
             entry: CacheEntry([
                 "home_account_id": homeAccountID, "environment": environment, "client_id": clientID,
                 "credential_type": "AccessToken", "secret": response.accessToken, "realm": realm, "target": target,

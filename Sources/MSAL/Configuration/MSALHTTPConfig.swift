@@ -27,11 +27,12 @@ public final class MSALHTTPConfig: Sendable {
     /// Creates a configuration with the defaults. Apps use ``MSALGlobalConfig/httpConfig``.
     package init() {
         let defaults = Self.defaults
-        state = Mutex(State(
-            retryCount: defaults.retryCount,
-            retryInterval: defaults.retryInterval,
-            timeoutIntervalForRequest: defaults.limits.connectTimeout,
-            timeoutIntervalForResource: defaults.limits.totalTimeout))
+        state = Mutex(
+            State(
+                retryCount: defaults.retryCount,
+                retryInterval: defaults.retryInterval,
+                timeoutIntervalForRequest: defaults.limits.connectTimeout,
+                timeoutIntervalForResource: defaults.limits.totalTimeout))
     }
 
     /// Retries of a request after a network failure, a timeout or a 5xx response. Default 1.
@@ -60,7 +61,8 @@ public final class MSALHTTPConfig: Sendable {
     public var timeoutIntervalForRequest: TimeInterval {
         get { state.withLock { $0.timeoutIntervalForRequest } }
         set {
-            let value = Self.clamped(newValue, default: Self.defaults.limits.connectTimeout, maximum: Self.maximumTimeout, allowsZero: false)
+            let value = Self.clamped(
+                newValue, default: Self.defaults.limits.connectTimeout, maximum: Self.maximumTimeout, allowsZero: false)
             state.withLock { $0.timeoutIntervalForRequest = value }
         }
     }
@@ -97,7 +99,9 @@ public final class MSALHTTPConfig: Sendable {
         return configuration
     }
 
-    private static func clamped(_ value: TimeInterval, default defaultValue: TimeInterval, maximum: TimeInterval, allowsZero: Bool) -> TimeInterval {
+    private static func clamped(
+        _ value: TimeInterval, default defaultValue: TimeInterval, maximum: TimeInterval, allowsZero: Bool
+    ) -> TimeInterval {
         if value.isNaN || value < 0 || (value == 0 && !allowsZero) { return defaultValue }
         return min(value, maximum)
     }

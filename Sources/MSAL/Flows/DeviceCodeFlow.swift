@@ -18,12 +18,14 @@ package struct DeviceCodeFlow: Sendable {
         let scopes = TokenRequests.resourceScopes(values.scopes)
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
         let microsoft = authority.kind.isMicrosoft
-        guard let endpoint = metadata.deviceCodeEndpoint
-            ?? (microsoft ? metadata.tokenEndpoint.deletingLastPathComponent().appendingPathComponent("devicecode") : nil)
+        guard
+            let endpoint = metadata.deviceCodeEndpoint
+                ?? (microsoft ? metadata.tokenEndpoint.deletingLastPathComponent().appendingPathComponent("devicecode") : nil)
         else {
             throw MSALError(
                 .internal, internalCode: .invalidAuthorityMetadata,
-                message: "The provider's metadata names no device_authorization_endpoint: it does not offer the device code flow (RFC 8628)",
+                message:
+                    "The provider's metadata names no device_authorization_endpoint: it does not offer the device code flow (RFC 8628)",
                 correlationID: correlationID)
         }
         let start = TokenRequests.deviceCode(
@@ -41,7 +43,8 @@ package struct DeviceCodeFlow: Sendable {
             error.correlationID = correlationID
             throw error
         }
-        client.logger.info("Device code issued; polling every \(code.interval) s for up to \(code.expiresIn) s", correlationID: correlationID)
+        client.logger.info(
+            "Device code issued; polling every \(code.interval) s for up to \(code.expiresIn) s", correlationID: correlationID)
         let started = client.clock.now()
         let expiresOn = started.addingTimeInterval(Double(code.expiresIn))
         deviceCodeCallback(
@@ -94,10 +97,13 @@ package struct DeviceCodeFlow: Sendable {
     }
 
     private static func canceled(_ correlationID: UUID) -> MSALError {
-        MSALError(.userCanceled, internalCode: .sessionCanceled, message: "The device code sign-in was canceled", correlationID: correlationID)
+        MSALError(
+            .userCanceled, internalCode: .sessionCanceled, message: "The device code sign-in was canceled", correlationID: correlationID)
     }
 
     private static func expired(_ correlationID: UUID) -> MSALError {
-        MSALError(.internal, internalCode: .deviceCodeExpired, message: "The device code expired before the user signed in", correlationID: correlationID)
+        MSALError(
+            .internal, internalCode: .deviceCodeExpired, message: "The device code expired before the user signed in",
+            correlationID: correlationID)
     }
 }

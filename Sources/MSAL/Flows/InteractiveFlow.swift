@@ -18,7 +18,8 @@ package struct InteractiveFlow: Sendable {
         let authority = values.authority ?? client.defaultAuthority
         let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !values.scopes.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
+            throw MSALError(
+                .internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
         }
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
 
@@ -52,7 +53,8 @@ package struct InteractiveFlow: Sendable {
         } else {
             throw MSALError(
                 .internal, internalCode: .invalidRedirectURI,
-                message: "The redirect URI \(client.redirectURI ?? "") is not a loopback http://localhost URI, which a browser on Linux needs; only an app-supplied web UI can receive it",
+                message:
+                    "The redirect URI \(client.redirectURI ?? "") is not a loopback http://localhost URI, which a browser on Linux needs; only an app-supplied web UI can receive it",
                 correlationID: correlationID)
         }
 
@@ -96,25 +98,30 @@ package struct InteractiveFlow: Sendable {
                 if error.internalCode == .browserLaunchFailed {
                     // The listener is closed, so a start URL in the launcher's message leads nowhere: name the page itself.
                     if presentedURL != authorizationURL {
-                        error.message = error.message.replacingOccurrences(of: presentedURL.absoluteString, with: authorizationURL.absoluteString)
+                        error.message = error.message.replacingOccurrences(
+                            of: presentedURL.absoluteString, with: authorizationURL.absoluteString)
                     }
                     if error.authorizationURL == nil || error.authorizationURL == presentedURL { error.authorizationURL = authorizationURL }
                 }
                 throw error
             }
             if error is CancellationError { throw Self.canceled(correlationID) }
-            throw MSALError(.internal, internalCode: .authorizationFailed, message: "The web UI failed: \(error)", correlationID: correlationID)
+            throw MSALError(
+                .internal, internalCode: .authorizationFailed, message: "The web UI failed: \(error)", correlationID: correlationID)
         }
         await listener?.close()
         client.logger.verbose(
-            "Interactive request: redirect received with \(public: redirect.error == nil ? "an authorization code" : "an error")", correlationID: correlationID)
+            "Interactive request: redirect received with \(public: redirect.error == nil ? "an authorization code" : "an error")",
+            correlationID: correlationID)
 
         try Self.checkIssuer(redirect, metadata: metadata, correlationID: correlationID)
         if let oauthError = redirect.error {
             throw Self.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
         }
         guard let code = redirect.code, !code.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error", correlationID: correlationID)
+            throw MSALError(
+                .internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error",
+                correlationID: correlationID)
         }
         let request = TokenRequests.authorizationCode(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: redirectURI,
@@ -142,7 +149,8 @@ package struct InteractiveFlow: Sendable {
         expectedState: String, browserUnavailable: (@Sendable (URL) -> Void)?, logger: MSALLogger, correlationID: UUID
     ) async throws -> LoopbackRedirect {
         guard let redirectURL = URL(string: redirectURI) else {
-            throw MSALError(.internal, internalCode: .invalidRedirectURI, message: "The redirect URI is not a URL", correlationID: correlationID)
+            throw MSALError(
+                .internal, internalCode: .invalidRedirectURI, message: "The redirect URI is not a URL", correlationID: correlationID)
         }
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
@@ -150,7 +158,9 @@ package struct InteractiveFlow: Sendable {
                     if let url = try await webUI.present(authorizationURL: presentedURL, redirectURI: redirectURL) {
                         return .captured(url)
                     }
-                } catch let error as MSALError where error.internalCode == .browserLaunchFailed && listener != nil && browserUnavailable != nil {
+                } catch let error as MSALError
+                    where error.internalCode == .browserLaunchFailed && listener != nil && browserUnavailable != nil
+                {
                     // No browser here: the user opens the URL themselves while the listener waits.
                     logger.warning(
                         "No browser could be started; the app was handed the sign-in page's URL and the listener keeps waiting",
@@ -170,7 +180,8 @@ package struct InteractiveFlow: Sendable {
                     if listener == nil {
                         throw MSALError(
                             .internal, internalCode: .invalidRedirect,
-                            message: "The web UI returned no redirect URL and no loopback listener is waiting for one", correlationID: correlationID)
+                            message: "The web UI returned no redirect URL and no loopback listener is waiting for one",
+                            correlationID: correlationID)
                     }
                 case .captured(let url):
                     group.cancelAll()
@@ -193,13 +204,15 @@ package struct InteractiveFlow: Sendable {
         guard let received else {
             throw MSALError(
                 .internal, internalCode: .redirectIssuerMismatch,
-                message: "The redirect has no iss parameter, although the provider's metadata says every authorization response carries one (RFC 9207); the code was not redeemed",
+                message:
+                    "The redirect has no iss parameter, although the provider's metadata says every authorization response carries one (RFC 9207); the code was not redeemed",
                 correlationID: correlationID)
         }
         guard issuer(received, matches: metadata.issuer) else {
             throw MSALError(
                 .internal, internalCode: .redirectIssuerMismatch,
-                message: "The redirect's iss parameter \(OAuthErrorResponse.sanitized(received, limit: 128)) is not the authority's issuer \(metadata.issuer) (RFC 9207); the code was not redeemed",
+                message:
+                    "The redirect's iss parameter \(OAuthErrorResponse.sanitized(received, limit: 128)) is not the authority's issuer \(metadata.issuer) (RFC 9207); the code was not redeemed",
                 correlationID: correlationID)
         }
     }
@@ -231,13 +244,15 @@ package struct InteractiveFlow: Sendable {
         var error = MSALError(
             code, internalCode: .authorizationFailed,
             message: "The sign-in failed (\(OAuthErrorResponse.sanitized(oauthError, limit: 128)))" + (description.map { ": \($0)" } ?? ""),
-            oauthError: OAuthErrorResponse.sanitized(oauthError, limit: 128), oauthSubError: subError.map { OAuthErrorResponse.sanitized($0, limit: 128) },
+            oauthError: OAuthErrorResponse.sanitized(oauthError, limit: 128),
+            oauthSubError: subError.map { OAuthErrorResponse.sanitized($0, limit: 128) },
             correlationID: correlationID)
         error.claims = redirect.parameters["claims"]
         return error
     }
 
     private static func canceled(_ correlationID: UUID) -> MSALError {
-        MSALError(.userCanceled, internalCode: .sessionCanceled, message: "The interactive sign-in was canceled", correlationID: correlationID)
+        MSALError(
+            .userCanceled, internalCode: .sessionCanceled, message: "The interactive sign-in was canceled", correlationID: correlationID)
     }
 }

@@ -37,7 +37,8 @@ package struct SilentFlow: Sendable {
         }
         let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !values.scopes.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
+            throw MSALError(
+                .internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
         }
         let requestedTenant = (values.authority ?? client.defaultAuthority).components.tenant
         return Request(
@@ -59,7 +60,8 @@ package struct SilentFlow: Sendable {
         var otherCloud: String?
         var tenant = authority.components.tenant
         if client.multipleCloudsSupported, !account.environment.isEmpty,
-            CacheEnvironmentAliases.builtIn.group(of: account.environment) != CacheEnvironmentAliases.builtIn.group(of: authority.components.hostAndPort)
+            CacheEnvironmentAliases.builtIn.group(of: account.environment)
+                != CacheEnvironmentAliases.builtIn.group(of: authority.components.hostAndPort)
         {
             otherCloud = "https://" + account.environment
         }
@@ -92,11 +94,15 @@ package struct SilentFlow: Sendable {
                 do {
                     return try await refresh(request, checkCacheFirst: false)
                 } catch {
-                    log.warning("Silent request: refresh failed (\(error: error)); returning the still-valid cached token", correlationID: correlationID)
+                    log.warning(
+                        "Silent request: refresh failed (\(error: error)); returning the still-valid cached token",
+                        correlationID: correlationID)
                     return cached
                 }
             }
-            log.verbose("Silent request for \(oii: request.account.identifier): cache hit in realm \(oii: cached.tenantProfile.tenantId)", correlationID: correlationID)
+            log.verbose(
+                "Silent request for \(oii: request.account.identifier): cache hit in realm \(oii: cached.tenantProfile.tenantId)",
+                correlationID: correlationID)
             return cached
         }
         log.info(
@@ -108,7 +114,8 @@ package struct SilentFlow: Sendable {
             if client.extendedLifetimeEnabled, !skipCache, Self.serviceUnavailable(error),
                 let extended = try? cachedResult(request, extended: true)
             {
-                log.warning("Silent request: service unavailable; returning a token within its extended lifetime", correlationID: correlationID)
+                log.warning(
+                    "Silent request: service unavailable; returning a token within its extended lifetime", correlationID: correlationID)
                 return extended
             }
             log.info("Silent request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)", correlationID: correlationID)
@@ -147,7 +154,8 @@ package struct SilentFlow: Sendable {
             }
             if !found {
                 let key = CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID))
-                contents.upsert(CacheEntry(["client_id": clientID, "environment": environment, "family_id": ""]), key: key, in: .appMetadata)
+                contents.upsert(
+                    CacheEntry(["client_id": clientID, "environment": environment, "family_id": ""]), key: key, in: .appMetadata)
             }
         }
     }
@@ -206,14 +214,16 @@ package struct SilentFlow: Sendable {
         }
         guard let (token, idToken) = found else { return nil }
         let account = request.account
-        let profile = account.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.tenantId, token.realm) }
+        let profile =
+            account.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.tenantId, token.realm) }
             ?? MSALTenantProfile(
                 identifier: "", environment: account.environment, tenantId: token.realm,
                 isHomeTenantProfile: account.homeAccountId?.tenantId.map { CacheText.equalIgnoringASCIICase($0, token.realm) } ?? false,
                 lazyIDToken: idToken)
         let isExtended = extended && token.expiresOn - now <= buffer
         return MSALResult(
-            accessToken: token.secret, expiresOn: Date(timeIntervalSince1970: Double(isExtended ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn)),
+            accessToken: token.secret,
+            expiresOn: Date(timeIntervalSince1970: Double(isExtended ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn)),
             extendedLifeTimeToken: isExtended, lazyIDToken: idToken, target: token.target,
             tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
             tokenSource: .cache, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
@@ -232,7 +242,8 @@ package struct SilentFlow: Sendable {
         let seen = try tokenSnapshot(request)
         let shared = try await client.refreshFlights.run(key) {
             // A caller that missed the cache may arrive just after another refresh stored the token.
-            if checkCacheFirst, let cached = try flow.cachedResult(request), cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true {
+            if checkCacheFirst, let cached = try flow.cachedResult(request), cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
+            {
                 return cached
             }
             return try await flow.redeemHoldingRefreshLock(request, seen: seen)
@@ -348,10 +359,13 @@ package struct SilentFlow: Sendable {
             } else if error.oauthError?.lowercased() == "invalid_grant", stored.familyAssumed {
                 // A family refresh token tried because this app has no AppMetadata yet: it belongs to
                 // the family's apps, whose sign-in still works, so it stays (MSAL for Python does the same).
-                client.logger.info("A family refresh token tried for a new application was refused; it stays for the family", correlationID: correlationID)
+                client.logger.info(
+                    "A family refresh token tried for a new application was refused; it stays for the family", correlationID: correlationID)
                 client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(120))
             } else if error.oauthError?.lowercased() == "invalid_grant", error.code != .serverProtectionPoliciesRequired {
-                client.logger.info("The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache", correlationID: correlationID)
+                client.logger.info(
+                    "The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache",
+                    correlationID: correlationID)
                 // The refresh token is dead; drop it unless another writer has replaced it meanwhile.
                 // (protection_policy_required is not: once the app applies the policies, it works again.)
                 try? client.cache.write(clientID: clientID, accountID: identifier) { contents in

@@ -49,7 +49,8 @@ extension TokenClient {
         } else if redemption.nonce != nil {
             throw MSALError(
                 .internal, internalCode: .invalidResponse,
-                message: "The token response to the sign-in has no ID token, so the sign-in cannot be verified", correlationID: correlationID)
+                message: "The token response to the sign-in has no ID token, so the sign-in cannot be verified",
+                correlationID: correlationID)
         }
         let now = nowSeconds
         let isRefresh = redemption.grant == .refreshToken
@@ -130,7 +131,8 @@ extension TokenClient {
         _ idToken: KeyedCacheEntry, in contents: TokenCacheContents, entries: TokenCacheEntries, clientID: String, correlationID: UUID
     ) throws {
         guard let environment = idToken.entry["environment"],
-            let previous = contents.idToken(homeAccountID: entries.homeAccountID, environment: environment, clientID: clientID, realm: entries.realm),
+            let previous = contents.idToken(
+                homeAccountID: entries.homeAccountID, environment: environment, clientID: clientID, realm: entries.realm),
             let previousSecret = previous.entry["secret"], let newSecret = idToken.entry["secret"],
             let old = try? TokenCacheEntries.claims(of: previousSecret), let new = try? TokenCacheEntries.claims(of: newSecret)
         else { return }
@@ -153,17 +155,21 @@ extension TokenClient {
         entries: TokenCacheEntries, token: TokenResponse, account: MSALAccount?, redemption: TokenRedemption, now: Int64
     ) -> MSALResult {
         let environment = redemption.metadata.cacheEnvironment
-        let account = account ?? MSALAccount(
-            identifier: entries.homeAccountID, username: nil, environment: environment,
-            tenantProfiles: [
-                MSALTenantProfile(
-                    identifier: "", environment: environment, tenantId: entries.realm,
-                    isHomeTenantProfile: MSALAccountId(identifier: entries.homeAccountID).tenantId.map(CacheText.lowercased)
-                        == CacheText.lowercased(entries.realm),
-                    idToken: token.idToken)
-            ])
-        let profile = account.tenantProfiles?.first { CacheText.lowercased($0.tenantId) == CacheText.lowercased(entries.realm) }
-            ?? MSALTenantProfile(identifier: "", environment: environment, tenantId: entries.realm, isHomeTenantProfile: false, idToken: token.idToken)
+        let account =
+            account
+            ?? MSALAccount(
+                identifier: entries.homeAccountID, username: nil, environment: environment,
+                tenantProfiles: [
+                    MSALTenantProfile(
+                        identifier: "", environment: environment, tenantId: entries.realm,
+                        isHomeTenantProfile: MSALAccountId(identifier: entries.homeAccountID).tenantId.map(CacheText.lowercased)
+                            == CacheText.lowercased(entries.realm),
+                        idToken: token.idToken)
+                ])
+        let profile =
+            account.tenantProfiles?.first { CacheText.lowercased($0.tenantId) == CacheText.lowercased(entries.realm) }
+            ?? MSALTenantProfile(
+                identifier: "", environment: environment, tenantId: entries.realm, isHomeTenantProfile: false, idToken: token.idToken)
         return MSALResult(
             accessToken: token.accessToken, expiresOn: Date(timeIntervalSince1970: Double(now + token.expiresIn)),
             idToken: token.idToken ?? profile.idToken, scopes: CacheText.scopes(entries.target).map(String.init),
@@ -202,7 +208,8 @@ extension TokenClient {
         var error = MSALError(
             .serverDeclinedScopes, internalCode: nil,
             message: "The service declined the scopes \(declined.joined(separator: " ")); the token was granted for "
-                + (!grantedScopes.isEmpty ? grantedScopes.joined(separator: " ")
+                + (!grantedScopes.isEmpty
+                    ? grantedScopes.joined(separator: " ")
                     : result.scopes.isEmpty ? "no scope" : "no resource scope (only \(result.scopes.joined(separator: " ")))"),
             correlationID: correlationID)
         error.declinedScopes = declined

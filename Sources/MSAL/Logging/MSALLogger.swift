@@ -116,8 +116,9 @@ package struct MSALLogger: Sendable {
         }
         if let sink {
             let (text, containsPII, logLine) = render(sink.maskingLevel)
-            sink.append(MSALLogRecord(
-                level: level, text: text, line: logLine, containsPII: containsPII, correlationID: correlationID, date: date))
+            sink.append(
+                MSALLogRecord(
+                    level: level, text: text, line: logLine, containsPII: containsPII, correlationID: correlationID, date: date))
         }
     }
 }

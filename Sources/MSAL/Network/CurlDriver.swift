@@ -69,9 +69,13 @@ final class CurlDriver: @unchecked Sendable {
             for transfer in added where !transfer.exchange.isFinished {
                 let code = multi.add(transfer.easy)
                 guard code == CURLM_OK else {
-                    transfer.exchange.finish(.failure(MSALError(
-                        .internal, internalCode: .networkFailure,
-                        message: "The request to \(transfer.exchange.host) could not start: \(String(cString: curl_multi_strerror(code)))")))
+                    transfer.exchange.finish(
+                        .failure(
+                            MSALError(
+                                .internal, internalCode: .networkFailure,
+                                message:
+                                    "The request to \(transfer.exchange.host) could not start: \(String(cString: curl_multi_strerror(code)))"
+                            )))
                     continue
                 }
                 transfers[transfer.id] = transfer

@@ -44,7 +44,8 @@ final class CurlTransfer: @unchecked Sendable {
             throw MSALError(
                 .internal, internalCode: .networkFailure,
                 message: "The request to \(exchange.host) could not be set up: \(error.description)",
-                underlyingError: MSALSendableErrorDescription(domain: "libcurl", code: Int(error.code.rawValue), description: error.description))
+                underlyingError: MSALSendableErrorDescription(
+                    domain: "libcurl", code: Int(error.code.rawValue), description: error.description))
         }
     }
 

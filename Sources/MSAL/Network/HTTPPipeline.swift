@@ -131,7 +131,8 @@ package struct HTTPPipeline: Sendable {
         if let error = error as? MSALError { return error }
         return MSALError(
             .internal, internalCode: .networkFailure, message: "The request to \(host) failed: \(error)",
-            correlationID: correlationID, underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: "\(error)"))
+            correlationID: correlationID,
+            underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: "\(error)"))
     }
 
     /// The kernel release, as `uname -r` prints it.

@@ -47,7 +47,8 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         try Task.checkCancellation()
         let host = try request.checkBeforeSending(limits: limits)
         guard let driver else {
-            throw MSALError(.internal, internalCode: .networkFailure, message: "libcurl could not be initialized; the request to \(host) was not sent")
+            throw MSALError(
+                .internal, internalCode: .networkFailure, message: "libcurl could not be initialized; the request to \(host) was not sent")
         }
         let exchange = TransportExchange(limits: limits, host: host)
         let transfer = try CurlTransfer(id: driver.makeID(), request: request, limits: limits, exchange: exchange)
@@ -76,9 +77,10 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         }
         // The exchange recorded the final head when it ended; none means no response at all.
         guard transfer.finalStatusCode != nil, let response = transfer.exchange.response(fallbackStatus: nil, fallbackHeaders: [:]) else {
-            return .failure(MSALError(
-                .internal, internalCode: .networkFailure,
-                message: "The request to \(host) completed without an HTTP response"))
+            return .failure(
+                MSALError(
+                    .internal, internalCode: .networkFailure,
+                    message: "The request to \(host) completed without an HTTP response"))
         }
         return .success(response)
     }

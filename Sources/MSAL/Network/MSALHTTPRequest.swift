@@ -70,21 +70,27 @@ public struct MSALHTTPRequest: Sendable, Hashable {
         for field in headers where (field.name + field.value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
             throw MSALError(
                 .internal, internalCode: .networkFailure,
-                message: "The request to \(host) was not sent: its header field \(OAuthErrorResponse.sanitized(field.name, limit: 100)) contains a line break or NUL")
+                message:
+                    "The request to \(host) was not sent: its header field \(OAuthErrorResponse.sanitized(field.name, limit: 100)) contains a line break or NUL"
+            )
         }
         if let body, body.count > limits.maximumRequestBodySize {
             throw MSALError(
                 .internal, internalCode: .bodyTooLarge,
-                message: "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent")
+                message:
+                    "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent"
+            )
         }
         return host
     }
 
+    /// Requests are equal when method, URL, headers, body and idempotence are.
     public static func == (lhs: MSALHTTPRequest, rhs: MSALHTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
             && lhs.isIdempotent == rhs.isIdempotent
     }
 
+    /// Hashes method, URL and body.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(method)
         hasher.combine(url)

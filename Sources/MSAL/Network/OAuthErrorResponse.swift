@@ -44,7 +44,9 @@ extension MSALError {
         var message = "\(context) failed with HTTP \(response.statusCode)"
         if let error = body.error { message += " (\(error))" }
         if let description = body.errorDescription { message += ": \(description)" }
-        self.init(code, internalCode: internalCode, message: message, oauthError: body.error, oauthSubError: body.subError, correlationID: correlationID)
+        self.init(
+            code, internalCode: internalCode, message: message, oauthError: body.error, oauthSubError: body.subError,
+            correlationID: correlationID)
         claims = body.claims
         stsErrorCodes = body.errorCodes
         httpStatusCode = response.statusCode

@@ -125,14 +125,16 @@ package final class TransportExchange: Sendable {
         let total = start.advanced(by: .seconds(limits.totalTimeout))
         let idle = lastActivity.advanced(by: .seconds(limits.connectTimeout))
         if now >= total {
-            return .failure(MSALError(
-                .internal, internalCode: .networkTimeout,
-                message: "The request to \(host) did not complete within the total timeout of \(limits.totalTimeout) s"))
+            return .failure(
+                MSALError(
+                    .internal, internalCode: .networkTimeout,
+                    message: "The request to \(host) did not complete within the total timeout of \(limits.totalTimeout) s"))
         }
         if now >= idle {
-            return .failure(MSALError(
-                .internal, internalCode: .networkTimeout,
-                message: "The request to \(host) received nothing for \(limits.connectTimeout) s (connect/idle timeout)"))
+            return .failure(
+                MSALError(
+                    .internal, internalCode: .networkTimeout,
+                    message: "The request to \(host) received nothing for \(limits.connectTimeout) s (connect/idle timeout)"))
         }
         return .success(min(total, idle))
     }

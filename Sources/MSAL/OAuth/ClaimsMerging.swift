@@ -17,7 +17,8 @@ package enum ClaimsMerging {
         let capabilities = (capabilities ?? []).filter { !$0.isEmpty }
         let capabilityMember = JSONMember(name: "xms_cc", value: .object(["values": .array(capabilities.map(JSON.string))]))
         guard let claims, !claims.isEmpty else {
-            return capabilities.isEmpty ? nil : JSONWriter.string(.object([JSONMember(name: "access_token", value: .object([capabilityMember]))]))
+            return capabilities.isEmpty
+                ? nil : JSONWriter.string(.object([JSONMember(name: "access_token", value: .object([capabilityMember]))]))
         }
         guard !capabilities.isEmpty else { return claims }
         guard let document = try? JSONDocument(parsing: Array(claims.utf8), limits: .document), document.root.kind == .object,

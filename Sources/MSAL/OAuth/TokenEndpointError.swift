@@ -71,7 +71,9 @@ extension MSALError {
         case .refreshToken: context = "Refreshing the token"
         case .deviceCode: context = "The device code sign-in"
         }
-        self.init(response: response, code: code, internalCode: internalCode ?? .unhandledResponse, context: context, correlationID: correlationID)
+        self.init(
+            response: response, code: code, internalCode: internalCode ?? .unhandledResponse, context: context, correlationID: correlationID
+        )
         if internalCode == nil { self.internalCode = nil }
         if self.correlationID == nil { self.correlationID = correlationID }
     }

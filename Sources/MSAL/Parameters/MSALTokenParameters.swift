@@ -5,10 +5,11 @@ import MSALSupport
 ///
 /// A reference type, as in MSAL for iOS, so `let parameters = …; parameters.account = account`
 /// ports unchanged. Safe to share between tasks; a request reads the values once, when it starts.
-// @unchecked Sendable: every stored property is a `let` of a Sendable type or lives in the
-// `Mutex`; the class is `public` (not `open`), so only this module's subclasses exist, and they
-// follow the same rule.
 public class MSALTokenParameters: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is a `let` of a Sendable type or lives in the
+    // `Mutex`; the class is `public` (not `open`), so only this module's subclasses exist, and they
+    // follow the same rule.
+
     package struct Values: Sendable {
         var scopes: [String]
         var account: MSALAccount?

@@ -27,8 +27,9 @@ package struct BrowserLauncher: Sendable {
     ///   `invalidParameter` when `url` is not an `http` or `https` URL (nothing is launched).
     package func launchFirst(of commands: [[String]], url: URL, notes: [String] = []) async throws(MSALError) {
         guard Self.isLaunchable(url) else {
-            throw MSALError(.internal, internalCode: .invalidParameter,
-                            message: "Only http and https URLs are opened in a browser.")
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "Only http and https URLs are opened in a browser.")
         }
         var failures = notes
         for command in commands {

@@ -74,17 +74,19 @@ final class LoopbackConnectionHandler: ChannelInboundHandler, RemovableChannelHa
         let verdict = rules.evaluate(method: head.method.rawValue, target: head.uri, hostHeaders: head.headers["Host"])
         switch verdict {
         case .reject(let status, let reason):
-            respond(context: context, status: status, text: reason,
-                    extraHeaders: status == 405 ? [("Allow", "GET")] : [])
+            respond(
+                context: context, status: status, text: reason,
+                extraHeaders: status == 405 ? [("Allow", "GET")] : [])
         case .redirect(let redirect):
             guard core.settle(.success(redirect), answering: context.channel) else {
                 respond(context: context, status: 409, text: "The sign-in has already finished.")
                 return
             }
             if redirect.error != nil {
-                respondPage(context: context, status: 200,
-                            html: core.pages.failureHTML(error: redirect.error, description: redirect.errorDescription),
-                            builtIn: core.pages.isBuiltInFailure)
+                respondPage(
+                    context: context, status: 200,
+                    html: core.pages.failureHTML(error: redirect.error, description: redirect.errorDescription),
+                    builtIn: core.pages.isBuiltInFailure)
             } else {
                 respondPage(context: context, status: 200, html: core.pages.successHTML, builtIn: core.pages.isBuiltInSuccess)
             }
@@ -92,14 +94,18 @@ final class LoopbackConnectionHandler: ChannelInboundHandler, RemovableChannelHa
             switch core.claimStart(method: method, answering: context.channel) {
             case .serve(let location):
                 // The authorization URL goes to the browser only here, never on a command line.
-                write(context: context, status: 302, contentType: "text/plain; charset=utf-8", body: "Continuing to the sign-in page.\n",
-                      extraHeaders: [("Location", location.absoluteString)])
+                write(
+                    context: context, status: 302, contentType: "text/plain; charset=utf-8", body: "Continuing to the sign-in page.\n",
+                    extraHeaders: [("Location", location.absoluteString)])
             case .reused:
-                respondPage(context: context, status: 400,
-                            html: core.pages.failureHTML(
-                                error: "start_url_reused",
-                                description: "This sign-in link was opened a second time, perhaps by another program on this computer. The sign-in was stopped for safety; start it again."),
-                            builtIn: core.pages.isBuiltInFailure)
+                respondPage(
+                    context: context, status: 400,
+                    html: core.pages.failureHTML(
+                        error: "start_url_reused",
+                        description:
+                            "This sign-in link was opened a second time, perhaps by another program on this computer. The sign-in was stopped for safety; start it again."
+                    ),
+                    builtIn: core.pages.isBuiltInFailure)
             case .finished:
                 respond(context: context, status: 409, text: "The sign-in has already finished.")
             }
@@ -108,15 +114,17 @@ final class LoopbackConnectionHandler: ChannelInboundHandler, RemovableChannelHa
                 respond(context: context, status: 409, text: "The sign-in has already finished.")
                 return
             }
-            respondPage(context: context, status: 400,
-                        html: core.pages.failureHTML(error: "invalid_redirect", description: reason),
-                        builtIn: core.pages.isBuiltInFailure)
+            respondPage(
+                context: context, status: 400,
+                html: core.pages.failureHTML(error: "invalid_redirect", description: reason),
+                builtIn: core.pages.isBuiltInFailure)
         }
     }
 
     private func respond(context: ChannelHandlerContext, status: Int, text: String, extraHeaders: [(String, String)] = []) {
-        write(context: context, status: status, contentType: "text/plain; charset=utf-8", body: text + "\n",
-              extraHeaders: extraHeaders)
+        write(
+            context: context, status: status, contentType: "text/plain; charset=utf-8", body: text + "\n",
+            extraHeaders: extraHeaders)
     }
 
     private func respondPage(context: ChannelHandlerContext, status: Int, html: String, builtIn: Bool) {
@@ -125,8 +133,10 @@ final class LoopbackConnectionHandler: ChannelInboundHandler, RemovableChannelHa
         write(context: context, status: status, contentType: "text/html; charset=utf-8", body: html, extraHeaders: policy)
     }
 
-    private func write(context: ChannelHandlerContext, status: Int, contentType: String, body: String,
-                       extraHeaders: [(String, String)]) {
+    private func write(
+        context: ChannelHandlerContext, status: Int, contentType: String, body: String,
+        extraHeaders: [(String, String)]
+    ) {
         let bytes = Array(body.utf8)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)

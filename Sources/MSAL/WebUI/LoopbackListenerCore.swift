@@ -149,7 +149,8 @@ final class LoopbackListenerCore: Sendable {
     /// Closes the server sockets and every connection but `answering`, cancels the timer and resumes the waiters.
     @discardableResult
     func settle(_ outcome: Outcome, answering: (any Channel)? = nil) -> Bool {
-        let taken = state.withLock { state -> (waiters: [CheckedContinuation<Outcome, Never>], channels: [any Channel], timer: Scheduled<Void>?)? in
+        let taken = state.withLock {
+            state -> (waiters: [CheckedContinuation<Outcome, Never>], channels: [any Channel], timer: Scheduled<Void>?)? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             if let answering {

@@ -28,10 +28,12 @@ package struct LoopbackPages: Sendable {
 
     /// The failure page for `error` and `description`, both sanitized.
     package func failureHTML(error: String?, description: String?) -> String {
-        Self.fill(failureTemplate, values: [
-            "{{error}}": Self.sanitize(error ?? "invalid_redirect"),
-            "{{error_description}}": Self.sanitize(description ?? ""),
-        ])
+        Self.fill(
+            failureTemplate,
+            values: [
+                "{{error}}": Self.sanitize(error ?? "invalid_redirect"),
+                "{{error_description}}": Self.sanitize(description ?? ""),
+            ])
     }
 
     /// `text` without control or bidirectional-formatting characters, cut to `limit` characters, HTML-escaped.

@@ -100,12 +100,14 @@ package final class LoopbackRedirectListener: Sendable {
             throw MSALError(.internal, internalCode: .invalidParameter, message: "The expected state is empty.")
         }
         guard timeout.isFinite, timeout > 0 else {
-            throw MSALError(.internal, internalCode: .invalidParameter,
-                            message: "The web UI timeout must be a positive number of seconds, not \(timeout).")
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "The web UI timeout must be a positive number of seconds, not \(timeout).")
         }
         guard connectionTimeout.isFinite, connectionTimeout > 0, maximumRequestBytes > 0 else {
-            throw MSALError(.internal, internalCode: .invalidParameter,
-                            message: "The connection timeout and request size cap must be positive.")
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "The connection timeout and request size cap must be positive.")
         }
         let core = LoopbackListenerCore(
             maximumRequestBytes: maximumRequestBytes,
@@ -121,8 +123,9 @@ package final class LoopbackRedirectListener: Sendable {
         let timer = servers[0].eventLoop.scheduleTask(in: Self.amount(min(timeout, maximumTimeout))) {
             _ = core.settle(.failure(.redirectTimeout(redirectURI: redirectURI, timeout: timeout)))
         }
-        core.activate(rules: LoopbackRequestRules(redirectURI: redirect, port: boundPort, expectedState: expectedState),
-                      servers: servers, timer: timer)
+        core.activate(
+            rules: LoopbackRequestRules(redirectURI: redirect, port: boundPort, expectedState: expectedState),
+            servers: servers, timer: timer)
         return LoopbackRedirectListener(redirectURI: redirectURI, port: boundPort, core: core, servers: servers)
     }
 
@@ -203,8 +206,9 @@ package final class LoopbackRedirectListener: Sendable {
                 return [ipv4]  // No IPv6 loopback here.
             }
         }
-        throw .loopbackListenerFailed("port \(port == 0 ? "(ephemeral)" : String(port)) is in use on ::1",
-                                      underlying: lastError)
+        throw .loopbackListenerFailed(
+            "port \(port == 0 ? "(ephemeral)" : String(port)) is in use on ::1",
+            underlying: lastError)
     }
 
     private static func bind(core: LoopbackListenerCore, address: SocketAddress) async throws -> any Channel {

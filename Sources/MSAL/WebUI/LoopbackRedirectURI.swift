@@ -62,7 +62,8 @@ package struct LoopbackRedirectURI: Sendable, Hashable {
             hostText = authority[..<colon]
             let portText = authority[authority.index(after: colon)...]
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = Int(portText) else {
+                let value = Int(portText)
+            else {
                 throw Self.invalid("the port is not a number")
             }
             port = value

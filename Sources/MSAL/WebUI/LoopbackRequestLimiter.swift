@@ -11,7 +11,8 @@ final class LoopbackRequestLimiter: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private static let response = Array("""
+    private static let response = Array(
+        """
         HTTP/1.1 431 Request Header Fields Too Large\r
         Content-Type: text/plain; charset=utf-8\r
         Content-Length: 18\r

@@ -3,20 +3,23 @@ import Foundation
 extension MSALError {
     /// No redirect arrived at `redirectURI` within `timeout` seconds.
     package static func redirectTimeout(redirectURI: URL, timeout: TimeInterval) -> MSALError {
-        MSALError(.internal, internalCode: .redirectTimeout,
-                  message: "No redirect arrived at \(redirectURI.absoluteString) within \(Self.seconds(timeout)); the listener was closed.")
+        MSALError(
+            .internal, internalCode: .redirectTimeout,
+            message: "No redirect arrived at \(redirectURI.absoluteString) within \(Self.seconds(timeout)); the listener was closed.")
     }
 
     /// The interactive request was canceled (its task, or the listener was closed) before the redirect arrived.
     package static func loopbackCanceled() -> MSALError {
-        MSALError(.userCanceled, internalCode: .sessionCanceled,
-                  message: "The interactive request was canceled before the redirect arrived.")
+        MSALError(
+            .userCanceled, internalCode: .sessionCanceled,
+            message: "The interactive request was canceled before the redirect arrived.")
     }
 
     /// The listener could not bind or serve.
     package static func loopbackListenerFailed(_ reason: String, underlying: (any Error & Sendable)? = nil) -> MSALError {
-        MSALError(.internal, internalCode: .loopbackListenerFailed,
-                  message: "The loopback redirect listener failed: \(reason).", underlyingError: underlying)
+        MSALError(
+            .internal, internalCode: .loopbackListenerFailed,
+            message: "The loopback redirect listener failed: \(reason).", underlyingError: underlying)
     }
 
     /// A redirect with the expected `state` that cannot be used.
@@ -26,10 +29,11 @@ extension MSALError {
 
     /// The single-use start URL was requested again.
     package static func startURLReused() -> MSALError {
-        MSALError(.internal, internalCode: .startURLReused,
-                  message: "The sign-in's single-use start URL was requested a second time: another program on this machine may have read it "
-                      + "(a browser's command line is visible to every local user) and tried to sign in with it. The sign-in was stopped "
-                      + "and nothing was redeemed; start it again.")
+        MSALError(
+            .internal, internalCode: .startURLReused,
+            message: "The sign-in's single-use start URL was requested a second time: another program on this machine may have read it "
+                + "(a browser's command line is visible to every local user) and tried to sign in with it. The sign-in was stopped "
+                + "and nothing was redeemed; start it again.")
     }
 
     private static func seconds(_ value: TimeInterval) -> String {

@@ -40,7 +40,8 @@ package struct JSONValue: Sendable {
         guard entry.kind == .string else { return false }
         if entry.flag {
             return document.bytes.withUnsafeBufferPointer { buffer in
-                JSONStringDecoding.unescape(UnsafeBufferPointer(rebasing: buffer[Int(entry.start)..<Int(entry.end)])).elementsEqual(other.utf8)
+                JSONStringDecoding.unescape(UnsafeBufferPointer(rebasing: buffer[Int(entry.start)..<Int(entry.end)])).elementsEqual(
+                    other.utf8)
             }
         }
         var other = other

@@ -32,7 +32,8 @@ extension JSONWebKey {
         var algorithm: JWSAlgorithm?
         if let declared = try Self.optionalString(jwk, "alg") {
             guard let known = JWSAlgorithm(rawValue: declared) else {
-                throw JOSEError(.invalidKey, "\(label) declares alg \"\(declared.prefix(16))\", which is not a supported signature algorithm")
+                throw JOSEError(
+                    .invalidKey, "\(label) declares alg \"\(declared.prefix(16))\", which is not a supported signature algorithm")
             }
             guard known.keyType == keyType else {
                 throw JOSEError(.invalidKey, "\(label) declares alg \(declared) for a \(kty) key")
@@ -77,7 +78,8 @@ extension JSONWebKey {
                 throw JOSEError(.invalidKey, "\(label) coordinates must be exactly \(curve.coordinateSize) bytes for \(crv)")
             }
             let key = try OpenSSLKey.ecPublicKey(curve: curve, x: x, y: y)
-            self.init(keyID: keyID, keyType: .ellipticCurve, curve: curve, algorithm: algorithm, use: use, keyOperations: keyOperations, key: key)
+            self.init(
+                keyID: keyID, keyType: .ellipticCurve, curve: curve, algorithm: algorithm, use: use, keyOperations: keyOperations, key: key)
         }
     }
 

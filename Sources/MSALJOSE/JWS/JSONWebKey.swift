@@ -63,7 +63,8 @@ public struct JSONWebKey: Sendable {
     /// template could not be made, take the per-call `EVP_DigestVerifyInit` path.
     let verifyTemplate: OpenSSLVerifyTemplate?
 
-    init(keyID: String?, keyType: KeyType, curve: Curve?, algorithm: JWSAlgorithm?, use: String?, keyOperations: [String]?, key: OpenSSLKey) {
+    init(keyID: String?, keyType: KeyType, curve: Curve?, algorithm: JWSAlgorithm?, use: String?, keyOperations: [String]?, key: OpenSSLKey)
+    {
         self.keyID = keyID
         self.keyType = keyType
         self.curve = curve
@@ -97,10 +98,13 @@ public struct JSONWebKey: Sendable {
     public func checkUsable(for algorithm: JWSAlgorithm) throws(JOSEError) {
         let name = keyID.map { "key \"\($0.prefix(64))\"" } ?? "the key"
         guard algorithm.keyType == keyType else {
-            throw JOSEError(.algorithmKeyMismatch, "\(algorithm.rawValue) needs a \(algorithm.keyType.rawValue) key but \(name) is \(keyType.rawValue)")
+            throw JOSEError(
+                .algorithmKeyMismatch, "\(algorithm.rawValue) needs a \(algorithm.keyType.rawValue) key but \(name) is \(keyType.rawValue)")
         }
         if let required = algorithm.curve, required != curve {
-            throw JOSEError(.algorithmKeyMismatch, "\(algorithm.rawValue) needs curve \(required.rawValue) but \(name) is on \(curve?.rawValue ?? "no curve")")
+            throw JOSEError(
+                .algorithmKeyMismatch,
+                "\(algorithm.rawValue) needs curve \(required.rawValue) but \(name) is on \(curve?.rawValue ?? "no curve")")
         }
         if let declared = self.algorithm, declared != algorithm {
             throw JOSEError(.algorithmKeyMismatch, "\(name) is for \(declared.rawValue), not \(algorithm.rawValue)")
@@ -116,7 +120,9 @@ public struct JSONWebKey: Sendable {
     /// Verifies a raw JWS signature (R‖S for ECDSA) over `message` after ``checkUsable(for:)``.
     ///
     /// - Returns: whether the signature is valid.
-    public func verify(signature: some Collection<UInt8>, over message: some Collection<UInt8>, algorithm: JWSAlgorithm) throws(JOSEError) -> Bool {
+    public func verify(
+        signature: some Collection<UInt8>, over message: some Collection<UInt8>, algorithm: JWSAlgorithm
+    ) throws(JOSEError) -> Bool {
         try checkUsable(for: algorithm)
         let signature = Array(signature)
         let message = Array(message)

@@ -74,8 +74,9 @@ public struct JSONWebKeySet: Sendable {
             }
             let shown = String((keyID.string ?? "").prefix(64))
             if let rejected = rejectedKeys.first(where: { $0.keyID.map(keyID.isString) ?? false }) {
-                throw JOSEError(rejected.reason.code == .limitExceeded ? .limitExceeded : .invalidKey,
-                                "key \"\(shown)\" is unusable: \(rejected.reason.message)")
+                throw JOSEError(
+                    rejected.reason.code == .limitExceeded ? .limitExceeded : .invalidKey,
+                    "key \"\(shown)\" is unusable: \(rejected.reason.message)")
             }
             throw JOSEError(.keyNotFound, "no key in the JWK set has kid \"\(shown)\"")
         }

@@ -32,8 +32,10 @@ package struct JWSSigningKey: Sendable {
         case .ellipticCurve:
             let curve = algorithm.curve!
             members.append(JSONMember(name: "crv", value: .string(curve.rawValue)))
-            members.append(JSONMember(name: "x", value: .string(Base64URL.encode(try key.bigNumberParameter("qx", width: curve.coordinateSize)))))
-            members.append(JSONMember(name: "y", value: .string(Base64URL.encode(try key.bigNumberParameter("qy", width: curve.coordinateSize)))))
+            members.append(
+                JSONMember(name: "x", value: .string(Base64URL.encode(try key.bigNumberParameter("qx", width: curve.coordinateSize)))))
+            members.append(
+                JSONMember(name: "y", value: .string(Base64URL.encode(try key.bigNumberParameter("qy", width: curve.coordinateSize)))))
         }
         return .object(members)
     }
@@ -46,11 +48,12 @@ package struct JWSSigningKey: Sendable {
 
     /// Signs `claims` as a compact JWS with header `{"alg","kid","typ":"JWT"}` plus `extraHeader` members.
     package func sign(claims: JSON, extraHeader: [JSONMember] = []) throws(JOSEError) -> String {
-        let header = JSON.object([
-            JSONMember(name: "alg", value: .string(algorithm.rawValue)),
-            JSONMember(name: "kid", value: .string(keyID)),
-            JSONMember(name: "typ", value: .string("JWT")),
-        ] + extraHeader)
+        let header = JSON.object(
+            [
+                JSONMember(name: "alg", value: .string(algorithm.rawValue)),
+                JSONMember(name: "kid", value: .string(keyID)),
+                JSONMember(name: "typ", value: .string("JWT")),
+            ] + extraHeader)
         return try sign(headerBytes: JSONWriter.write(header), payloadBytes: JSONWriter.write(claims))
     }
 

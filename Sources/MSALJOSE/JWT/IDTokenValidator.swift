@@ -133,12 +133,15 @@ public struct IDTokenValidator: Sendable {
         if claims["nbf"] != nil {
             let notBefore = try requiredNumericDate(claims, "nbf")
             guard notBefore <= now + skew else {
-                throw JOSEError(.tokenNotYetValid, "token is not valid before \(formatted(notBefore)) (now \(formatted(now)), skew \(Int(skew)) s)")
+                throw JOSEError(
+                    .tokenNotYetValid, "token is not valid before \(formatted(notBefore)) (now \(formatted(now)), skew \(Int(skew)) s)")
             }
         }
         let issuedAt = try requiredNumericDate(claims, "iat")
         guard issuedAt <= now + skew else {
-            throw JOSEError(.tokenIssuedInFuture, "token was issued in the future at \(formatted(issuedAt)) (now \(formatted(now)), skew \(Int(skew)) s)")
+            throw JOSEError(
+                .tokenIssuedInFuture,
+                "token was issued in the future at \(formatted(issuedAt)) (now \(formatted(now)), skew \(Int(skew)) s)")
         }
 
     }

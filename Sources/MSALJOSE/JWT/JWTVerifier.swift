@@ -17,7 +17,10 @@ public struct JWTVerifier: Sendable {
     public static let defaultMaximumTokenSize = 128 * 1024
 
     /// Creates a verifier for `keySet`.
-    public init(keySet: JSONWebKeySet, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases), maximumTokenSize: Int = JWTVerifier.defaultMaximumTokenSize) {
+    public init(
+        keySet: JSONWebKeySet, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases),
+        maximumTokenSize: Int = JWTVerifier.defaultMaximumTokenSize
+    ) {
         self.keySet = keySet
         self.allowedAlgorithms = allowedAlgorithms
         self.maximumTokenSize = maximumTokenSize
@@ -66,7 +69,8 @@ public struct JWTVerifier: Sendable {
             try key.key.verify(signature: signature, message: signingInput, algorithm: jws.algorithm, template: key.verifyTemplate)
         }
         guard valid else {
-            throw JOSEError(.invalidSignature, "\(jws.algorithm.rawValue) signature does not verify with key \"\((key.keyID ?? "").prefix(64))\"")
+            throw JOSEError(
+                .invalidSignature, "\(jws.algorithm.rawValue) signature does not verify with key \"\((key.keyID ?? "").prefix(64))\"")
         }
         return jws
     }

@@ -9,7 +9,9 @@ extension OpenSSLKey {
     ///
     /// `template`, when it was made from this key for `algorithm`, replaces the
     /// per-call `EVP_DigestVerifyInit` with a copy of its context (same verdict, less work).
-    func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate? = nil) throws(JOSEError) -> Bool {
+    func verify(
+        signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate? = nil
+    ) throws(JOSEError) -> Bool {
         let template = template?.algorithm == algorithm ? template : nil
         switch algorithm.keyType {
         case .rsa:
@@ -25,7 +27,9 @@ extension OpenSSLKey {
         }
     }
 
-    private func digestVerify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate?) throws(JOSEError) -> Bool {
+    private func digestVerify(
+        signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate?
+    ) throws(JOSEError) -> Bool {
         let context: OpenSSLDigestContext
         if let template {
             context = try template.makeVerifyContext()
@@ -83,7 +87,8 @@ extension OpenSSLKey {
             }
         }
         guard initialized == 1, let keyContext else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot initialize \(algorithm.rawValue) \(forSigning ? "signing" : "verification")")
+            throw OpenSSLErrorQueue.error(
+                .cryptoFailure, "cannot initialize \(algorithm.rawValue) \(forSigning ? "signing" : "verification")")
         }
         if algorithm.usesPSS {
             // RFC 7518 §3.5: MGF1 with the same hash, salt as long as the hash output.

@@ -56,7 +56,8 @@ final class OpenSSLKey: @unchecked Sendable {
     /// An EC public key from affine coordinates, checked to lie on the curve.
     static func ecPublicKey(curve: JSONWebKey.Curve, x: [UInt8], y: [UInt8]) throws(JOSEError) -> OpenSSLKey {
         let point = [0x04] + x + y
-        let key = try fromData(algorithm: "EC", selection: shim_EVP_PKEY_PUBLIC_KEY(), [.utf8("group", curve.openSSLGroupName), .octets("pub", point)])
+        let key = try fromData(
+            algorithm: "EC", selection: shim_EVP_PKEY_PUBLIC_KEY(), [.utf8("group", curve.openSSLGroupName), .octets("pub", point)])
         let context = try OpenSSLKeyContext(key: key)
         let valid = context.withContextPointer { EVP_PKEY_public_check($0) }
         guard valid == 1 else {

@@ -39,7 +39,8 @@ public struct ClientInfo: Sendable, Hashable {
         // The home account id joins them with a dot, which every MSAL splits at the first dot: a dot
         // inside either would make `uid.utid` name another account (Entra's are GUIDs, never dotted).
         guard !uid.contains("."), !utid.contains(".") else {
-            throw JOSEError(.invalidClientInfo, "client_info's uid or utid contains a dot, so the home account id uid.utid would be ambiguous")
+            throw JOSEError(
+                .invalidClientInfo, "client_info's uid or utid contains a dot, so the home account id uid.utid would be ambiguous")
         }
         self.init(uid: uid, utid: utid)
     }

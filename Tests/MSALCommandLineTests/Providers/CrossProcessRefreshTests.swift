@@ -75,7 +75,8 @@ struct CrossProcessRefreshTests {
             // The holder keeps the lock for 600 s unless killed; the runner's watchdog ends it after 4 s.
             let holder = Task {
                 try await CommandRunner.run(
-                    ["refresh-lock-hold", provider.issuer, provider.clientID, cachePath, "600"], timeout: 4, executable: CommandRunner.stressWorker)
+                    ["refresh-lock-hold", provider.issuer, provider.clientID, cachePath, "600"], timeout: 4,
+                    executable: CommandRunner.stressWorker)
             }
             var held = false
             for _ in 0..<300 where !held {

@@ -110,7 +110,9 @@ final class LocalOIDCProvider: @unchecked Sendable {
         guard let summary = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
             kill(process.processIdentifier, SIGKILL)
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
-            throw Failure("\(kind) did not start: it printed \(String(decoding: buffer, as: UTF8.self).prefix(500)); its stderr:\n\(log.suffix(4000))")
+            throw Failure(
+                "\(kind) did not start: it printed \(String(decoding: buffer, as: UTF8.self).prefix(500)); its stderr:\n\(log.suffix(4000))"
+            )
         }
         return try LocalOIDCProvider(kind: kind, summary: summary, stateDirectory: state, process: process, input: input)
     }
@@ -125,7 +127,8 @@ final class LocalOIDCProvider: @unchecked Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-oidc-\(UUID().uuidString.lowercased())")
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try await body(provider, directory)
         } catch {
             await provider.stop()
@@ -163,7 +166,8 @@ final class LocalOIDCProvider: @unchecked Sendable {
 
     /// The origin of the provider's test endpoints.
     var origin: String {
-        (summary["origin"] as? String) ?? URL(string: issuer).map { "\($0.scheme ?? "http")://\($0.host ?? "127.0.0.1"):\($0.port ?? 80)" } ?? issuer
+        (summary["origin"] as? String) ?? URL(string: issuer).map { "\($0.scheme ?? "http")://\($0.host ?? "127.0.0.1"):\($0.port ?? 80)" }
+            ?? issuer
     }
 
     private func call(_ method: MSALHTTPRequest.Method, _ path: String, json: String? = nil) async throws -> [String: Any] {
@@ -172,7 +176,8 @@ final class LocalOIDCProvider: @unchecked Sendable {
         if json != nil { request.headers.add(name: "Content-Type", value: "application/json") }
         let response = try await MSALCurlTransport().send(request, limits: .default)
         guard response.statusCode == 200, let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
-            throw Failure("\(kind) \(method) \(path): HTTP \(response.statusCode) \(String(decoding: response.body, as: UTF8.self).prefix(300))")
+            throw Failure(
+                "\(kind) \(method) \(path): HTTP \(response.statusCode) \(String(decoding: response.body, as: UTF8.self).prefix(300))")
         }
         return object
     }

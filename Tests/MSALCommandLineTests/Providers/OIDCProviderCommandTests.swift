@@ -17,10 +17,11 @@ struct OIDCProviderCommandTests {
 
         /// `verb` with the application options of this provider and cache.
         func arguments(_ verb: [String], _ extra: [String] = []) -> [String] {
-            var words = verb + [
-                "--client-id", provider.clientID, "--authority", provider.issuer, "--authority-kind", "oidc", "--allow-http-loopback",
-                "--scopes", "email", "--cache", cache, "--output", "json",
-            ]
+            var words =
+                verb + [
+                    "--client-id", provider.clientID, "--authority", provider.issuer, "--authority-kind", "oidc", "--allow-http-loopback",
+                    "--scopes", "email", "--cache", cache, "--output", "json",
+                ]
             if let redirectURI { words += ["--redirect-uri", redirectURI] }
             return words + extra
         }
@@ -32,7 +33,8 @@ struct OIDCProviderCommandTests {
         /// standard error is appended to ``agentLog``.
         func browser(_ agent: Agent, user: String) throws -> String {
             let script = provider.kind.directory.appendingPathComponent(agent.rawValue).path
-            return "/bin/sh -c 'exec \"$0\" \"$@\" 2>>\(agentLog)' '\(LocalOIDCProvider.python.path)' '\(script)' --username \(user) '--password=\(try provider.password(user))'"
+            return
+                "/bin/sh -c 'exec \"$0\" \"$@\" 2>>\(agentLog)' '\(LocalOIDCProvider.python.path)' '\(script)' --username \(user) '--password=\(try provider.password(user))'"
         }
 
         /// What the agents wrote on standard error so far, for failure messages.
@@ -45,7 +47,9 @@ struct OIDCProviderCommandTests {
         }
     }
 
-    @Test("login, accounts, token from the cache (0 requests), expired and forced refresh, logout, logout --browser-session", arguments: LocalOIDCProvider.Kind.allCases, Agent.allCases)
+    @Test(
+        "login, accounts, token from the cache (0 requests), expired and forced refresh, logout, logout --browser-session",
+        arguments: LocalOIDCProvider.Kind.allCases, Agent.allCases)
     func lifecycle(kind: LocalOIDCProvider.Kind, agent: Agent) async throws {
         try await LocalOIDCProvider.with(kind) { provider, directory in
             let session = Session(
@@ -55,7 +59,9 @@ struct OIDCProviderCommandTests {
         }
     }
 
-    @Test("login --device-code: glewlwyd signs the user in (then a token from the cache with 0 requests); Django OAuth Toolkit answers without an ID token: a typed error, nothing cached", arguments: LocalOIDCProvider.Kind.allCases)
+    @Test(
+        "login --device-code: glewlwyd signs the user in (then a token from the cache with 0 requests); Django OAuth Toolkit answers without an ID token: a typed error, nothing cached",
+        arguments: LocalOIDCProvider.Kind.allCases)
     func deviceCode(kind: LocalOIDCProvider.Kind) async throws {
         try await LocalOIDCProvider.with(kind, kind == .djangoOAuthToolkit ? ["--advertise-device-endpoint"] : []) { provider, directory in
             let cache = directory.appendingPathComponent("cache.json").path
@@ -64,7 +70,8 @@ struct OIDCProviderCommandTests {
                 "--client-id", clientID, "--authority", provider.issuer, "--authority-kind", "oidc", "--allow-http-loopback",
                 "--scopes", "email", "--cache", cache, "--output", "json",
             ]
-            let login = try BrowserUnavailableTests.RunningLogin(["login", "--device-code"] + options, environment: ProcessInfo.processInfo.environment)
+            let login = try BrowserUnavailableTests.RunningLogin(
+                ["login", "--device-code"] + options, environment: ProcessInfo.processInfo.environment)
             defer { login.kill() }
             // With --output json the prompt is one JSON line on standard error.
             let line = try #require(try await login.firstLine { $0.hasPrefix("{\"device_code\"") }, "\(kind): no device code prompt")
@@ -83,7 +90,9 @@ struct OIDCProviderCommandTests {
             if approved.status != 0 { login.kill() }  // else it polls until the code expires
 
             let (status, standardOutput, standardError) = try await login.finish()
-            let output = try #require(try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any], "\(standardOutput) \(standardError)" as Comment)
+            let output = try #require(
+                try JSONSerialization.jsonObject(with: Data(standardOutput.utf8)) as? [String: Any],
+                "\(standardOutput) \(standardError)" as Comment)
             switch kind {
             case .glewlwyd:
                 #expect(status == 0, "\(standardError)")
@@ -164,7 +173,8 @@ struct OIDCProviderCommandTests {
         let againSubject = try #require((try again.json()["account"] as? [String: Any])?["identifier"] as? String)
         let visitLog = session.cache + ".end-session-url"
         let browser = "/bin/sh -c 'echo \"$0\" > \(visitLog); exec curl -s -o /dev/null \"$0\"' %s"
-        let browserLogout = try await session.run(["logout"], ["--account", againSubject, "--browser-session"], environment: ["BROWSER": browser])
+        let browserLogout = try await session.run(
+            ["logout"], ["--account", againSubject, "--browser-session"], environment: ["BROWSER": browser])
         #expect(browserLogout.status == 0, "\(kind) logout --browser-session: \(browserLogout.standardError)")
         let visited = try String(contentsOfFile: visitLog, encoding: .utf8)
         #expect(visited.contains("id_token_hint="), "\(kind): \(visited.prefix(200))")

@@ -67,7 +67,9 @@ struct OIDCProviderLibraryTests {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
         guard bound == 0 else { throw LocalOIDCProvider.Failure("bind failed: errno \(errno)") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
@@ -81,7 +83,9 @@ struct OIDCProviderLibraryTests {
         return uri
     }
 
-    @Test("Sign-in, accounts, silent hit with 0 requests, expired → refresh, forced refresh, browser sign-out", arguments: LocalOIDCProvider.Kind.allCases, Agent.allCases)
+    @Test(
+        "Sign-in, accounts, silent hit with 0 requests, expired → refresh, forced refresh, browser sign-out",
+        arguments: LocalOIDCProvider.Kind.allCases, Agent.allCases)
     func lifecycle(kind: LocalOIDCProvider.Kind, agent: Agent) async throws {
         try await LocalOIDCProvider.with(kind) { provider, directory in
             try await run(provider, agent: agent, directory: directory)
@@ -98,7 +102,9 @@ struct OIDCProviderLibraryTests {
         // Sign-in on the provider's real pages.
         let signedIn = try await app.signIn("alice", agent: agent, scopes: scopes)
         #expect(signedIn.tokenSource == .identityProvider)
-        #expect(signedIn.account.username == "alice" || signedIn.account.username == "alice@example.test", "\(kind): username \(signedIn.account.username ?? "nil")")
+        #expect(
+            signedIn.account.username == "alice" || signedIn.account.username == "alice@example.test",
+            "\(kind): username \(signedIn.account.username ?? "nil")")
         let subject = try #require(signedIn.account.identifier)
         #expect(!subject.isEmpty)
         #expect(signedIn.idToken != nil)
@@ -172,7 +178,9 @@ struct OIDCProviderLibraryTests {
         #expect(revoked?.code == .interactionRequired, "\(kind): \(String(describing: revoked))")
     }
 
-    @Test("Device code flow: glewlwyd signs the user in; Django OAuth Toolkit answers without an ID token, a typed error and nothing cached", arguments: LocalOIDCProvider.Kind.allCases)
+    @Test(
+        "Device code flow: glewlwyd signs the user in; Django OAuth Toolkit answers without an ID token, a typed error and nothing cached",
+        arguments: LocalOIDCProvider.Kind.allCases)
     func deviceCode(kind: LocalOIDCProvider.Kind) async throws {
         try await LocalOIDCProvider.with(kind, kind == .djangoOAuthToolkit ? ["--advertise-device-endpoint"] : []) { provider, directory in
             try await deviceCode(provider, directory: directory)
@@ -274,9 +282,12 @@ struct OIDCProviderLibraryTests {
             let application = try MSALPublicClientApplication(configuration: config)
             let agent = provider.kind.directory.appendingPathComponent(Agent.scripted.rawValue).path
             let webview = MSALWebviewParameters(
-                browserCommand: [LocalOIDCProvider.python.path, agent, "--username", "alice", "--password=" + (try provider.password("alice")), "%s"])
+                browserCommand: [
+                    LocalOIDCProvider.python.path, agent, "--username", "alice", "--password=" + (try provider.password("alice")), "%s",
+                ])
             webview.timeout = 120
-            let result = try await application.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["email"], webviewParameters: webview))
+            let result = try await application.acquireToken(
+                with: MSALInteractiveTokenParameters(scopes: ["email"], webviewParameters: webview))
             let idToken = try #require(result.idToken)
             let header = try #require(idToken.split(separator: ".").first)
             var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

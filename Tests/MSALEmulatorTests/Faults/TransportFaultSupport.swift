@@ -119,7 +119,8 @@ struct FaultCacheDirectory {
 
     init() throws {
         var isDirectory: ObjCBool = false
-        let shm = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+        let shm =
+            FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
             && access("/dev/shm", W_OK) == 0
         var template = Array("\(shm ? "/dev/shm" : "/tmp")/msal-faults-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -211,9 +212,11 @@ final class BlackholeListener: Sendable {
         }
         // A backlog of 0 admits one connection; this one fills the queue (never accepted).
         let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        let connected = filler >= 0 && withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
-        }
+        let connected =
+            filler >= 0
+            && withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
+            }
         guard connected else {
             let code = errno
             if filler >= 0 { close(filler) }

@@ -67,7 +67,9 @@ struct TransportFaultTests {
             let parameters = Self.forcedRefresh(account)
             let error = await expectMSALError { try await app.acquireTokenSilent(with: parameters) }
             Self.expect(error, wire, correlationID: parameters.correlationId)
-            #expect(Self.expectedCount(endpoint, wire).contains(harness.count(endpoint)), "requests to \(endpoint.name): \(harness.count(endpoint))")
+            #expect(
+                Self.expectedCount(endpoint, wire).contains(harness.count(endpoint)),
+                "requests to \(endpoint.name): \(harness.count(endpoint))")
             let faulted = harness.emulator.requests.filter(\.faulted)
             #expect(faulted.count == harness.count(endpoint))
             // The request log shows what went on the wire: no status line, or a 200 head.
@@ -194,7 +196,9 @@ struct TransportFaultTests {
         }
     }
 
-    @Test("An authority whose host never completes the TCP handshake: networkTimeout after one retry, before any web UI; the cache file is untouched")
+    @Test(
+        "An authority whose host never completes the TCP handshake: networkTimeout after one retry, before any web UI; the cache file is untouched"
+    )
     func blackholedAuthority() async throws {
         try await Self.withSignedInCache { harness, directory, _, before in
             let blackhole = try BlackholeListener()

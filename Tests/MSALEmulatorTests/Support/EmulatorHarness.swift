@@ -109,7 +109,8 @@ struct EmulatorHarness: Sendable {
     }
 
     /// Interactive parameters whose web UI signs `username` in on the emulator's page.
-    static func interactive(_ scopes: [String] = ["User.Read"], as username: String?) -> (MSALInteractiveTokenParameters, EmulatorPageWebUI) {
+    static func interactive(_ scopes: [String] = ["User.Read"], as username: String?) -> (MSALInteractiveTokenParameters, EmulatorPageWebUI)
+    {
         let webUI = EmulatorPageWebUI(.signIn(username: username))
         return (MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: MSALWebviewParameters(webUI: webUI)), webUI)
     }
@@ -121,7 +122,9 @@ struct EmulatorHarness: Sendable {
     }
 
     /// Sends a request to the emulator and returns status, headers and JSON body.
-    func call(_ method: String, _ path: String, headers: [(String, String)] = [], form: [(String, String)]? = nil, body: [UInt8]? = nil)
+    func call(
+        _ method: String, _ path: String, headers: [(String, String)] = [], form: [(String, String)]? = nil, body: [UInt8]? = nil
+    )
         async throws -> RawResponse
     {
         try await RawResponse.send(method, URL(string: emulator.baseURL.absoluteString + path)!, headers: headers, form: form, body: body)
@@ -158,7 +161,9 @@ struct RawResponse: Sendable {
     }
 
     /// Sends one request with URLSession-free plumbing: a fresh connection, no redirects followed.
-    static func send(_ method: String, _ url: URL, headers: [(String, String)] = [], form: [(String, String)]? = nil, body: [UInt8]? = nil)
+    static func send(
+        _ method: String, _ url: URL, headers: [(String, String)] = [], form: [(String, String)]? = nil, body: [UInt8]? = nil
+    )
         async throws -> RawResponse
     {
         var allHeaders = headers
@@ -175,7 +180,8 @@ struct RawResponse: Sendable {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return pairs.map {
-            ($0.0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "=" + ($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+            ($0.0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "="
+                + ($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
         }.joined(separator: "&")
     }
 }

@@ -91,6 +91,7 @@ final class HeadlessChromium: Sendable {
     private static func isOurLeader(_ pid: pid_t) -> Bool {
         guard let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
         let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        return arguments.first.map { $0.hasSuffix("timeout") } == true && arguments.contains { $0.hasSuffix("chromium") || $0.hasSuffix("chromium-browser") }
+        return arguments.first.map { $0.hasSuffix("timeout") } == true
+            && arguments.contains { $0.hasSuffix("chromium") || $0.hasSuffix("chromium-browser") }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
+import MSALJOSE
 import Testing
 
 @testable import MSAL
-import MSALJOSE
 
 @Suite("Authority key sets: JWKS cache and rate-limited refetch on an unknown kid")
 struct AuthorityKeySetTests {
@@ -45,7 +45,7 @@ struct AuthorityKeySetTests {
         let jwk = try JSONSerialization.jsonObject(with: Data(JSONWriter.write(try rotatedKey.publicJWK())))
         keys.append(jwk)
         document["keys"] = keys
-        return AuthorityFixtures.json(document)
+        return try AuthorityFixtures.json(document)
     }
 
     /// A token with the sample claims, signed by `key`.
@@ -64,8 +64,11 @@ struct AuthorityKeySetTests {
         return try key.sign(claims: claims)
     }
 
-    private func verify(_ token: String, _ harness: ResolverHarness, _ metadata: MSALAuthorityMetadata, nonce: String? = nonce) async throws -> IDToken {
-        try await harness.resolver.verifyIDToken(token, metadata: metadata, clientID: Self.clientID, nonce: nonce, correlationID: AuthorityURLs.correlationID)
+    private func verify(
+        _ token: String, _ harness: ResolverHarness, _ metadata: MSALAuthorityMetadata, nonce: String? = nonce
+    ) async throws -> IDToken {
+        try await harness.resolver.verifyIDToken(
+            token, metadata: metadata, clientID: Self.clientID, nonce: nonce, correlationID: AuthorityURLs.correlationID)
     }
 
     // MARK: Tests
@@ -104,7 +107,8 @@ struct AuthorityKeySetTests {
         let rs256 = try Self.sampleToken("id-token-rs256.jwt")
         await expectMSALError(.idTokenNonceMismatch) { _ = try await verify(rs256, harness, metadata, nonce: "other") }
         await expectMSALError(.idTokenAudienceMismatch) {
-            _ = try await harness.resolver.verifyIDToken(rs256, metadata: metadata, clientID: "another-client", nonce: Self.nonce, correlationID: UUID())
+            _ = try await harness.resolver.verifyIDToken(
+                rs256, metadata: metadata, clientID: "another-client", nonce: Self.nonce, correlationID: UUID())
         }
         harness.clock.advance(by: 7200)
         await expectMSALError(.idTokenExpired) { _ = try await verify(rs256, harness, metadata) }

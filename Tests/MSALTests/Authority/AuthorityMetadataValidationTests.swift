@@ -31,8 +31,10 @@ struct AuthorityMetadataValidationTests {
 
     @Test("An issuer on another host is rejected")
     func issuerOnAnotherHost() async throws {
-        for issuer in ["https://evil.com/\(Self.tenant)/v2.0", "https://login.microsoftonline.com.evil.com/\(Self.tenant)/v2.0",
-                       "https://evil.com@login.microsoftonline.com/\(Self.tenant)/v2.0", "https://login.microsoftonline.com:8443/\(Self.tenant)/v2.0"] {
+        for issuer in [
+            "https://evil.com/\(Self.tenant)/v2.0", "https://login.microsoftonline.com.evil.com/\(Self.tenant)/v2.0",
+            "https://evil.com@login.microsoftonline.com/\(Self.tenant)/v2.0", "https://login.microsoftonline.com:8443/\(Self.tenant)/v2.0",
+        ] {
             await expectMSALError(.authorityIssuerMismatch, mentioning: ["host"]) {
                 _ = try await resolveTenant(["issuer": issuer])
             }
@@ -68,8 +70,10 @@ struct AuthorityMetadataValidationTests {
 
     @Test("An issuer path other than /<tenant>[/v2.0] is rejected")
     func issuerPath() async throws {
-        for issuer in ["https://login.microsoftonline.com/\(Self.tenant)/v2.0/extra", "https://login.microsoftonline.com/\(Self.tenant)/v1.0",
-                       "https://login.microsoftonline.com", "https://login.microsoftonline.com/"] {
+        for issuer in [
+            "https://login.microsoftonline.com/\(Self.tenant)/v2.0/extra", "https://login.microsoftonline.com/\(Self.tenant)/v1.0",
+            "https://login.microsoftonline.com", "https://login.microsoftonline.com/",
+        ] {
             await expectMSALError(.authorityIssuerMismatch) {
                 _ = try await resolveTenant(["issuer": issuer])
             }
@@ -111,8 +115,10 @@ struct AuthorityMetadataValidationTests {
     func tenantPlaceholderTemplate() async throws {
         let harness = ResolverHarness()
         harness.transport.on(AuthorityURLs.commonDiscovery, json: try AuthorityFixtures.authority("instance_discovery_common.json"))
-        harness.transport.on(AuthorityURLs.commonConfiguration, json: try AuthorityFixtures.authorityJSON(
-            "openid_configuration_common.json", ["issuer": "https://login.microsoftonline.com/{tenant}/v2.0"]))
+        harness.transport.on(
+            AuthorityURLs.commonConfiguration,
+            json: try AuthorityFixtures.authorityJSON(
+                "openid_configuration_common.json", ["issuer": "https://login.microsoftonline.com/{tenant}/v2.0"]))
         let metadata = try await harness.resolve("https://login.microsoftonline.com/common")
         // The ID-token validator understands {tenantid}; the metadata must not hand it a template it cannot fill.
         #expect(metadata.issuer == "https://login.microsoftonline.com/{tenantid}/v2.0")
@@ -125,13 +131,16 @@ struct AuthorityMetadataValidationTests {
         let configuration = "https://fs.contoso.com/adfs/.well-known/openid-configuration"
         func resolve(_ issuer: String) async throws -> MSALAuthorityMetadata {
             let harness = ResolverHarness()
-            harness.transport.on(configuration, json: try AuthorityFixtures.authorityJSON("openid_configuration_adfs.json", ["issuer": issuer]))
+            harness.transport.on(
+                configuration, json: try AuthorityFixtures.authorityJSON("openid_configuration_adfs.json", ["issuer": issuer]))
             return try await harness.resolve("https://fs.contoso.com/adfs")
         }
         #expect(try await resolve("https://fs.contoso.com/adfs").issuer == "https://fs.contoso.com/adfs")
         #expect(try await resolve("https://fs.contoso.com/adfs/").issuer == "https://fs.contoso.com/adfs/")
-        for issuer in ["https://fs.contoso.com/adfs/services/trust", "http://fs.contoso.com/adfs", "https://other.contoso.com/adfs",
-                       "https://fs.contoso.com", "https://FS.contoso.com/adfs"] {
+        for issuer in [
+            "https://fs.contoso.com/adfs/services/trust", "http://fs.contoso.com/adfs", "https://other.contoso.com/adfs",
+            "https://fs.contoso.com", "https://FS.contoso.com/adfs",
+        ] {
             await expectMSALError(.authorityIssuerMismatch, mentioning: ["ADFS issuer"]) {
                 _ = try await resolve(issuer)
             }
@@ -144,13 +153,15 @@ struct AuthorityMetadataValidationTests {
         let configuration = "https://idp.example.com/realms/test/.well-known/openid-configuration"
         func resolve(_ issuer: String) async throws -> MSALAuthorityMetadata {
             let harness = ResolverHarness()
-            harness.transport.on(configuration, json: AuthorityFixtures.json([
-                "issuer": issuer,
-                "authorization_endpoint": "https://idp.example.com/realms/test/protocol/openid-connect/auth",
-                "token_endpoint": "https://idp.example.com/realms/test/protocol/openid-connect/token",
-                "jwks_uri": "https://idp.example.com/realms/test/protocol/openid-connect/certs",
-                "device_authorization_endpoint": "https://idp.example.com/realms/test/protocol/openid-connect/auth/device",
-            ]))
+            harness.transport.on(
+                configuration,
+                json: try AuthorityFixtures.json([
+                    "issuer": issuer,
+                    "authorization_endpoint": "https://idp.example.com/realms/test/protocol/openid-connect/auth",
+                    "token_endpoint": "https://idp.example.com/realms/test/protocol/openid-connect/token",
+                    "jwks_uri": "https://idp.example.com/realms/test/protocol/openid-connect/certs",
+                    "device_authorization_endpoint": "https://idp.example.com/realms/test/protocol/openid-connect/auth/device",
+                ]))
             let metadata = try await harness.resolve(authority)
             #expect(harness.transport.requestedURLs == [configuration])
             return metadata
@@ -158,8 +169,10 @@ struct AuthorityMetadataValidationTests {
         let metadata = try await resolve("https://idp.example.com/realms/test")
         #expect(metadata.kind == .oidc)
         #expect(metadata.deviceCodeEndpoint?.absoluteString == "https://idp.example.com/realms/test/protocol/openid-connect/auth/device")
-        for issuer in ["https://idp.example.com/realms/test/", "https://idp.example.com/realms/Test", "https://IDP.example.com/realms/test",
-                       "https://idp.example.com/realms", "http://idp.example.com/realms/test"] {
+        for issuer in [
+            "https://idp.example.com/realms/test/", "https://idp.example.com/realms/Test", "https://IDP.example.com/realms/test",
+            "https://idp.example.com/realms", "http://idp.example.com/realms/test",
+        ] {
             await expectMSALError(.authorityIssuerMismatch, mentioning: ["exactly"]) {
                 _ = try await resolve(issuer)
             }
@@ -197,9 +210,11 @@ struct AuthorityMetadataValidationTests {
 
     @Test("An endpoint with userinfo is rejected")
     func endpointWithUserinfo() async throws {
-        for endpoint in ["https://user@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
-                         "https://login.microsoftonline.com@evil.com/\(Self.tenant)/oauth2/v2.0/token",
-                         "https://user:pw@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token"] {
+        for endpoint in [
+            "https://user@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+            "https://login.microsoftonline.com@evil.com/\(Self.tenant)/oauth2/v2.0/token",
+            "https://user:pw@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+        ] {
             await expectMSALError(.insecureEndpoint, mentioning: ["userinfo"]) {
                 _ = try await resolveTenant(["token_endpoint": endpoint])
             }
@@ -209,7 +224,8 @@ struct AuthorityMetadataValidationTests {
     /// The document `FuzzAuthorityMetadata` (FuzzTesting/, docs/reliability.md "Fuzzing") stopped on, as found:
     /// its token endpoint's repeated `@` made URLComponents percent-encode all but the last, and the host
     /// range it then reported, one of its own re-encoded string, was applied to the text as served: a trap.
-    static let repeatedAtSigns = Array(#"""
+    static let repeatedAtSigns = Array(
+        #"""
         {"token_endpoint":"https://login.m@@@@@@@@@@icrosoftonline.com/co/token","tokmn_endpoint_auth_methods_supported":["client_secret_porbac_urlvate_key_jwt","client_secret_basic"],"jwks_uri":"https://login.microsoft-nline.com/consumers/discovery/v2.0/keys","response_types_supportedresponse_modes_supported":["query","fragment","form_post"],"subject_types_supported":["pairwise"],"id_token_signing_alg_values_supported":["RS256"],"response_types_supported":["code","id_toke","profile","email","offline_access"],"issuer":"https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0","request_uri_parameter_supported":false,"userinfo_endpoint":"https://graph.microsoft.com/oidc/userinfo","authorization_endpoint":"https://login.microso[tonline.cn.microso[tonline.com/consumers/oauth4/v2.0/authorize","htsost":"graph.microsoft.com","rbac_url":"https://pas.windows.net"}
         """#.utf8)
 
@@ -221,8 +237,10 @@ struct AuthorityMetadataValidationTests {
         await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint", "userinfo"]) {
             _ = try await harness.resolve("https://login.microsoftonline.com/common")
         }
-        for endpoint in ["https://a@@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
-                         "https://login.microsoftonline.com@@evil.com/\(Self.tenant)/oauth2/v2.0/token"] {
+        for endpoint in [
+            "https://a@@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+            "https://login.microsoftonline.com@@evil.com/\(Self.tenant)/oauth2/v2.0/token",
+        ] {
             await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint", "userinfo"]) {
                 _ = try await resolveTenant(["token_endpoint": endpoint])
             }
@@ -235,9 +253,11 @@ struct AuthorityMetadataValidationTests {
 
     @Test("An endpoint whose host is percent-encoded is rejected, even when it decodes to a trusted host")
     func endpointWithPercentEncodedHost() async throws {
-        for endpoint in ["https://login.microsoftonline%2Ecom/\(Self.tenant)/oauth2/v2.0/token",
-                         "https://login%2emicrosoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
-                         "https://evil.com%2F.login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token"] {
+        for endpoint in [
+            "https://login.microsoftonline%2Ecom/\(Self.tenant)/oauth2/v2.0/token",
+            "https://login%2emicrosoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+            "https://evil.com%2F.login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+        ] {
             await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint"]) {
                 _ = try await resolveTenant(["token_endpoint": endpoint])
             }
@@ -248,12 +268,14 @@ struct AuthorityMetadataValidationTests {
     func punycodeHostEndpoints() async throws {
         let host = "xn--bcher-kva.example"
         let harness = ResolverHarness()
-        harness.transport.on("https://\(host)/adfs/.well-known/openid-configuration", json: AuthorityFixtures.json([
-            "issuer": "https://\(host)/adfs",
-            "authorization_endpoint": "https://\(host)/adfs/oauth2/authorize/",
-            "token_endpoint": "https://\(host)/adfs/oauth2/token/",
-            "jwks_uri": "https://\(host)/adfs/discovery/keys",
-        ]))
+        harness.transport.on(
+            "https://\(host)/adfs/.well-known/openid-configuration",
+            json: try AuthorityFixtures.json([
+                "issuer": "https://\(host)/adfs",
+                "authorization_endpoint": "https://\(host)/adfs/oauth2/authorize/",
+                "token_endpoint": "https://\(host)/adfs/oauth2/token/",
+                "jwks_uri": "https://\(host)/adfs/discovery/keys",
+            ]))
         let metadata = try await harness.resolve("https://\(host)/adfs")
         #expect(metadata.tokenEndpoint.absoluteString == "https://\(host)/adfs/oauth2/token/")
         #expect(metadata.cacheEnvironment == host)
@@ -267,15 +289,19 @@ struct AuthorityMetadataValidationTests {
 
     @Test("A fragment or userinfo whose escapes are not UTF-8 is still seen (the fuzzer's endpoint, then variants)")
     func endpointPartsWithBadEscapes() async throws {
-        for endpoint in [Self.fragmentWithBadEscape, "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#%ff",
-                         "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#"] {
+        for endpoint in [
+            Self.fragmentWithBadEscape, "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#%ff",
+            "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#",
+        ] {
             await expectMSALError(.invalidAuthorityMetadata, mentioning: ["token_endpoint", "not an absolute URL"]) {
                 _ = try await resolveTenant(["token_endpoint": endpoint])
             }
         }
-        for endpoint in ["https://%e3@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
-                         "https://u:%ff@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
-                         "https://@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token"] {
+        for endpoint in [
+            "https://%e3@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+            "https://u:%ff@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+            "https://@login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token",
+        ] {
             await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint", "userinfo"]) {
                 _ = try await resolveTenant(["token_endpoint": endpoint])
             }
@@ -284,9 +310,11 @@ struct AuthorityMetadataValidationTests {
 
     @Test("Unusable endpoint URLs are invalid metadata")
     func unusableEndpoints() async throws {
-        for endpoint in ["/\(Self.tenant)/oauth2/v2.0/token", "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#x",
-                         "https://login.microsoftonline.com/\(Self.tenant)/oauth 2", "https://login.microsoftonline.com\\evil.com/token",
-                         "https:///token", "https://login.microsoftonline.com/\(String(repeating: "a", count: 2100))"] {
+        for endpoint in [
+            "/\(Self.tenant)/oauth2/v2.0/token", "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token#x",
+            "https://login.microsoftonline.com/\(Self.tenant)/oauth 2", "https://login.microsoftonline.com\\evil.com/token",
+            "https:///token", "https://login.microsoftonline.com/\(String(repeating: "a", count: 2100))",
+        ] {
             await expectMSALError(.invalidAuthorityMetadata, mentioning: ["token_endpoint", "not an absolute URL"]) {
                 _ = try await resolveTenant(["token_endpoint": endpoint])
             }
@@ -314,9 +342,12 @@ struct AuthorityMetadataValidationTests {
         let metadata = try await harness.resolve("https://login.microsoftonline.com/tfp/\(tenant)/my-policy")
         #expect(harness.transport.requestedURLs == [configuration])
         #expect(metadata.kind == .b2c)
-        #expect(metadata.authorizationEndpoint.absoluteString == "https://login.microsoftonline.com/\(tenant)/oauth2/v2.0/authorize?p=my-policy")
+        #expect(
+            metadata.authorizationEndpoint.absoluteString == "https://login.microsoftonline.com/\(tenant)/oauth2/v2.0/authorize?p=my-policy"
+        )
         #expect(metadata.tokenEndpoint.absoluteString == "https://login.microsoftonline.com/\(tenant)/oauth2/v2.0/token?p=my-policy")
-        #expect(metadata.deviceCodeEndpoint?.absoluteString == "https://login.microsoftonline.com/\(tenant)/oauth2/v2.0/devicecode?p=my-policy")
+        #expect(
+            metadata.deviceCodeEndpoint?.absoluteString == "https://login.microsoftonline.com/\(tenant)/oauth2/v2.0/devicecode?p=my-policy")
         #expect(metadata.issuer == "https://sts.windows.net/\(tenant)/")
     }
 
@@ -341,8 +372,9 @@ struct AuthorityMetadataValidationTests {
         await expectMSALError(.invalidAuthorityMetadata, mentioning: ["token_endpoint is missing"]) {
             _ = try await harness.resolve("https://login.microsoftonline.com/\(tenant)")
         }
-        harness.transport.on("https://fs.contoso.com/adfs/.well-known/openid-configuration",
-                             json: try AuthorityFixtures.authority("openid_configuration_adfs_missing_fields.json"))
+        harness.transport.on(
+            "https://fs.contoso.com/adfs/.well-known/openid-configuration",
+            json: try AuthorityFixtures.authority("openid_configuration_adfs_missing_fields.json"))
         await expectMSALError(.invalidAuthorityMetadata, mentioning: ["authorization_endpoint is missing"]) {
             _ = try await harness.resolve("https://fs.contoso.com/adfs")
         }
@@ -388,8 +420,10 @@ struct AuthorityMetadataValidationTests {
 
     @Test("Instance discovery documents of the wrong shape are typed errors")
     func wrongShapeDiscovery() async throws {
-        let group: [String: Any] = ["preferred_network": "login.microsoftonline.com", "preferred_cache": "login.windows.net",
-                                    "aliases": ["login.microsoftonline.com"]]
+        let group: [String: Any] = [
+            "preferred_network": "login.microsoftonline.com", "preferred_cache": "login.windows.net",
+            "aliases": ["login.microsoftonline.com"],
+        ]
         let cases: [(Any, String)] = [
             ([group], "not a JSON object"),
             (["tenant_discovery_endpoint": 1, "metadata": [group]], "tenant_discovery_endpoint is not a string"),
@@ -421,7 +455,8 @@ struct AuthorityMetadataValidationTests {
             _ = try await resolveTenant(body: html, status: 404)
         }
         let harness = ResolverHarness()
-        harness.transport.on(AuthorityURLs.commonDiscovery, .response(MSALHTTPResponse(statusCode: 200, headers: ["Content-Type": "text/html"], body: html)))
+        harness.transport.on(
+            AuthorityURLs.commonDiscovery, .response(MSALHTTPResponse(statusCode: 200, headers: ["Content-Type": "text/html"], body: html)))
         await expectMSALError(.invalidAuthorityMetadata, mentioning: ["instance discovery", "not JSON"]) {
             _ = try await harness.resolve("https://login.microsoftonline.com/common")
         }
@@ -429,9 +464,10 @@ struct AuthorityMetadataValidationTests {
 
     @Test("An enormous body (5 MB of JSON) is a typed error")
     func enormousBody() async throws {
-        var document = try #require(try JSONSerialization.jsonObject(with: Data(AuthorityFixtures.authority("openid_configuration_tenant.json"))) as? [String: Any])
+        var document = try #require(
+            try JSONSerialization.jsonObject(with: Data(AuthorityFixtures.authority("openid_configuration_tenant.json"))) as? [String: Any])
         document["padding"] = String(repeating: "x", count: 5 * 1024 * 1024)
-        let huge = AuthorityFixtures.json(document)
+        let huge = try AuthorityFixtures.json(document)
         #expect(huge.count > 5 * 1024 * 1024)
         await expectMSALError(.invalidAuthorityMetadata, mentioning: ["OpenID configuration"]) {
             _ = try await resolveTenant(body: huge)
@@ -454,7 +490,8 @@ struct AuthorityMetadataValidationTests {
             _ = try await resolveTenant(body: deep)
         }
         // Two issuers: a parser that kept the last one would trust something else than one that kept the first.
-        let duplicate = Array(#"""
+        let duplicate = Array(
+            #"""
             {"issuer":"https://login.microsoftonline.com/\#(Self.tenant)/v2.0","issuer":"https://evil.com/\#(Self.tenant)/v2.0",
              "authorization_endpoint":"https://login.microsoftonline.com/\#(Self.tenant)/oauth2/v2.0/authorize",
              "token_endpoint":"https://login.microsoftonline.com/\#(Self.tenant)/oauth2/v2.0/token",
@@ -502,7 +539,9 @@ struct AuthorityMetadataValidationTests {
 
     @Test("Other error answers keep their OAuth members")
     func otherErrorAnswers() async throws {
-        let body = AuthorityFixtures.json(["error": "invalid_request", "suberror": "x", "error_description": "AADSTS90010: bad", "error_codes": [90010, "7"]])
+        let body = try AuthorityFixtures.json([
+            "error": "invalid_request", "suberror": "x", "error_description": "AADSTS90010: bad", "error_codes": [90010, "7"],
+        ])
         let error = await expectMSALError(.invalidAuthorityMetadata, mentioning: ["invalid_request", "AADSTS90010"]) {
             _ = try await resolveTenant(body: body, status: 400)
         }

@@ -11,12 +11,19 @@ struct AuthorityParsingTests {
         "MSALAuthority.authority(url:) detects the kind and returns its subclass",
         arguments: [
             ("https://login.microsoftonline.com/common", MSALAuthorityKind.aad, "https://login.microsoftonline.com/common"),
-            ("https://login.microsoftonline.com/contoso.onmicrosoft.com", .aad, "https://login.microsoftonline.com/contoso.onmicrosoft.com"),
+            (
+                "https://login.microsoftonline.com/contoso.onmicrosoft.com", .aad,
+                "https://login.microsoftonline.com/contoso.onmicrosoft.com"
+            ),
             ("https://login.chinacloudapi.cn/organizations", .aad, "https://login.chinacloudapi.cn/organizations"),
-            ("https://fabrikamb2c.b2clogin.com/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn", .b2c,
-             "https://fabrikamb2c.b2clogin.com/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn"),
-            ("https://login.microsoftonline.com/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn", .b2c,
-             "https://login.microsoftonline.com/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn"),
+            (
+                "https://fabrikamb2c.b2clogin.com/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn", .b2c,
+                "https://fabrikamb2c.b2clogin.com/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn"
+            ),
+            (
+                "https://login.microsoftonline.com/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn", .b2c,
+                "https://login.microsoftonline.com/fabrikamb2c.onmicrosoft.com/B2C_1_SignIn"
+            ),
             ("https://contoso.ciamlogin.com", .ciam, "https://contoso.ciamlogin.com/contoso.onmicrosoft.com"),
             ("https://contoso.ciamlogin.com/contoso.onmicrosoft.com", .ciam, "https://contoso.ciamlogin.com/contoso.onmicrosoft.com"),
             ("https://fs.contoso.com/adfs", .adfs, "https://fs.contoso.com/adfs"),
@@ -184,7 +191,8 @@ struct AuthorityParsingTests {
         #expect(authority.audienceType == audience)
         #expect(authority.rawTenant == rawTenant)
         #expect(authority.tenant == tenant.lowercased())
-        let detected = try #require(try MSALAuthority.authority(url: url("https://login.microsoftonline.com/\(tenant)")) as? MSALAADAuthority)
+        let detected = try #require(
+            try MSALAuthority.authority(url: url("https://login.microsoftonline.com/\(tenant)")) as? MSALAADAuthority)
         #expect(detected.audienceType == audience)
     }
 
@@ -208,7 +216,8 @@ struct AuthorityParsingTests {
 
     @Test("Every cloud with a single-tenant audience", arguments: MSALAzureCloudInstance.allCases)
     func cloudInstanceMyOrg(cloud: MSALAzureCloudInstance) throws {
-        let authority = try MSALAADAuthority(cloudInstance: cloud, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "Contoso.onmicrosoft.com")
+        let authority = try MSALAADAuthority(
+            cloudInstance: cloud, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "Contoso.onmicrosoft.com")
         #expect(authority.url.absoluteString == "https://\(cloud.host)/contoso.onmicrosoft.com")
         #expect(authority.audienceType == .azureADMyOrgOnlyAudience)
         #expect(authority.rawTenant == "Contoso.onmicrosoft.com")
@@ -230,13 +239,16 @@ struct AuthorityParsingTests {
         expectMSALError(.invalidParameter, mentioning: ["rawTenant"]) {
             _ = try MSALAADAuthority(cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "")
         }
-        for audience in [MSALAudienceType.azureADAndPersonalMicrosoftAccountAudience, .azureADMultipleOrgsAudience, .personalMicrosoftAccountAudience] {
+        for audience in [
+            MSALAudienceType.azureADAndPersonalMicrosoftAccountAudience, .azureADMultipleOrgsAudience, .personalMicrosoftAccountAudience,
+        ] {
             expectMSALError(.invalidParameter, mentioning: ["azureADMyOrgOnlyAudience"]) {
                 _ = try MSALAADAuthority(cloudInstance: .chinaCloudInstance, audienceType: audience, rawTenant: "contoso.com")
             }
         }
         expectMSALError(.invalidAuthority, mentioning: ["exactly one tenant segment"]) {
-            _ = try MSALAADAuthority(cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "contoso.com/evil")
+            _ = try MSALAADAuthority(
+                cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "contoso.com/evil")
         }
         expectMSALError(.invalidAuthority, mentioning: ["query"]) {
             _ = try MSALAADAuthority(cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "x?y=z")
@@ -286,7 +298,8 @@ struct AuthorityParsingTests {
         #expect(Set(authorities).count == 1)
         let subclass = try MSALAADAuthority(url: url("https://login.microsoftonline.com/CONTOSO.com"))
         #expect(subclass == authorities[0])
-        let fromCloud = try MSALAADAuthority(cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "Contoso.COM")
+        let fromCloud = try MSALAADAuthority(
+            cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "Contoso.COM")
         #expect(fromCloud == authorities[0])
         #expect(Set<MSALAuthority>([subclass, fromCloud] + authorities).count == 1)
     }

@@ -11,8 +11,8 @@ struct AuthorityResolverConcurrencyTests {
     /// Starts `callers` tasks that each resolve `/common` once they are all running.
     private static func resolveConcurrently(
         _ harness: ResolverHarness, arrivals: ArrivalCounter
-    ) async -> [Result<MSALAuthorityMetadata, any Error>] {
-        let authority = try! MSALAuthority(url: URL(string: "https://login.microsoftonline.com/common")!)
+    ) async throws -> [Result<MSALAuthorityMetadata, any Error>] {
+        let authority = try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/common")!)
         return await withTaskGroup(of: Result<MSALAuthorityMetadata, any Error>.self) { group in
             for _ in 0..<callers {
                 group.addTask {
@@ -39,7 +39,7 @@ struct AuthorityResolverConcurrencyTests {
         transport.on(AuthorityURLs.commonDiscovery, json: try AuthorityFixtures.authority("instance_discovery_common.json"))
         transport.on(AuthorityURLs.commonConfiguration, json: try AuthorityFixtures.authority("openid_configuration_common.json"))
 
-        let results = await Self.resolveConcurrently(harness, arrivals: arrivals)
+        let results = await try Self.resolveConcurrently(harness, arrivals: arrivals)
 
         #expect(results.count == Self.callers)
         #expect(transport.count(AuthorityURLs.commonDiscovery) == 1)
@@ -61,7 +61,7 @@ struct AuthorityResolverConcurrencyTests {
             .response(MSALHTTPResponse(statusCode: 200, body: try AuthorityFixtures.authority("instance_discovery_common.json"))))
         transport.on(AuthorityURLs.commonConfiguration, json: try AuthorityFixtures.authority("openid_configuration_common.json"))
 
-        let results = await Self.resolveConcurrently(harness, arrivals: arrivals)
+        let results = await try Self.resolveConcurrently(harness, arrivals: arrivals)
 
         #expect(results.count == Self.callers)
         #expect(transport.totalCount == 1)
@@ -71,7 +71,9 @@ struct AuthorityResolverConcurrencyTests {
                 Issue.record("a caller succeeded during the outage")
                 continue
             }
-            if let msalError = checkMSALError(error, .networkFailure, mentioning: ["login.microsoftonline.com", "scripted connection reset"]) {
+            if let msalError = checkMSALError(
+                error, .networkFailure, mentioning: ["login.microsoftonline.com", "scripted connection reset"])
+            {
                 messages.insert(msalError.message)
                 #expect(msalError.correlationID == AuthorityURLs.correlationID)
             }
@@ -112,29 +114,45 @@ struct SingleFlightCacheTests {
         let clock = ManualClock(1_000)
         let cache = SingleFlightCache<String, Int, MSALError>(capacity: 4, clock: clock)
         let loads = LoadCounter()
-        let value = try await cache.value(for: "a") { loads.next(); return .init(.success(1), timeToLive: 10) }
+        let value = try await cache.value(for: "a") {
+            loads.next(); return .init(.success(1), timeToLive: 10)
+        }
         #expect(value == 1)
         #expect(cache.storedDate("a") == Date(timeIntervalSince1970: 1_000))
         clock.advance(by: 9)
-        _ = try await cache.value(for: "a") { loads.next(); return .init(.success(2), timeToLive: 10) }
+        _ = try await cache.value(for: "a") {
+            loads.next(); return .init(.success(2), timeToLive: 10)
+        }
         #expect(loads.count == 1)
         clock.advance(by: 1)
         #expect(cache.cached("a") == nil)
-        #expect(try await cache.value(for: "a") { loads.next(); return .init(.success(3), timeToLive: 10) } == 3)
+        #expect(
+            try await cache.value(for: "a") {
+                loads.next(); return .init(.success(3), timeToLive: 10)
+            } == 3)
         #expect(loads.count == 2)
 
         let failure = MSALError(.internal, internalCode: .failedAuthorityValidation, message: "no")
         await expectMSALError(.failedAuthorityValidation) {
-            _ = try await cache.value(for: "b") { loads.next(); return .init(.failure(failure), timeToLive: 5) }
+            _ = try await cache.value(for: "b") {
+                loads.next(); return .init(.failure(failure), timeToLive: 5)
+            }
         }
         await expectMSALError(.failedAuthorityValidation) {
-            _ = try await cache.value(for: "b") { loads.next(); return .init(.success(9), timeToLive: 5) }
+            _ = try await cache.value(for: "b") {
+                loads.next(); return .init(.success(9), timeToLive: 5)
+            }
         }
         #expect(loads.count == 3)
         await expectMSALError(.failedAuthorityValidation) {
-            _ = try await cache.value(for: "c") { loads.next(); return .init(.failure(failure), timeToLive: nil) }
+            _ = try await cache.value(for: "c") {
+                loads.next(); return .init(.failure(failure), timeToLive: nil)
+            }
         }
-        #expect(try await cache.value(for: "c") { loads.next(); return .init(.success(4), timeToLive: nil) } == 4)
+        #expect(
+            try await cache.value(for: "c") {
+                loads.next(); return .init(.success(4), timeToLive: nil)
+            } == 4)
         #expect(cache.cached("c") == nil)
         #expect(loads.count == 5)
     }

@@ -45,14 +45,17 @@ struct AuthorityResolverTests {
         let metadata = try await harness.resolve("https://login.microsoftonline.com/\(AuthorityURLs.tenant)")
         #expect(harness.transport.requestedURLs == [AuthorityURLs.tenantDiscovery, AuthorityURLs.tenantConfiguration])
         #expect(metadata.issuer == "https://login.microsoftonline.com/\(AuthorityURLs.tenant)/v2.0")
-        #expect(metadata.deviceCodeEndpoint?.absoluteString == "https://login.microsoftonline.com/\(AuthorityURLs.tenant)/oauth2/v2.0/devicecode")
+        #expect(
+            metadata.deviceCodeEndpoint?.absoluteString
+                == "https://login.microsoftonline.com/\(AuthorityURLs.tenant)/oauth2/v2.0/devicecode")
         #expect(metadata.tokenEndpoint.absoluteString == "https://login.microsoftonline.com/\(AuthorityURLs.tenant)/oauth2/v2.0/token")
     }
 
     @Test("An alias host is discovered at itself and resolved through the cloud's preferred network host")
     func aliasHost() async throws {
         let harness = ResolverHarness()
-        let discovery = AuthorityURLs.discovery(askedAt: "login.windows.net", authorityOrigin: "https://login.windows.net", tenant: "common")
+        let discovery = AuthorityURLs.discovery(
+            askedAt: "login.windows.net", authorityOrigin: "https://login.windows.net", tenant: "common")
         harness.transport.on(discovery, json: try AuthorityFixtures.authority("instance_discovery_common.json"))
         harness.transport.on(AuthorityURLs.commonConfiguration, json: try AuthorityFixtures.authority("openid_configuration_common.json"))
         let metadata = try await harness.resolve("https://login.windows.net/common")
@@ -118,19 +121,24 @@ struct AuthorityResolverTests {
         let harness = ResolverHarness()
         let origin = "http://127.0.0.1:8400"
         let tenant = "0b7e7b3c-6f3a-4c47-9a53-2f6a3d0c5e11"
-        let discovery = "\(origin)/common/discovery/instance?api-version=1.1&authorization_endpoint=\(origin)/\(tenant)/oauth2/v2.0/authorize"
-        harness.transport.on(discovery, json: AuthorityFixtures.json([
-            "tenant_discovery_endpoint": "\(origin)/\(tenant)/v2.0/.well-known/openid-configuration",
-            "api-version": "1.1",
-            "metadata": [["preferred_network": "127.0.0.1:8400", "preferred_cache": "127.0.0.1:8400", "aliases": ["127.0.0.1:8400"]]],
-        ]))
+        let discovery =
+            "\(origin)/common/discovery/instance?api-version=1.1&authorization_endpoint=\(origin)/\(tenant)/oauth2/v2.0/authorize"
+        harness.transport.on(
+            discovery,
+            json: try AuthorityFixtures.json([
+                "tenant_discovery_endpoint": "\(origin)/\(tenant)/v2.0/.well-known/openid-configuration",
+                "api-version": "1.1",
+                "metadata": [["preferred_network": "127.0.0.1:8400", "preferred_cache": "127.0.0.1:8400", "aliases": ["127.0.0.1:8400"]]],
+            ]))
         let configuration = "\(origin)/\(tenant)/v2.0/.well-known/openid-configuration"
-        harness.transport.on(configuration, json: AuthorityFixtures.json([
-            "issuer": "\(origin)/\(tenant)/v2.0",
-            "authorization_endpoint": "\(origin)/\(tenant)/oauth2/v2.0/authorize",
-            "token_endpoint": "\(origin)/\(tenant)/oauth2/v2.0/token",
-            "jwks_uri": "\(origin)/\(tenant)/discovery/v2.0/keys",
-        ]))
+        harness.transport.on(
+            configuration,
+            json: try AuthorityFixtures.json([
+                "issuer": "\(origin)/\(tenant)/v2.0",
+                "authorization_endpoint": "\(origin)/\(tenant)/oauth2/v2.0/authorize",
+                "token_endpoint": "\(origin)/\(tenant)/oauth2/v2.0/token",
+                "jwks_uri": "\(origin)/\(tenant)/discovery/v2.0/keys",
+            ]))
         let metadata = try await harness.resolve("\(origin)/\(tenant)", options: .allowInsecureLoopback)
         #expect(harness.transport.requestedURLs == [discovery, configuration])
         #expect(metadata.isValidated)
@@ -143,18 +151,23 @@ struct AuthorityResolverTests {
     @Test("The loopback discovery URL keeps the authority's scheme; other hosts still ask login.microsoftonline.com over https")
     func discoveryURLs() throws {
         let loopback = try MSALAuthority(url: url("http://localhost:9000/common"), options: .allowInsecureLoopback).components
-        #expect(AuthorityResolver.instanceDiscoveryURL(loopback).url
-            == "http://localhost:9000/common/discovery/instance?api-version=1.1&authorization_endpoint=http://localhost:9000/common/oauth2/v2.0/authorize")
+        #expect(
+            AuthorityResolver.instanceDiscoveryURL(loopback).url
+                == "http://localhost:9000/common/discovery/instance?api-version=1.1&authorization_endpoint=http://localhost:9000/common/oauth2/v2.0/authorize"
+        )
         let untrusted = try MSALAuthority(url: url("https://login.contoso.com:8443/contoso.com")).components
-        #expect(AuthorityResolver.instanceDiscoveryURL(untrusted).url
-            == "https://login.microsoftonline.com/common/discovery/instance?api-version=1.1&authorization_endpoint=https://login.contoso.com:8443/contoso.com/oauth2/v2.0/authorize")
+        #expect(
+            AuthorityResolver.instanceDiscoveryURL(untrusted).url
+                == "https://login.microsoftonline.com/common/discovery/instance?api-version=1.1&authorization_endpoint=https://login.contoso.com:8443/contoso.com/oauth2/v2.0/authorize"
+        )
     }
 
     @Test("Discovery aliases may carry a port; a malformed port is still rejected")
     func aliasPorts() throws {
         func parse(_ alias: String) throws -> InstanceDiscoveryResponse {
             try InstanceDiscoveryResponse.parse(
-                AuthorityFixtures.json(["metadata": [["preferred_network": alias, "preferred_cache": alias, "aliases": [alias]]]]), correlationID: nil)
+                AuthorityFixtures.json(["metadata": [["preferred_network": alias, "preferred_cache": alias, "aliases": [alias]]]]),
+                correlationID: nil)
         }
         #expect(try parse("127.0.0.1:8400").group(containing: "127.0.0.1:8400")?.preferredCache == "127.0.0.1:8400")
         for bad in ["127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:80a", ":80", "host:1:2"] {
@@ -201,7 +214,9 @@ struct AuthorityResolverTests {
         let b2cMetadata = try await harness.resolve("https://msidlabb2c.b2clogin.com/msidlabb2c.onmicrosoft.com/b2c_1_sisopolicy")
         #expect(b2cMetadata.kind == .b2c)
         #expect(b2cMetadata.issuer == "https://msidlabb2c.b2clogin.com/c8f83f7c-a28f-4e0d-a956-6e0d2df3826b/")
-        #expect(b2cMetadata.tokenEndpoint.absoluteString == "https://msidlabb2c.b2clogin.com/msidlabb2c.onmicrosoft.com/b2c_1_sisopolicy/oauth2/token")
+        #expect(
+            b2cMetadata.tokenEndpoint.absoluteString
+                == "https://msidlabb2c.b2clogin.com/msidlabb2c.onmicrosoft.com/b2c_1_sisopolicy/oauth2/token")
 
         let adfs = "https://fs.contoso.com/adfs/.well-known/openid-configuration"
         harness.transport.on(adfs, json: try AuthorityFixtures.authority("openid_configuration_adfs.json"))
@@ -214,12 +229,14 @@ struct AuthorityResolverTests {
 
         let ciam = "https://contoso.ciamlogin.com/contoso.onmicrosoft.com/v2.0/.well-known/openid-configuration"
         let tenantID = "aaaabbbb-0000-cccc-1111-dddd2222eeee"
-        harness.transport.on(ciam, json: AuthorityFixtures.json([
-            "issuer": "https://\(tenantID).ciamlogin.com/\(tenantID)/v2.0",
-            "authorization_endpoint": "https://contoso.ciamlogin.com/\(tenantID)/oauth2/v2.0/authorize",
-            "token_endpoint": "https://contoso.ciamlogin.com/\(tenantID)/oauth2/v2.0/token",
-            "jwks_uri": "https://contoso.ciamlogin.com/\(tenantID)/discovery/v2.0/keys",
-        ]))
+        harness.transport.on(
+            ciam,
+            json: try AuthorityFixtures.json([
+                "issuer": "https://\(tenantID).ciamlogin.com/\(tenantID)/v2.0",
+                "authorization_endpoint": "https://contoso.ciamlogin.com/\(tenantID)/oauth2/v2.0/authorize",
+                "token_endpoint": "https://contoso.ciamlogin.com/\(tenantID)/oauth2/v2.0/token",
+                "jwks_uri": "https://contoso.ciamlogin.com/\(tenantID)/discovery/v2.0/keys",
+            ]))
         let ciamMetadata = try await harness.resolve("https://contoso.ciamlogin.com")
         #expect(ciamMetadata.kind == .ciam)
         #expect(ciamMetadata.tenant == "contoso.onmicrosoft.com")
@@ -281,7 +298,8 @@ struct AuthorityResolverTests {
         let harness = try commonHarness()
         let authority = try MSALAuthority(url: url("https://login.microsoftonline.com/common"))
         _ = try await harness.resolve(authority)
-        let unvalidated = AuthorityResolver(pipeline: harness.resolver.pipeline, store: harness.store, policy: AuthorityValidationPolicy(validatesAuthority: false))
+        let unvalidated = AuthorityResolver(
+            pipeline: harness.resolver.pipeline, store: harness.store, policy: AuthorityValidationPolicy(validatesAuthority: false))
         #expect(unvalidated.cachedMetadata(for: authority) == nil)
         let metadata = try await unvalidated.resolve(authority, correlationID: UUID())
         #expect(!metadata.isValidated)
@@ -340,7 +358,9 @@ struct AuthorityResolverTests {
         let harness = ResolverHarness(policy: AuthorityValidationPolicy(validatesAuthority: false))
         let origin = "https://localhost:8443"
         let configuration = "\(origin)/tenant/v2.0/.well-known/openid-configuration"
-        harness.transport.on(configuration, json: try Self.document(origin: origin, tenant: "tenant", ["token_endpoint": "http://localhost:8443/tenant/oauth2/v2.0/token"]))
+        harness.transport.on(
+            configuration,
+            json: try Self.document(origin: origin, tenant: "tenant", ["token_endpoint": "http://localhost:8443/tenant/oauth2/v2.0/token"]))
         await expectMSALError(.insecureEndpoint, mentioning: ["token_endpoint", "not https"]) {
             _ = try await harness.resolve("\(origin)/tenant")
         }
@@ -381,6 +401,6 @@ struct AuthorityResolverTests {
         for (name, value) in changes {
             if let value { object[name] = value } else { object.removeValue(forKey: name) }
         }
-        return AuthorityFixtures.json(object)
+        return try AuthorityFixtures.json(object)
     }
 }

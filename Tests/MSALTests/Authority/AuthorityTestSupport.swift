@@ -103,7 +103,10 @@ struct ResolverHarness {
     let store: AuthorityMetadataStore
     let resolver: AuthorityResolver
 
-    init(policy: AuthorityValidationPolicy = AuthorityValidationPolicy(), transport: ScriptedTransport = ScriptedTransport(), now: Double = 1_700_001_000) {
+    init(
+        policy: AuthorityValidationPolicy = AuthorityValidationPolicy(), transport: ScriptedTransport = ScriptedTransport(),
+        now: Double = 1_700_001_000
+    ) {
         let clock = ManualClock(now)
         self.clock = clock
         self.transport = transport
@@ -171,16 +174,16 @@ enum AuthorityFixtures {
     /// An `Authority/` JSON object with members replaced; `NSNull()` writes `null`, `nil` removes the member.
     static func authorityJSON(_ name: String, _ changes: [String: Any?]) throws -> [UInt8] {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(try authority(name))) as? [String: Any])
-        return json(object, changes)
+        return try json(object, changes)
     }
 
     /// `object` with `changes` applied (see ``authorityJSON(_:_:)``), serialized.
-    static func json(_ object: [String: Any], _ changes: [String: Any?] = [:]) -> [UInt8] {
+    static func json(_ object: [String: Any], _ changes: [String: Any?] = [:]) throws -> [UInt8] {
         var object = object
         for (name, value) in changes {
             if let value { object[name] = value } else { object.removeValue(forKey: name) }
         }
-        return [UInt8](try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        return [UInt8](try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 }
 

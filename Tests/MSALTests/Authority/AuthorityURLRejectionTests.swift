@@ -69,8 +69,10 @@ struct AuthorityURLRejectionTests {
     @Test("Backslashes are rejected")
     func backslash() throws {
         // Foundation's URL(string:) refuses these texts itself; the authority parser must refuse them too.
-        for text in ["https://login.microsoftonline.com\\common", "https://login.microsoftonline.com/common\\..\\evil",
-                     "https://evil.com\\@login.microsoftonline.com/common"] {
+        for text in [
+            "https://login.microsoftonline.com\\common", "https://login.microsoftonline.com/common\\..\\evil",
+            "https://evil.com\\@login.microsoftonline.com/common",
+        ] {
             expectMSALError(.invalidAuthority, mentioning: ["backslash"]) {
                 _ = try AuthorityComponents.parse(text, kind: nil, options: [])
             }
@@ -317,7 +319,8 @@ struct AuthorityURLRejectionTests {
         #expect(error?.message.contains("\\u{7}") == true)
         #expect(error?.message.unicodeScalars.contains { $0.value < 0x20 } == false)
         let long = expectMSALError(.invalidAuthority) {
-            _ = try AuthorityComponents.parse("https://login.microsoftonline.com/" + String(repeating: "x", count: 3000), kind: nil, options: [])
+            _ = try AuthorityComponents.parse(
+                "https://login.microsoftonline.com/" + String(repeating: "x", count: 3000), kind: nil, options: [])
         }
         #expect((long?.message.utf8.count ?? .max) < 400)
     }

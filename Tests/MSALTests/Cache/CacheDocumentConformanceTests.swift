@@ -21,7 +21,9 @@ struct CacheDocumentConformanceTests {
         let written = document.serialized()
         let expected = CacheFixtures.normalized(try CacheFixtures.foundationJSON(original))
         let actual = CacheFixtures.normalized(try CacheFixtures.foundationJSON(written))
-        #expect(CacheFixtures.equal(actual, expected), "\(name): content changed in a read-write:\n\(String(decoding: written, as: UTF8.self).prefix(3000))")
+        #expect(
+            CacheFixtures.equal(actual, expected),
+            "\(name): content changed in a read-write:\n\(String(decoding: written, as: UTF8.self).prefix(3000))")
         // Writing what we wrote changes nothing.
         #expect(try TokenCacheDocument(parsing: written).serialized() == written)
     }
@@ -67,15 +69,19 @@ struct CacheDocumentConformanceTests {
         for section in [CacheSection.refreshToken, .idToken] {
             for entry in document[section].values { if let client = entry["client_id"] { clients.insert(client.lowercased()) } }
         }
-        let accountHomes = Set(document[.account].values.compactMap { entry -> String? in
-            guard let home = entry["home_account_id"], let environment = entry["environment"] else { return nil }
-            return home.lowercased() + "|" + aliases.group(of: environment)
-        })
+        let accountHomes = Set(
+            document[.account].values.compactMap { entry -> String? in
+                guard let home = entry["home_account_id"], let environment = entry["environment"] else { return nil }
+                return home.lowercased() + "|" + aliases.group(of: environment)
+            })
         for client in clients {
             var expected = Set<String>()
             for section in [CacheSection.refreshToken, .idToken] {
-                for entry in document[section].values where entry["client_id"]?.lowercased() == client && entry["family_id"].map({ $0.isEmpty }) ?? true {
-                    guard entry["secret"] != nil, let home = entry["home_account_id"], let environment = entry["environment"] else { continue }
+                for entry in document[section].values
+                where entry["client_id"]?.lowercased() == client && entry["family_id"].map({ $0.isEmpty }) ?? true {
+                    guard entry["secret"] != nil, let home = entry["home_account_id"], let environment = entry["environment"] else {
+                        continue
+                    }
                     let id = home.lowercased() + "|" + aliases.group(of: environment)
                     if accountHomes.contains(id) { expected.insert(id) }
                 }
@@ -99,7 +105,8 @@ struct CacheDocumentConformanceTests {
     @Test("MSAL.NET multi-tenant cache: two accounts; the guest one has a profile per tenant, the home tenant first")
     func multiTenant() throws {
         let contents = try TokenCacheContents.fixture("dotnet_MultiTenantTokenCache.json")
-        let accounts = contents.accounts(clientID: "1d18b3b0-251b-4714-a02a-9956cec86c2d", environment: "login.microsoftonline.com", signedInOnly: true)
+        let accounts = contents.accounts(
+            clientID: "1d18b3b0-251b-4714-a02a-9956cec86c2d", environment: "login.microsoftonline.com", signedInOnly: true)
         #expect(accounts.count == 2)
         let account = try #require(accounts.first { $0.identifier?.hasPrefix("6eeda3a1") == true })
         let profiles = try #require(account.tenantProfiles)

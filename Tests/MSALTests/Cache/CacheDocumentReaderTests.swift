@@ -89,7 +89,9 @@ struct CacheDocumentReaderTests {
 
     @Test("Escapes and multi-byte characters at every offset of long strings decode as JSONDocument decodes them")
     func escapesAtEveryOffset() throws {
-        let pieces = [#"\""#, #"\\"#, #"\/"#, #"\b"#, #"\u0000"#, #"\u00e9"#, #"\ud83d\ude00"#, "é", "€", "😀", "\u{7F}", #"\ud800"#, #"\x"#]
+        let pieces = [
+            #"\""#, #"\\"#, #"\/"#, #"\b"#, #"\u0000"#, #"\u00e9"#, #"\ud83d\ude00"#, "é", "€", "😀", "\u{7F}", #"\ud800"#, #"\x"#,
+        ]
         for piece in pieces {
             for length in [0, 5, 8, 13, 16, 29, 32, 45] {
                 for split in 0...length {
@@ -98,7 +100,8 @@ struct CacheDocumentReaderTests {
                     let expected = Self.reference(bytes)
                     #expect(Self.actual(bytes) == expected, "\(piece) after \(split)")
                     guard expected == .accepted else { continue }
-                    let reference = try JSONDocument(parsing: bytes, limits: TokenCacheDocument.readingLimits).root["IdToken"]?["k"]?["secret"]?.string
+                    let reference = try JSONDocument(parsing: bytes, limits: TokenCacheDocument.readingLimits).root["IdToken"]?["k"]?[
+                        "secret"]?.string
                     let document = try TokenCacheDocument(parsing: bytes)
                     #expect(document[.idToken]["k"]?["secret"] == reference, "\(piece) after \(split)")
                     // Written back and read again: the same value, and writing again changes nothing.
@@ -113,7 +116,8 @@ struct CacheDocumentReaderTests {
     @Test("Thousands of random mutations of a document: accepted or rejected exactly as before, content kept when accepted")
     func randomMutations() throws {
         var generator = Generator(state: 20_261_121)
-        let interesting: [UInt8] = Array(#"{}[]:,"\ 0-.eE+utnfal"#.utf8) + [0x00, 0x09, 0x0A, 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xC3, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
+        let interesting: [UInt8] =
+            Array(#"{}[]:,"\ 0-.eE+utnfal"#.utf8) + [0x00, 0x09, 0x0A, 0x1F, 0x7F, 0x80, 0xBF, 0xC0, 0xC3, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
         #expect(Self.actual(Self.seed) == .accepted)
         var accepted = 0
         for round in 0..<4000 {
@@ -153,7 +157,8 @@ struct CacheDocumentReaderTests {
 
     @Test("A section written twice is merged, a later entry winning under the same key (MSAL for Python keeps only the last section)")
     func duplicateSections() throws {
-        let bytes = Array(#"""
+        let bytes = Array(
+            #"""
             {"AccessToken": {"a": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "first-a", "target": "x"},
                              "same": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "first", "target": "y"}},
              "AccessToken": {"b": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "second-b", "target": "z"},
@@ -169,15 +174,17 @@ struct CacheDocumentReaderTests {
     func indexWhileReading() throws {
         var documents = try CacheFixtures.names("documents").map { try CacheFixtures.bytes("documents", $0) }
         documents.append(Self.seed)
-        documents.append(Array(#"""
-            {"RefreshToken": {"h-e-refreshtoken-c--": {"home_account_id": "H", "environment": "login.windows.net", "client_id": "C", "secret": "1"},
-                              "H-E-RefreshToken-C--": {"home_account_id": "H", "environment": "login.windows.net", "client_id": "C", "secret": "2"}},
-             "AccessToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "s", "target": "a b"}},
-             "AccessToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "t", "target": "b"},
-                             "k": {"home_account_id": "h2", "environment": "e", "client_id": "c", "secret": "u", "target": "c"}},
-             "AppMetadata": {"m": {"client_id": "c", "family_id": "1"}, "m": {"client_id": "c"}},
-             "Account": {"x": {"home_account_id": "h", "environment": "e", "realm": "r"}, "y": "opaque"}}
-            """#.utf8))
+        documents.append(
+            Array(
+                #"""
+                {"RefreshToken": {"h-e-refreshtoken-c--": {"home_account_id": "H", "environment": "login.windows.net", "client_id": "C", "secret": "1"},
+                                  "H-E-RefreshToken-C--": {"home_account_id": "H", "environment": "login.windows.net", "client_id": "C", "secret": "2"}},
+                 "AccessToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "s", "target": "a b"}},
+                 "AccessToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "t", "target": "b"},
+                                 "k": {"home_account_id": "h2", "environment": "e", "client_id": "c", "secret": "u", "target": "c"}},
+                 "AppMetadata": {"m": {"client_id": "c", "family_id": "1"}, "m": {"client_id": "c"}},
+                 "Account": {"x": {"home_account_id": "h", "environment": "e", "realm": "r"}, "y": "opaque"}}
+                """#.utf8))
         for bytes in documents {
             let fused = try TokenCacheContents(parsing: bytes)
             let separate = TokenCacheContents(document: try TokenCacheDocument(parsing: bytes))
@@ -189,7 +196,8 @@ struct CacheDocumentReaderTests {
         #expect(duplicates.index.familyOfClient == ["c": ""])
         #expect(duplicates.accessTokenKeys(homeAccountID: "h2", environment: "e", clientID: "c", realm: "").map(\.entry["secret"]) == ["u"])
         #expect(duplicates.accessTokenKeys(homeAccountID: "h", environment: "e", clientID: "c", realm: "").isEmpty)
-        #expect(duplicates.refreshToken(homeAccountID: "h", environment: "login.microsoftonline.com", clientID: "c")?.entry["secret"] == "1")
+        #expect(
+            duplicates.refreshToken(homeAccountID: "h", environment: "login.microsoftonline.com", clientID: "c")?.entry["secret"] == "1")
     }
 
     @Test("Nesting up to the limit is read; one level deeper is cacheCorrupt (moved aside like any unparsable file)")
@@ -287,6 +295,8 @@ struct CacheDocumentReaderTests {
         #expect(entry.lazyString(.username)?.string == "v")
         var document = TokenCacheDocument()
         document[.account]["k"] = entry
-        #expect(String(decoding: document.serialized(), as: UTF8.self).contains(#"{"home_account_id": "h", "username": "v", "future": {"a": 1}}"#))
+        #expect(
+            String(decoding: document.serialized(), as: UTF8.self).contains(
+                #"{"home_account_id": "h", "username": "v", "future": {"a": 1}}"#))
     }
 }

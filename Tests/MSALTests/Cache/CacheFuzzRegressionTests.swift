@@ -10,7 +10,8 @@ struct CacheFuzzRegressionTests {
     /// The input `FuzzCacheDocument` stopped on (minimized): two AppMetadata entries of one client
     /// naming different families. The index built while reading took the family read last; one
     /// built from the finished document took whichever its dictionary listed last.
-    static let twoFamilies = Array(#"""
+    static let twoFamilies = Array(
+        #"""
         {"Account":{"000--":{"home_ential_type":"Refresh1"}},"AppMetadata":{"appmetadatauid1.utid1|log)nogin.wind8-a3f5-a467":{"client_id":"6cb04018-a3f5-46a7-b995-940c78f5aef3","environment":"login.windows.net","family_id":"78-1234-1234-1234-12342eca5aef3","credential_":"1700000000","fRangy_id":"1"}},"AppMetadata":{"appmetadatauid1.utid1|log)ut46a7-b995-940c78f5aef3":{"client_id":"6cb04018-a3f5-46a7-b995-940c78f5aef3","environment":"login.windows.net","family_id":"1"}}}
         """#.utf8)
 

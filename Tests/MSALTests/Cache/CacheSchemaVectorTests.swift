@@ -59,25 +59,32 @@ struct CacheSchemaVectorTests {
         if let expectedKey, !isPlaceholder(expectedKey) {
             var expectedEntry = CacheEntry()
             for (name, value) in expected { expectedEntry[name] = value as? String }
-            let selfConsistent = CacheKey.key(for: expectedEntry, in: section).map(CacheText.lowercased) == CacheText.lowercased(expectedKey)
+            let selfConsistent =
+                CacheKey.key(for: expectedEntry, in: section).map(CacheText.lowercased) == CacheText.lowercased(expectedKey)
             if selfConsistent {
                 #expect(produced.key == expectedKey, "\(vector) \(section.name) key", sourceLocation: sourceLocation)
             } else {
                 // MSAL .NET's B2C-with-tid vector builds the key from the authority's tenant but stores the
                 // tid as realm. A key must follow its entry (lookups and other libraries rebuild it from
                 // the members), so the produced key is the one the expected members imply.
-                #expect(Self.inconsistentVectors.contains("\(vector) \(section.name)"), "\(vector) \(section.name): unexpected inconsistent vector", sourceLocation: sourceLocation)
+                #expect(
+                    Self.inconsistentVectors.contains("\(vector) \(section.name)"),
+                    "\(vector) \(section.name): unexpected inconsistent vector", sourceLocation: sourceLocation)
                 #expect(produced.key == CacheKey.key(for: expectedEntry, in: section), sourceLocation: sourceLocation)
             }
         }
-        #expect(CacheKey.key(for: produced.entry, in: section).map(CacheText.lowercased) == CacheText.lowercased(produced.key), sourceLocation: sourceLocation)
+        #expect(
+            CacheKey.key(for: produced.entry, in: section).map(CacheText.lowercased) == CacheText.lowercased(produced.key),
+            sourceLocation: sourceLocation)
         for (name, value) in expected {
             let text = try #require(value as? String, "\(vector): \(name) is not a string", sourceLocation: sourceLocation)
             let actual = produced.entry[name]
             if isPlaceholder(text) {
                 #expect(actual != nil, "\(vector) \(section.name).\(name) missing", sourceLocation: sourceLocation)
                 if name.hasSuffix("_on") || name.hasSuffix("_at") {
-                    #expect(actual.flatMap(CacheEntry.parseSeconds) != nil, "\(vector) \(section.name).\(name) = \(actual ?? "nil")", sourceLocation: sourceLocation)
+                    #expect(
+                        actual.flatMap(CacheEntry.parseSeconds) != nil, "\(vector) \(section.name).\(name) = \(actual ?? "nil")",
+                        sourceLocation: sourceLocation)
                 }
             } else {
                 #expect(actual == text, "\(vector) \(section.name).\(name)", sourceLocation: sourceLocation)
@@ -85,7 +92,9 @@ struct CacheSchemaVectorTests {
         }
         let allowed = optionalMembers[section] ?? []
         for field in produced.entry.fields where expected[field.name] == nil {
-            #expect(allowed.contains(field.name), "\(vector) \(section.name) has unexpected member \(field.name)", sourceLocation: sourceLocation)
+            #expect(
+                allowed.contains(field.name), "\(vector) \(section.name) has unexpected member \(field.name)",
+                sourceLocation: sourceLocation)
             if field.name == "extended_expires_on" {
                 #expect(produced.entry["extended_expires_on"] == produced.entry["expires_on"], sourceLocation: sourceLocation)
             }
@@ -117,10 +126,18 @@ struct CacheSchemaVectorTests {
             if value["secret"] as? String == "{0}" { value["secret"] = idToken }
             return value
         }
-        try Self.check(entries.accessToken, section: .accessToken, expectedKey: data["at_cache_key"] as? String, expected: substituted("at_cache_value"), vector: vector.name)
-        try Self.check(entries.refreshToken, section: .refreshToken, expectedKey: data["rt_cache_key"] as? String, expected: substituted("rt_cache_value"), vector: vector.name)
-        try Self.check(entries.idToken, section: .idToken, expectedKey: data["id_token_cache_key"] as? String, expected: substituted("id_token_cache_value"), vector: vector.name)
-        try Self.check(entries.account, section: .account, expectedKey: data["account_cache_key"] as? String, expected: substituted("account_cache_value"), vector: vector.name)
+        try Self.check(
+            entries.accessToken, section: .accessToken, expectedKey: data["at_cache_key"] as? String,
+            expected: substituted("at_cache_value"), vector: vector.name)
+        try Self.check(
+            entries.refreshToken, section: .refreshToken, expectedKey: data["rt_cache_key"] as? String,
+            expected: substituted("rt_cache_value"), vector: vector.name)
+        try Self.check(
+            entries.idToken, section: .idToken, expectedKey: data["id_token_cache_key"] as? String,
+            expected: substituted("id_token_cache_value"), vector: vector.name)
+        try Self.check(
+            entries.account, section: .account, expectedKey: data["account_cache_key"] as? String,
+            expected: substituted("account_cache_value"), vector: vector.name)
     }
 
     // MARK: MSAL Java
@@ -139,10 +156,12 @@ struct CacheSchemaVectorTests {
             response: try TokenResponse(parsing: Array(try JSONSerialization.data(withJSONObject: response))),
             context: TokenCacheWriteContext(
                 clientID: try Self.string(data, "client_id"), environment: authority.host, authorityTenant: authority.tenant,
-                requestedScopes: [], now: 1_700_000_000, policy: TokenCacheWritePolicy(realmSource: .authorityTenant, targetOrder: .asGranted)))
+                requestedScopes: [], now: 1_700_000_000,
+                policy: TokenCacheWritePolicy(realmSource: .authorityTenant, targetOrder: .asGranted)))
         let pairs: [(String, CacheSection, KeyedCacheEntry?)] = [
             ("access_token", .accessToken, entries.accessToken), ("refresh_token", .refreshToken, entries.refreshToken),
-            ("id_token", .idToken, entries.idToken), ("account", .account, entries.account), ("app_metadata", .appMetadata, entries.appMetadata),
+            ("id_token", .idToken, entries.idToken), ("account", .account, entries.account),
+            ("app_metadata", .appMetadata, entries.appMetadata),
         ]
         var checked = 0
         for (name, section, produced) in pairs {

@@ -11,7 +11,9 @@ struct MSALPublicClientApplicationAccountsTests {
     static let guest = "b8e6c4a2-dddd-4eee-8fff-222222222222"
 
     /// Saves a sign-in of `uid` in `tenant` through the application's own cache.
-    static func signIn(_ application: MSALPublicClientApplication, uid: String, tenant: String = tenant, user: String, client: String = client) throws {
+    static func signIn(
+        _ application: MSALPublicClientApplication, uid: String, tenant: String = tenant, user: String, client: String = client
+    ) throws {
         let claims: [String: Any] = ["oid": uid, "sub": "sub-\(uid)", "tid": tenant, "preferred_username": user]
         let response = TokenResponse(
             accessToken: "at-\(uid)", expiresIn: 3600, refreshToken: "rt-\(uid)", idToken: try CacheFixtures.unsignedJWT(claims),
@@ -36,7 +38,11 @@ struct MSALPublicClientApplicationAccountsTests {
         #expect(config.authority is MSALAADAuthority)
         #expect(config.tokenExpirationBuffer == 300)
         #expect(config.multipleCloudsSupported == false)
-        if case .file(let path) = config.cacheConfig.storage { #expect(path == nil) } else { Issue.record("default storage is not the file") }
+        if case .file(let path) = config.cacheConfig.storage {
+            #expect(path == nil)
+        } else {
+            Issue.record("default storage is not the file")
+        }
         #expect(throws: MSALError.self) { try MSALPublicClientApplication(clientId: "  ") }
     }
 
@@ -75,7 +81,8 @@ struct MSALPublicClientApplicationAccountsTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let config = MSALPublicClientApplicationConfig(
-            clientId: Self.client, redirectUri: nil, authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.us/common")!))
+            clientId: Self.client, redirectUri: nil,
+            authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.us/common")!))
         config.cacheConfig = MSALCacheConfig(storage: .file(path: scratch.file()))
         let usGov = try MSALPublicClientApplication(configuration: config)
         try Self.signIn(usGov, uid: "alice", user: "alice@contoso.com")  // stored under login.windows.net (public cloud)

@@ -13,7 +13,9 @@ struct TokenCacheAccountListTests {
 
     /// Everything an account shows, in one comparable string.
     static func describe(_ account: MSALAccount) -> String {
-        let profiles = (account.tenantProfiles ?? []).map { "\($0.identifier),\($0.tenantId),\($0.isHomeTenantProfile),\($0.idToken ?? "-")" }
+        let profiles = (account.tenantProfiles ?? []).map {
+            "\($0.identifier),\($0.tenantId),\($0.isHomeTenantProfile),\($0.idToken ?? "-")"
+        }
         return "\(account.identifier ?? "")|\(account.username ?? "")|\(account.environment)|\(profiles.joined(separator: ";"))"
     }
 
@@ -70,7 +72,9 @@ struct TokenCacheAccountListTests {
         var contents = try Self.contents(uids: ["a", "b", "c", "d"])
         let memo = TokenCacheAccountMemo()
         let before = Self.byIdentifier(memo.accounts(Self.query, contents: contents))
-        #expect(contents.removeAccount(homeAccountID: Self.identifier("b").uppercased(), environment: "login.microsoftonline.com", clientID: Support.client) == 4)
+        #expect(
+            contents.removeAccount(
+                homeAccountID: Self.identifier("b").uppercased(), environment: "login.microsoftonline.com", clientID: Support.client) == 4)
         let removed = memo.accounts(Self.query, contents: contents)
         #expect(Set(removed.compactMap(\.identifier)) == Set(["a", "c", "d"].map(Self.identifier)))
         for uid in ["a", "c", "d"] { #expect(Self.byIdentifier(removed)[Self.identifier(uid)] === before[Self.identifier(uid)]) }
@@ -196,7 +200,9 @@ struct TokenCacheAccountListTests {
                         try cache.write(clientID: Support.client) { $0.save(entries, clientID: Support.client) }
                         if index % 5 == 4 {
                             _ = try cache.write(clientID: Support.client) {
-                                $0.removeAccount(homeAccountID: "w\(writer)-\(index - 1).\(Support.homeTenant)", environment: "login.windows.net", clientID: Support.client)
+                                $0.removeAccount(
+                                    homeAccountID: "w\(writer)-\(index - 1).\(Support.homeTenant)", environment: "login.windows.net",
+                                    clientID: Support.client)
                             }
                         }
                     }

@@ -24,11 +24,15 @@ struct TokenCacheContentsTests {
             familyID: foci)
     }
 
-    static func context(client: String = client, tenant: String = "common", now: Int64 = 1_000_000, scopes: [String] = ["User.Read"]) -> TokenCacheWriteContext {
-        TokenCacheWriteContext(clientID: client, environment: "login.windows.net", authorityTenant: tenant, requestedScopes: scopes, now: now)
+    static func context(
+        client: String = client, tenant: String = "common", now: Int64 = 1_000_000, scopes: [String] = ["User.Read"]
+    ) -> TokenCacheWriteContext {
+        TokenCacheWriteContext(
+            clientID: client, environment: "login.windows.net", authorityTenant: tenant, requestedScopes: scopes, now: now)
     }
 
-    static func save(_ contents: inout TokenCacheContents, _ response: TokenResponse, _ context: TokenCacheWriteContext = context()) throws {
+    static func save(_ contents: inout TokenCacheContents, _ response: TokenResponse, _ context: TokenCacheWriteContext = context()) throws
+    {
         contents.save(try TokenCacheEntries(response: response, context: context), clientID: context.clientID)
     }
 
@@ -37,7 +41,8 @@ struct TokenCacheContentsTests {
         client: String = client, realm: String = homeTenant, scopes: [String], now: Int64 = 1_000_100
     ) -> CachedAccessToken? {
         contents.accessToken(
-            homeAccountID: home, environment: environment, clientID: client, realms: [realm], scopes: TokenCacheContents.lookupScopes(scopes),
+            homeAccountID: home, environment: environment, clientID: client, realms: [realm],
+            scopes: TokenCacheContents.lookupScopes(scopes),
             now: now, expiryBuffer: 300)
     }
 
@@ -96,18 +101,27 @@ struct TokenCacheContentsTests {
         try Self.save(&contents, Self.response(refreshToken: "rt2"))
         #expect(contents.document[.refreshToken].count == 1)
         let home = "9f4880d8.\(Self.homeTenant)"
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)?.entry["secret"] == "rt2")
+        #expect(
+            contents.refreshToken(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)?.entry["secret"]
+                == "rt2")
         try Self.save(&contents, Self.response(refreshToken: nil))
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "rt2")
+        #expect(
+            contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "rt2")
         try Self.save(&contents, Self.response(refreshToken: ""))
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "rt2")
+        #expect(
+            contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "rt2")
     }
 
-    @Test("A new refresh token replaces the account's others for the client under every alias and key shape; other clients' and accounts' stay")
+    @Test(
+        "A new refresh token replaces the account's others for the client under every alias and key shape; other clients' and accounts' stay"
+    )
     func refreshReplacesEveryShape() throws {
         let home = "9f4880d8.\(Self.homeTenant)"
         var contents = TokenCacheContents()
-        func rt(_ environment: String, client: String = Self.client, target: String = "", family: String? = nil, home: String = home, secret: String) {
+        func rt(
+            _ environment: String, client: String = Self.client, target: String = "", family: String? = nil, home: String = home,
+            secret: String
+        ) {
             var entry = CacheEntry([
                 "home_account_id": home, "environment": environment, "client_id": client, "credential_type": "RefreshToken",
                 "secret": secret, "last_modification_time": "100",
@@ -123,16 +137,22 @@ struct TokenCacheContentsTests {
         rt("login.microsoftonline.com", client: Self.sibling, family: "1", secret: "family")  // a family the response is not in
         rt("login.microsoftonline.com", home: "other.\(Self.homeTenant)", secret: "other-account")
         rt("login.microsoftonline.us", secret: "other-cloud")  // another alias group
-        try Self.save(&contents, Self.response(refreshToken: "rt-new"), TokenCacheWriteContext(
-            clientID: Self.client, environment: "login.microsoftonline.com", authorityTenant: "common", requestedScopes: ["User.Read"], now: 2_000))
+        try Self.save(
+            &contents, Self.response(refreshToken: "rt-new"),
+            TokenCacheWriteContext(
+                clientID: Self.client, environment: "login.microsoftonline.com", authorityTenant: "common", requestedScopes: ["User.Read"],
+                now: 2_000))
         let secrets = Set(contents.document[.refreshToken].values.compactMap { $0["secret"] })
         #expect(secrets == ["rt-new", "sibling-own", "family", "other-account", "other-cloud"])
 
         // A family refresh token replaces the family's under every alias and the client's own (which
         // it supersedes), not another client's.
         rt("login.windows.net", client: Self.sibling, family: "1", secret: "family-alias")
-        try Self.save(&contents, Self.response(refreshToken: "family-new", foci: "1"), TokenCacheWriteContext(
-            clientID: Self.sibling, environment: "login.microsoftonline.com", authorityTenant: "common", requestedScopes: ["User.Read"], now: 3_000))
+        try Self.save(
+            &contents, Self.response(refreshToken: "family-new", foci: "1"),
+            TokenCacheWriteContext(
+                clientID: Self.sibling, environment: "login.microsoftonline.com", authorityTenant: "common", requestedScopes: ["User.Read"],
+                now: 3_000))
         let after = Set(contents.document[.refreshToken].values.compactMap { $0["secret"] })
         #expect(after == ["rt-new", "family-new", "other-account", "other-cloud"])
     }
@@ -145,23 +165,32 @@ struct TokenCacheContentsTests {
             ("login.windows.net", "300", "newest"), ("login.microsoftonline.com", "100", "older"), ("sts.windows.net", nil, "no-time"),
         ] {
             var entry = CacheEntry([
-                "home_account_id": home, "environment": environment, "client_id": Self.client, "credential_type": "RefreshToken", "secret": secret,
+                "home_account_id": home, "environment": environment, "client_id": Self.client, "credential_type": "RefreshToken",
+                "secret": secret,
             ])
             if let time { entry["last_modification_time"] = time }
             contents.upsert(entry, key: "\(home)-\(environment)-refreshtoken-\(Self.client)--", in: .refreshToken)
         }
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)?.entry["secret"] == "newest")
+        #expect(
+            contents.refreshToken(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)?.entry["secret"]
+                == "newest")
         var tie = CacheEntry([
             "home_account_id": home, "environment": "login.microsoft.com", "client_id": Self.client, "credential_type": "RefreshToken",
             "secret": "tie-later", "last_modification_time": "300",
         ])
         contents.upsert(tie, key: "\(home)-login.microsoft.com-refreshtoken-\(Self.client)--", in: .refreshToken)
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "tie-later")
+        #expect(
+            contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"]
+                == "tie-later")
         // The environment a new token is written under: the newest refresh token's host.
-        #expect(contents.existingEnvironment(homeAccountID: home, environment: "login.windows.net", clientID: Self.client, familyID: nil) == "login.microsoft.com")
+        #expect(
+            contents.existingEnvironment(homeAccountID: home, environment: "login.windows.net", clientID: Self.client, familyID: nil)
+                == "login.microsoft.com")
         tie["last_modification_time"] = "1"
         contents.upsert(tie, key: "\(home)-login.microsoft.com-refreshtoken-\(Self.client)--", in: .refreshToken)
-        #expect(contents.existingEnvironment(homeAccountID: home, environment: "login.windows.net", clientID: Self.client, familyID: nil) == "login.windows.net")
+        #expect(
+            contents.existingEnvironment(homeAccountID: home, environment: "login.windows.net", clientID: Self.client, familyID: nil)
+                == "login.windows.net")
     }
 
     @Test("A FOCI response stores a family refresh token that a sibling of the family can use")
@@ -174,14 +203,18 @@ struct TokenCacheContentsTests {
         #expect(entry["client_id"] == Self.client)
         #expect(contents.document[.appMetadata].values.first?["family_id"] == "1")
         let home = "9f4880d8.\(Self.homeTenant)"
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "frt")
+        #expect(
+            contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client)?.entry["secret"] == "frt")
         // A sibling without AppMetadata is assumed to be in family "1" (as MSAL for iOS and Python do):
         // it finds the family token and lists the account.
-        #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling)?.entry["secret"] == "frt")
+        #expect(
+            contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling)?.entry["secret"] == "frt")
         #expect(contents.accounts(clientID: Self.sibling, environment: nil, signedInOnly: true).count == 1)
         // Once its AppMetadata says it is in no family (client_mismatch), it finds and lists nothing.
         let siblingMetadata = CacheKey.appMetadata(environment: "login.windows.net", clientID: Self.sibling)
-        contents.upsert(CacheEntry(["client_id": Self.sibling, "environment": "login.windows.net", "family_id": ""]), key: siblingMetadata, in: .appMetadata)
+        contents.upsert(
+            CacheEntry(["client_id": Self.sibling, "environment": "login.windows.net", "family_id": ""]), key: siblingMetadata,
+            in: .appMetadata)
         #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.sibling) == nil)
         #expect(contents.accounts(clientID: Self.sibling, environment: nil, signedInOnly: true).isEmpty)
         // Signing the account out of the sibling then leaves the family's token alone.
@@ -226,7 +259,10 @@ struct TokenCacheContentsTests {
         contents.removeAccount(homeAccountID: home, environment: "login.microsoftonline.com", clientID: Self.client)
         #expect(Self.lookup(contents, scopes: ["User.Read"]) == nil)
         #expect(contents.refreshToken(homeAccountID: home, environment: "login.windows.net", clientID: Self.client) == nil)
-        #expect(contents.accounts(clientID: Self.client, environment: nil, signedInOnly: false).map(\.identifier) == ["bystander.\(Self.homeTenant)"])
+        #expect(
+            contents.accounts(clientID: Self.client, environment: nil, signedInOnly: false).map(\.identifier) == [
+                "bystander.\(Self.homeTenant)"
+            ])
         #expect(contents.accounts(clientID: Self.sibling, environment: nil, signedInOnly: true).count == 1)
         #expect(Self.lookup(contents, client: Self.sibling, scopes: ["User.Read"])?.secret == "sibling-at")
         #expect(contents.document[.account].count == 3)  // two profiles of the account, one of the bystander

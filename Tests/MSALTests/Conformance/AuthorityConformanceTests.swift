@@ -67,7 +67,10 @@ struct AuthorityConformanceTests {
             try transport.verifyAllInteractionsUsed()
             let actual = Self.fields(metadata)
             for member in expect.members ?? [] {
-                let wanted: String? = member.value.isNull ? nil : (member.value.stringValue ?? member.value.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: " ") })
+                let wanted: String? =
+                    member.value.isNull
+                    ? nil
+                    : (member.value.stringValue ?? member.value.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: " ") })
                 #expect(actual[member.name] == .some(wanted), "\(fixture.name): \(member.name)")
             }
         }

@@ -49,7 +49,8 @@ struct CacheCrashFaultTests {
 
         // The next process: an application on the same file, without any network.
         let transport = QueueTransport([])
-        let app = try StorageFaultHarness.application(path: path, clientID: "stress-client", transport: transport, clock: ManualClock(Date().timeIntervalSince1970))
+        let app = try StorageFaultHarness.application(
+            path: path, clientID: "stress-client", transport: transport, clock: ManualClock(Date().timeIntervalSince1970))
         let expected = renamed ? ["alice-0.tenant", "alice-1.tenant", "bob.tenant"] : ["alice-0.tenant", "alice-1.tenant"]
         #expect(try app.allAccounts().compactMap(\.identifier).sorted() == expected)
         let alice = try #require(try app.account(forIdentifier: "alice-0.tenant"))

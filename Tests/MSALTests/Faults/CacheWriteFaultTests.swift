@@ -29,7 +29,9 @@ struct CacheWriteFaultTests {
         StepFault(step: .rename, code: EROFS),
     ]
 
-    @Test("A silent refresh whose cache write fails: cacheIOFailure with errno and correlation id; the file is unchanged and the cached token still served", arguments: beforeRename)
+    @Test(
+        "A silent refresh whose cache write fails: cacheIOFailure with errno and correlation id; the file is unchanged and the cached token still served",
+        arguments: beforeRename)
     func silentRefresh(_ fault: StepFault) async throws {
         let harness = try StorageFaultHarness()
         defer { harness.scratch.remove() }
@@ -112,7 +114,9 @@ struct CacheWriteFaultTests {
         #expect(try harness.app.allAccounts().isEmpty)
     }
 
-    @Test("A read-only cache directory (a real EPERM/EACCES from the kernel): cacheIOFailure on refresh; the file is unchanged; writable again, the refresh is stored")
+    @Test(
+        "A read-only cache directory (a real EPERM/EACCES from the kernel): cacheIOFailure on refresh; the file is unchanged; writable again, the refresh is stored"
+    )
     func readOnlyDirectory() async throws {
         let harness = try StorageFaultHarness()
         defer { harness.scratch.remove() }
@@ -130,7 +134,9 @@ struct CacheWriteFaultTests {
         #expect(refreshed.accessToken == "at-2")
     }
 
-    @Test("The file size limit hit part-way through a token cache write in another process (a real EFBIG): the write fails typed, the file is unchanged")
+    @Test(
+        "The file size limit hit part-way through a token cache write in another process (a real EFBIG): the write fails typed, the file is unchanged"
+    )
     func fileSizeLimitInAnotherProcess() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

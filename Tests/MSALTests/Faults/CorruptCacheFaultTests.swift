@@ -51,7 +51,9 @@ struct CorruptCacheFaultTests {
         return try await harness.app.acquireTokenWithDeviceCode(with: parameters) { _ in }
     }
 
-    @Test("Corrupt content: the operation fails with cacheCorrupt and the correlation id; the file is moved aside byte for byte; the cache starts empty and the next sign-in writes a new file", arguments: corrupt)
+    @Test(
+        "Corrupt content: the operation fails with cacheCorrupt and the correlation id; the file is moved aside byte for byte; the cache starts empty and the next sign-in writes a new file",
+        arguments: corrupt)
     func corruptContent(_ content: Content) async throws {
         let harness = try StorageFaultHarness()
         defer { harness.scratch.remove() }
@@ -83,7 +85,9 @@ struct CorruptCacheFaultTests {
         #expect(harness.names().filter { $0.contains(".corrupt-") } == quarantined)
     }
 
-    @Test("Corrupt content found by a write (a sign-in): cacheCorrupt with the correlation id, the file moved aside; the sign-in's tokens are not stored", arguments: [corrupt[0], corrupt[1]])
+    @Test(
+        "Corrupt content found by a write (a sign-in): cacheCorrupt with the correlation id, the file moved aside; the sign-in's tokens are not stored",
+        arguments: [corrupt[0], corrupt[1]])
     func corruptFoundByWrite(_ content: Content) async throws {
         let harness = try StorageFaultHarness()
         defer { harness.scratch.remove() }
@@ -101,7 +105,9 @@ struct CorruptCacheFaultTests {
         #expect(try harness.app.allAccounts().isEmpty)
     }
 
-    @Test("Empty content is an empty cache, as in the other MSAL libraries: no error, nothing moved aside, a sign-in writes the file", arguments: empty)
+    @Test(
+        "Empty content is an empty cache, as in the other MSAL libraries: no error, nothing moved aside, a sign-in writes the file",
+        arguments: empty)
     func emptyContent(_ content: Content) async throws {
         let harness = try StorageFaultHarness()
         defer { harness.scratch.remove() }
@@ -154,7 +160,9 @@ struct CorruptCacheFaultTests {
         },
     ]
 
-    @Test("Something other than a plain file of this user at the cache path: cacheUnsafeFile on read and write, with the correlation id; nothing is followed, moved or changed", arguments: unsafe)
+    @Test(
+        "Something other than a plain file of this user at the cache path: cacheUnsafeFile on read and write, with the correlation id; nothing is followed, moved or changed",
+        arguments: unsafe)
     func unsafePath(_ unsafe: Unsafe) async throws {
         let harness = try StorageFaultHarness()
         defer { harness.scratch.remove() }

@@ -45,7 +45,11 @@ struct StorageFaultHarness {
     init(scratch: ScratchDirectory? = nil) throws {
         let scratch = try scratch ?? ScratchDirectory()
         let issued = Mutex(0)
-        let next: @Sendable () -> Int = { issued.withLock { $0 += 1; return $0 } }
+        let next: @Sendable () -> Int = {
+            issued.withLock {
+                $0 += 1; return $0
+            }
+        }
         let transport = FlowTransport(
             token: { request in
                 let number = next()
@@ -55,7 +59,10 @@ struct StorageFaultHarness {
                 return FlowTokens.success(accessToken: "at-\(number)", refreshToken: "rt-\(number)")
             },
             deviceCode: { _ in
-                .json(200, #"{"device_code":"DC","user_code":"UC","verification_uri":"https://microsoft.com/devicelogin","expires_in":900,"interval":5,"message":"Enter UC"}"#)
+                .json(
+                    200,
+                    #"{"device_code":"DC","user_code":"UC","verification_uri":"https://microsoft.com/devicelogin","expires_in":900,"interval":5,"message":"Enter UC"}"#
+                )
             })
         self.scratch = scratch
         self.transport = transport
@@ -64,10 +71,12 @@ struct StorageFaultHarness {
 
     /// An application on the file at `path`; `faults` decides which write steps fail.
     static func application(
-        path: String, clientID: String = FlowIdentity.clientID, transport: any MSALHTTPTransport, clock: ManualClock, faults: WriteFaultSwitch? = nil
+        path: String, clientID: String = FlowIdentity.clientID, transport: any MSALHTTPTransport, clock: ManualClock,
+        faults: WriteFaultSwitch? = nil
     ) throws -> MSALPublicClientApplication {
         let config = MSALPublicClientApplicationConfig(
-            clientId: clientID, redirectUri: nil, authority: try MSALAuthority.authority(url: URL(string: "https://login.microsoftonline.com/common")!))
+            clientId: clientID, redirectUri: nil,
+            authority: try MSALAuthority.authority(url: URL(string: "https://login.microsoftonline.com/common")!))
         var cacheConfig = MSALCacheConfig(storage: .file(path: path), fileLockTimeout: 10)
         if let faults {
             var options = TokenCacheFileOptions()

@@ -9,7 +9,9 @@ import Testing
 /// on a new connection to begin with; `MSALURLSessionTransport` refuses libcurl's resend.
 @Suite("Fault injection: a reused connection closed before any answer")
 struct TransportResendTests {
-    @Test("A POST on a reused connection closed before any answer: networkFailure at once (not a stall until the idle timeout); the body went out once", arguments: TransportKind.allCases)
+    @Test(
+        "A POST on a reused connection closed before any answer: networkFailure at once (not a stall until the idle timeout); the body went out once",
+        arguments: TransportKind.allCases)
     func postNotResent(kind: TransportKind) async throws {
         let server = try await LocalHTTPServer.start([
             "/warm": { _, _ in .text("warm") },
@@ -21,7 +23,8 @@ struct TransportResendTests {
         // networkTimeout after a minute; the fix fails at once with networkFailure.
         let limits = MSALHTTPLimits(connectTimeout: 60, totalTimeout: 60)
         _ = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/warm")), limits: limits)
-        let redemption = MSALHTTPRequest.form(url: server.url("/token"), parameters: [("grant_type", "authorization_code"), ("code", "single-use")])
+        let redemption = MSALHTTPRequest.form(
+            url: server.url("/token"), parameters: [("grant_type", "authorization_code"), ("code", "single-use")])
         do {
             let response = try await transport.send(redemption, limits: limits)
             Issue.record("expected networkFailure, got HTTP \(response.statusCode)")

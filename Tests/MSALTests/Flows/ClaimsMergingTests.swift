@@ -23,24 +23,30 @@ struct ClaimsMergingTests {
             case let text as String: return text
             case nil, is NSNull: return nil
             case let object?:
-                return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+                return (try? JSONSerialization.data(withJSONObject: object)).map { String(decoding: $0, as: UTF8.self) } ?? "<not JSON>"
             }
         }
         func load(_ name: String) -> [String: Any] {
             (try? JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/cae/\(name)"))) as? [String: Any] ?? [:]
         }
         for case let item as [String: Any] in load("dotnet_claims_client_capabilities_merge.json")["cases"] as? [Any] ?? [] {
-            vectors.append(Vector(source: "MSAL.NET", claims: json(item["claims"]), capabilities: item["client_capabilities"] as? [String],
-                                  expected: json(item["expected"])))
+            vectors.append(
+                Vector(
+                    source: "MSAL.NET", claims: json(item["claims"]), capabilities: item["client_capabilities"] as? [String],
+                    expected: json(item["expected"])))
         }
         let node = load("msaljs_cae_claims_merge.json")
         for case let item as [String: Any] in node["cases"] as? [Any] ?? [] {
-            vectors.append(Vector(source: "msal-node", claims: json(item["claims"]), capabilities: node["client_capabilities"] as? [String],
-                                  expected: json(item["expected"])))
+            vectors.append(
+                Vector(
+                    source: "msal-node", claims: json(item["claims"]), capabilities: node["client_capabilities"] as? [String],
+                    expected: json(item["expected"])))
         }
         for case let item as [String: Any] in load("python_claims_merge.json")["cases"] as? [Any] ?? [] {
-            vectors.append(Vector(source: "MSAL Python \(item["test"] ?? "")", claims: json(item["claims_challenge"]),
-                                  capabilities: item["client_capabilities"] as? [String], expected: json(item["expected"])))
+            vectors.append(
+                Vector(
+                    source: "MSAL Python \(item["test"] ?? "")", claims: json(item["claims_challenge"]),
+                    capabilities: item["client_capabilities"] as? [String], expected: json(item["expected"])))
         }
         return vectors
     }()
@@ -67,13 +73,15 @@ struct ClaimsMergingTests {
 
     @Test("xms_cc is appended last to access_token, after the challenge's own members (the live CAE recording's value)")
     func recordedOrder() {
-        let merged = ClaimsMerging.merged(claims: #"{"access_token":{"nbf":{"essential":true, "value":"1645229974"}}}"#, capabilities: ["cp1"])
+        let merged = ClaimsMerging.merged(
+            claims: #"{"access_token":{"nbf":{"essential":true, "value":"1645229974"}}}"#, capabilities: ["cp1"])
         #expect(merged == #"{"access_token":{"nbf":{"essential":true,"value":"1645229974"},"xms_cc":{"values":["cp1"]}}}"#)
     }
 
     @Test("An xms_cc in the request is replaced by the configured capabilities; a non-object access_token too")
     func replaced() throws {
-        let replaced = ClaimsMerging.merged(claims: #"{"access_token":{"xms_cc":{"values":["evil"]},"nbf":{"essential":true}}}"#, capabilities: ["CP1"])
+        let replaced = ClaimsMerging.merged(
+            claims: #"{"access_token":{"xms_cc":{"values":["evil"]},"nbf":{"essential":true}}}"#, capabilities: ["CP1"])
         #expect(replaced == #"{"access_token":{"nbf":{"essential":true},"xms_cc":{"values":["CP1"]}}}"#)
         let scalar = ClaimsMerging.merged(claims: #"{"access_token":"x","id_token":{"acr":null}}"#, capabilities: ["CP1"])
         #expect(scalar == #"{"access_token":{"xms_cc":{"values":["CP1"]}},"id_token":{"acr":null}}"#)
@@ -92,7 +100,8 @@ struct ClaimsMergingTests {
     func escapes() throws {
         let claims = #"{"userinfo":{"http:\/\/example.info\/claims\/groups":null,"na\"me":{"value":"é\u00e9\n"}}}"#
         let merged = try #require(ClaimsMerging.merged(claims: claims, capabilities: ["cp1"]))
-        let expected = #"{"access_token":{"xms_cc":{"values":["cp1"]}},"userinfo":{"http://example.info/claims/groups":null,"na\"me":{"value":"éé\n"}}}"#
+        let expected =
+            #"{"access_token":{"xms_cc":{"values":["cp1"]}},"userinfo":{"http://example.info/claims/groups":null,"na\"me":{"value":"éé\n"}}}"#
         #expect(try Self.value(merged) == Self.value(expected))
     }
 
@@ -102,7 +111,8 @@ struct ClaimsMergingTests {
         #expect(harness.app.client.claimsParameter(nil) == #"{"access_token":{"xms_cc":{"values":["CP1"]}}}"#)
         let request = try MSALClaimsRequest(jsonString: #"{"id_token":{"acr":{"essential":true}}}"#)
         let merged = try #require(harness.app.client.claimsParameter(request))
-        #expect(try Self.value(merged) == Self.value(#"{"access_token":{"xms_cc":{"values":["CP1"]}},"id_token":{"acr":{"essential":true}}}"#))
+        #expect(
+            try Self.value(merged) == Self.value(#"{"access_token":{"xms_cc":{"values":["CP1"]}},"id_token":{"acr":{"essential":true}}}"#))
     }
 
     /// A JSON text as a comparable value (objects compared without regard to member order).

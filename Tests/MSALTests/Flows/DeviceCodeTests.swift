@@ -18,12 +18,15 @@ struct DeviceCodeTests {
             "expires_in": "900", "interval": "5", "message": #""Go to https://microsoft.com/devicelogin""#,
         ]
         for (name, value) in changes { members[name] = value }
-        return "{" + members.filter { $0.value != "-" }.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+        return "{"
+            + members.filter { $0.value != "-" }.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
     }
 
     @Test("The wire response of the reference collection (Android's mock) is read as sent")
     func reference() throws {
-        let document = try #require(try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/device-code/android_device_code_response.json")) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/device-code/android_device_code_response.json"))
+                as? [String: Any])
         let body = try #require((document["response"] as? [String: Any])?["body"])
         let response = try DeviceCodeResponse(parsing: Array(try JSONSerialization.data(withJSONObject: body)))
         #expect(response.userCode == "FRWHLEZCG")
@@ -33,17 +36,22 @@ struct DeviceCodeTests {
         #expect(response.message.hasPrefix("To sign in, use a web browser"))
     }
 
-    @Test("interval: a string is read, zero/negative/garbage/missing is the RFC default of 5 s, huge is capped at 60 s", arguments: [
-        (#""7""#, Int64(7)), (#"" 3 ""#, 3), ("0", 5), ("-4", 5), (#""soon""#, 5), ("null", 5), ("-", 5), ("2.9", 2),
-        ("86400", 60), ("1e300", 5), (#""99999999999999999999""#, 5), ("true", 5),
-    ])
+    @Test(
+        "interval: a string is read, zero/negative/garbage/missing is the RFC default of 5 s, huge is capped at 60 s",
+        arguments: [
+            (#""7""#, Int64(7)), (#"" 3 ""#, 3), ("0", 5), ("-4", 5), (#""soon""#, 5), ("null", 5), ("-", 5), ("2.9", 2),
+            ("86400", 60), ("1e300", 5), (#""99999999999999999999""#, 5), ("true", 5),
+        ])
     func interval(value: String, expected: Int64) throws {
         #expect(try Self.parse(Self.body(["interval": value])).interval == expected)
     }
 
-    @Test("expires_in: a string is read, huge is capped at an hour; zero, negative, missing or garbage is an invalidResponse", arguments: [
-        (#""900""#, Int64?(900)), ("1", 1), ("999999999", 3600), ("0", nil), ("-1", nil), ("-", nil), (#""later""#, nil), ("null", nil), ("{}", nil),
-    ])
+    @Test(
+        "expires_in: a string is read, huge is capped at an hour; zero, negative, missing or garbage is an invalidResponse",
+        arguments: [
+            (#""900""#, Int64?(900)), ("1", 1), ("999999999", 3600), ("0", nil), ("-1", nil), ("-", nil), (#""later""#, nil), ("null", nil),
+            ("{}", nil),
+        ])
     func expiresIn(value: String, expected: Int64?) throws {
         let json = Self.body(["expires_in": value])
         if let expected {
@@ -61,11 +69,13 @@ struct DeviceCodeTests {
         #expect(response.interval == 5)
     }
 
-    @Test("Missing or unusable device_code, user_code or verification URI: invalidResponse naming the field", arguments: [
-        ("device_code", "-"), ("device_code", #""""#), ("device_code", "42"), ("user_code", "-"), ("user_code", "null"),
-        ("verification_uri", "-"), ("verification_uri", #""not a url""#), ("verification_uri", #""ftp://x.example/""#),
-        ("verification_uri", #""javascript:alert(1)""#), ("verification_uri", #""https://""#),
-    ])
+    @Test(
+        "Missing or unusable device_code, user_code or verification URI: invalidResponse naming the field",
+        arguments: [
+            ("device_code", "-"), ("device_code", #""""#), ("device_code", "42"), ("user_code", "-"), ("user_code", "null"),
+            ("verification_uri", "-"), ("verification_uri", #""not a url""#), ("verification_uri", #""ftp://x.example/""#),
+            ("verification_uri", #""javascript:alert(1)""#), ("verification_uri", #""https://""#),
+        ])
     func missingField(name: String, value: String) {
         do {
             _ = try Self.parse(Self.body([name: value]))
@@ -95,12 +105,16 @@ struct DeviceCodeTests {
 
     /// The input `FuzzTokenResponse` (FuzzTesting/, docs/reliability.md "Fuzzing") stopped on: without a
     /// `message`, the one written from the URI and code carried the code's DEL character.
-    static let userCodeWithControlCharacter = #"{"user_code":"USER\#u{7F}CODE","device_code":"DEVICE_CODE","verification_uri":"https://in","expires_in":900,"intererror_codessage":"To sign in, us_CODE to auth to aute."}"#
+    static let userCodeWithControlCharacter =
+        #"{"user_code":"USER\#u{7F}CODE","device_code":"DEVICE_CODE","verification_uri":"https://in","expires_in":900,"intererror_codessage":"To sign in, us_CODE to auth to aute."}"#
 
-    @Test("A user_code with a control character is an invalidResponse (it cannot be typed, and printed it drives the terminal)", arguments: [
-        userCodeWithControlCharacter, body(["user_code": #""A\u001b[2JB""#]), body(["user_code": #""UC\n""#]), body(["user_code": #""\u0085UC""#]),
-        body(["user_code": #""UC\u0000""#, "message": "-"]),
-    ])
+    @Test(
+        "A user_code with a control character is an invalidResponse (it cannot be typed, and printed it drives the terminal)",
+        arguments: [
+            userCodeWithControlCharacter, body(["user_code": #""A\u001b[2JB""#]), body(["user_code": #""UC\n""#]),
+            body(["user_code": #""\u0085UC""#]),
+            body(["user_code": #""UC\u0000""#, "message": "-"]),
+        ])
     func userCodeControlCharacters(json: String) {
         do {
             let response = try Self.parse(json)
@@ -113,7 +127,9 @@ struct DeviceCodeTests {
 
     @Test("Not a JSON object: MSAL.NET's trailing comma, HTML, an array, a byte-order mark alone, empty")
     func notJSON() throws {
-        let dotnet = try #require(try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/device-code/dotnet_device_code_response.json")) as? [String: Any])
+        let dotnet = try #require(
+            try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/device-code/dotnet_device_code_response.json"))
+                as? [String: Any])
         let trailingComma = try #require((dotnet["response"] as? [String: Any])?["body_text"] as? String)
         for text in [trailingComma, "<html></html>", "[]", "\u{FEFF}", ""] {
             do {
@@ -176,7 +192,9 @@ struct DeviceCodeTests {
 
     @Test("An unknown polling error stops at once (RFC 8628: any other error → stop), as do bad_verification_code and invalid_grant")
     func unknownErrorStops() async throws {
-        for body in [#"{"error":"something_new"}"#, #"{"error":"bad_verification_code"}"#, #"{"error":"invalid_grant"}"#, "<html>oops</html>"] {
+        for body in [
+            #"{"error":"something_new"}"#, #"{"error":"bad_verification_code"}"#, #"{"error":"invalid_grant"}"#, "<html>oops</html>",
+        ] {
             let polls = Mutex(0)
             let transport = Self.deviceCodeTransport(polls: { _ in
                 polls.withLock { $0 += 1 }
@@ -194,7 +212,8 @@ struct DeviceCodeTests {
 
     @Test("slow_down adds five seconds each time, up to the 60 s cap; the code's lifetime still ends the flow")
     func slowDownCap() async throws {
-        let transport = Self.deviceCodeTransport(polls: { _ in .json(400, #"{"error":"slow_down"}"#) }, start: Self.body(["interval": "50", "expires_in": "600"]))
+        let transport = Self.deviceCodeTransport(
+            polls: { _ in .json(400, #"{"error":"slow_down"}"#) }, start: Self.body(["interval": "50", "expires_in": "600"]))
         let harness = try FlowHarness(transport)
         let error = await expectMSALError {
             try await harness.app.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: ["User.Read"])) { _ in }
@@ -224,8 +243,10 @@ struct DeviceCodeTests {
     func completionBlock() async throws {
         let transport = Self.deviceCodeTransport(polls: { _ in FlowTokens.success(accessToken: "at-dc", refreshToken: "rt") })
         let harness = try FlowHarness(transport)
-        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation { (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
-            harness.app.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: ["User.Read"]), deviceCodeCallback: { _ in }) { result, error in
+        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
+            harness.app.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: ["User.Read"]), deviceCodeCallback: { _ in }) {
+                result, error in
                 continuation.resume(returning: (result, error))
             }
         }

@@ -145,7 +145,9 @@ extension FlowConformanceTests {
         let authorize = presentations.first
         for request in sent where request.formParameters.contains(where: { $0 == ("grant_type", "authorization_code") }) {
             let form = Dictionary(request.formParameters, uniquingKeysWith: { first, _ in first })
-            #expect(form["redirect_uri"] != nil && form["redirect_uri"] == authorize?.parameter("redirect_uri"), "\(label): redemption redirect_uri")
+            #expect(
+                form["redirect_uri"] != nil && form["redirect_uri"] == authorize?.parameter("redirect_uri"),
+                "\(label): redemption redirect_uri")
             let verifier = try #require(form["code_verifier"], "\(label): no code_verifier")
             #expect(try PKCE(verifier: verifier).challenge == authorize?.parameter("code_challenge"), "\(label): verifier vs challenge")
         }
@@ -161,7 +163,8 @@ extension FlowConformanceTests {
         }
         if let error, let presented = step["expect_error"]?["authorization_url_presented"]?.boolValue {
             if presented {
-                #expect(error.authorizationURL != nil && error.authorizationURL == authorize?.authorizationURL, "\(label): authorizationURL")
+                #expect(
+                    error.authorizationURL != nil && error.authorizationURL == authorize?.authorizationURL, "\(label): authorizationURL")
                 #expect((error as NSError).userInfo[MSALAuthorizationURLKey] as? URL == authorize?.authorizationURL)
             } else {
                 #expect(error.authorizationURL == nil, "\(label): authorizationURL")
@@ -184,7 +187,9 @@ extension FlowConformanceTests {
             switch member.value.stringValue {
             case "<loopback>":
                 let url = value.flatMap(URL.init(string:))
-                #expect(url?.scheme == "http" && url?.host == "localhost" && url?.port != nil && url?.path == "/", "\(label): redirect_uri \(value ?? "nil")")
+                #expect(
+                    url?.scheme == "http" && url?.host == "localhost" && url?.port != nil && url?.path == "/",
+                    "\(label): redirect_uri \(value ?? "nil")")
             case "<msal_version>":
                 #expect(value == MSALVersion, "\(label): \(member.name)")
             default:

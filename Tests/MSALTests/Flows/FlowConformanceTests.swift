@@ -18,13 +18,15 @@ struct FlowConformanceTests {
     func hasScenarios() {
         #expect(Self.files.count >= 60)
         let names = Set(Self.files.map { $0.deletingPathExtension().lastPathComponent })
-        for required in ["silent-cache-hit", "silent-expired-refresh", "silent-refresh-on-fallback", "silent-foci-client-mismatch",
-                         "silent-guest-tenant", "silent-declined-scopes", "silent-throttled-429", "silent-cae-claims-challenge",
-                         "device-code-pending-slow-down", "device-code-declined", "device-code-cae-claims-challenge",
-                         "interactive-captured-redirect", "interactive-options-custom-scheme", "interactive-access-denied",
-                         "interactive-redirect-invalid-request", "interactive-redirect-server-error", "interactive-state-mismatch",
-                         "interactive-session-already-running", "interactive-mismatched-user", "interactive-browser-launch-failure",
-                         "interactive-loopback-hand-off", "interactive-id-token-nonce-mismatch", "interactive-id-token-bad-signature"] {
+        for required in [
+            "silent-cache-hit", "silent-expired-refresh", "silent-refresh-on-fallback", "silent-foci-client-mismatch",
+            "silent-guest-tenant", "silent-declined-scopes", "silent-throttled-429", "silent-cae-claims-challenge",
+            "device-code-pending-slow-down", "device-code-declined", "device-code-cae-claims-challenge",
+            "interactive-captured-redirect", "interactive-options-custom-scheme", "interactive-access-denied",
+            "interactive-redirect-invalid-request", "interactive-redirect-server-error", "interactive-state-mismatch",
+            "interactive-session-already-running", "interactive-mismatched-user", "interactive-browser-launch-failure",
+            "interactive-loopback-hand-off", "interactive-id-token-nonce-mismatch", "interactive-id-token-bad-signature",
+        ] {
             #expect(names.contains(required), "missing scenario \(required)")
         }
     }
@@ -109,10 +111,13 @@ struct FlowConformanceTests {
 
     // MARK: Running
 
-    static func application(_ setup: MSALFixtureJSON, transport: MSALReplayTransport, clock: ManualClock) throws -> MSALPublicClientApplication {
+    static func application(
+        _ setup: MSALFixtureJSON, transport: MSALReplayTransport, clock: ManualClock
+    ) throws -> MSALPublicClientApplication {
         let clientID = try #require(setup["client_id"]?.stringValue)
         let authority = try MSALAuthority.authority(url: try #require(setup["authority"]?.stringValue.flatMap(URL.init(string:))))
-        let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: setup["redirect_uri"]?.stringValue, authority: authority)
+        let config = MSALPublicClientApplicationConfig(
+            clientId: clientID, redirectUri: setup["redirect_uri"]?.stringValue, authority: authority)
         config.cacheConfig = .memory
         config.transport = transport
         config.clock = clock
@@ -136,7 +141,8 @@ struct FlowConformanceTests {
         case "acquire_token_silent":
             let identifier = try #require(step["account"]?.stringValue)
             // An account the cache no longer lists (its refresh token is gone) is the one the app kept from an earlier result.
-            let account = try app.account(forIdentifier: identifier)
+            let account =
+                try app.account(forIdentifier: identifier)
                 ?? MSALAccount(identifier: identifier, username: nil, environment: "login.windows.net", tenantProfiles: [])
             let silent = MSALSilentTokenParameters(scopes: scopes, account: account)
             silent.forceRefresh = step["force_refresh"]?.boolValue ?? false
@@ -237,7 +243,9 @@ struct FlowConformanceTests {
             document[section].values.map { entry in fields.map { entry[$0] ?? "<none>" } }.sorted { $0.lexicographicallyPrecedes($1) }
         }
         func expected(_ name: String, _ fields: [String]) -> [[String]]? {
-            expect[name]?.arrayValue?.map { row in fields.map { row[$0]?.stringValue ?? "<none>" } }.sorted { $0.lexicographicallyPrecedes($1) }
+            expect[name]?.arrayValue?.map { row in fields.map { row[$0]?.stringValue ?? "<none>" } }.sorted {
+                $0.lexicographicallyPrecedes($1)
+            }
         }
         for (name, section, fields) in [
             ("access_tokens", CacheSection.accessToken, ["secret", "realm", "target"]),

@@ -75,7 +75,9 @@ enum FlowFixtureShape {
             default:
                 Issue.record("\(where_): needs exactly one of expect and expect_error")
             }
-            if let deviceCode = step["expect_device_code"], !deviceCode.isNull { unknown(deviceCode, deviceCodeMembers, "\(where_).expect_device_code") }
+            if let deviceCode = step["expect_device_code"], !deviceCode.isNull {
+                unknown(deviceCode, deviceCodeMembers, "\(where_).expect_device_code")
+            }
             if let cache = step["expect_cache"] { unknown(cache, cacheMembers, "\(where_).expect_cache") }
             if step["call"]?.stringValue == "acquire_token_interactive" { checkInteractive(step, where_) }
         }
@@ -94,7 +96,9 @@ enum FlowFixtureShape {
                 continue
             }
             unknown(action, allowed, "\(where_).web_ui[\(index)]")
-            for delivery in action["deliveries"]?.arrayValue ?? [] { unknown(delivery, deliveryMembers, "\(where_).web_ui[\(index)].deliveries") }
+            for delivery in action["deliveries"]?.arrayValue ?? [] {
+                unknown(delivery, deliveryMembers, "\(where_).web_ui[\(index)].deliveries")
+            }
         }
         if let authorize = step["expect_authorize"] {
             unknown(authorize, authorizeMembers, "\(where_).expect_authorize")
@@ -107,7 +111,9 @@ enum FlowFixtureShape {
             #expect(script.first?["action"]?.stringValue == "wait", "\(where_): a concurrent call needs the first call waiting")
             if let expect = concurrent["expect_error"] { unknown(expect, expectErrorMembers, "\(where_).concurrent_call.expect_error") }
         }
-        for delivery in step["expect_deliveries"]?.arrayValue ?? [] { unknown(delivery, expectDeliveryMembers, "\(where_).expect_deliveries") }
+        for delivery in step["expect_deliveries"]?.arrayValue ?? [] {
+            unknown(delivery, expectDeliveryMembers, "\(where_).expect_deliveries")
+        }
     }
 
     private static func unknown(_ object: MSALFixtureJSON, _ allowed: Set<String>, _ label: String) {

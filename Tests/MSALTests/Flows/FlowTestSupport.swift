@@ -202,7 +202,8 @@ struct FlowHarness {
     let app: MSALPublicClientApplication
 
     init(
-        _ transport: FlowTransport, clientID: String = FlowIdentity.clientID, authority: String = "https://login.microsoftonline.com/common",
+        _ transport: FlowTransport, clientID: String = FlowIdentity.clientID,
+        authority: String = "https://login.microsoftonline.com/common",
         extendedLifetime: Bool = false, capabilities: [String]? = nil, expirationBuffer: Double? = nil, now: Double = FlowIdentity.now,
         cacheConfig: MSALCacheConfig = .memory
     ) throws {
@@ -232,7 +233,8 @@ struct FlowHarness {
             refreshToken: refreshToken, idToken: FlowTokens.idToken(account, audience: clientID),
             clientInfo: FlowTokens.clientInfo(account), scope: scope)
         let context = TokenCacheWriteContext(
-            clientID: clientID, environment: "login.windows.net", authorityTenant: account.tenant, requestedScopes: [], now: FlowIdentity.issued)
+            clientID: clientID, environment: "login.windows.net", authorityTenant: account.tenant, requestedScopes: [],
+            now: FlowIdentity.issued)
         let entries = try TokenCacheEntries(response: response, context: context)
         try app.cache.write(clientID: clientID) { $0.save(entries, clientID: clientID) }
     }

@@ -245,7 +245,8 @@ struct GenericOIDCFlowTests {
         #expect(!foreign.message.contains("\u{1b}"))
         #expect(strict.provider.tokenRequests.isEmpty)
         // An error redirect from another issuer is refused as such, not reported as the provider's error.
-        strict.webUI.append(.redirect([URLQueryItem(name: "error", value: "access_denied"), URLQueryItem(name: "iss", value: "https://attacker.example")]))
+        strict.webUI.append(
+            .redirect([URLQueryItem(name: "error", value: "access_denied"), URLQueryItem(name: "iss", value: "https://attacker.example")]))
         let parameters = MSALInteractiveTokenParameters(scopes: ["api.read"], webviewParameters: MSALWebviewParameters(webUI: strict.webUI))
         let mixedUp = try #require(await expectMSALError { try await strict.app.acquireToken(with: parameters) })
         #expect(mixedUp.internalCode == .redirectIssuerMismatch)
@@ -253,7 +254,8 @@ struct GenericOIDCFlowTests {
 
         // Not promised: no iss is fine, a wrong one is still refused.
         let lenient = try Harness()
-        let wrong = try #require(await expectMSALError { try await lenient.signIn([URLQueryItem(name: "iss", value: "https://idp.example.test/realms/other")]) })
+        let wrong = try #require(
+            await expectMSALError { try await lenient.signIn([URLQueryItem(name: "iss", value: "https://idp.example.test/realms/other")]) })
         #expect(wrong.internalCode == .redirectIssuerMismatch)
         #expect(try await lenient.signIn().accessToken == "oidc-at-0")
     }
@@ -267,7 +269,9 @@ struct GenericOIDCFlowTests {
         parameters.signoutFromBrowser = true
         try await harness.app.signout(with: try harness.account(), signoutParameters: parameters)
         let page = try #require(signOutUI.presentations.first)
-        #expect(try #require(signOutUI.authorizationURLs.first).absoluteString.hasPrefix(GenericOIDCProvider.issuer + "/protocol/openid-connect/logout?"))
+        #expect(
+            try #require(signOutUI.authorizationURLs.first).absoluteString.hasPrefix(
+                GenericOIDCProvider.issuer + "/protocol/openid-connect/logout?"))
         #expect(page.parameter("client_id") == GenericOIDCProvider.clientID)
         #expect(page.parameter("logout_hint") == GenericOIDCProvider.email)
         #expect(page.parameter("post_logout_redirect_uri") == "http://127.0.0.1:45931/")
@@ -281,7 +285,8 @@ struct GenericOIDCFlowTests {
 struct RefreshedIdentityTests {
     @Test("Same client_info but another oid and sub: mismatchedUser, the cached account keeps its name", arguments: ["oid", "sub"])
     func sameClientInfoAnotherUser(claim: String) async throws {
-        let mallory: KeyValuePairs<String, JSON?> = claim == "oid"
+        let mallory: KeyValuePairs<String, JSON?> =
+            claim == "oid"
             ? ["oid": .string("99999999-9999-4999-8999-999999999999"), "preferred_username": .string("mallory@contoso.com")]
             : ["sub": .string("sub-mallory"), "preferred_username": .string("mallory@contoso.com")]
         let transport = FlowTransport([
@@ -300,7 +305,9 @@ struct RefreshedIdentityTests {
     @Test("A refreshed ID token for the same user (new iat, new name) is accepted")
     func sameUser() async throws {
         let transport = FlowTransport([
-            .respond(FlowTokens.success(accessToken: "at-2", refreshToken: "rt-2", idToken: .some(FlowTokens.idToken(.abe, ["name": .string("Abe Lincoln")]))))
+            .respond(
+                FlowTokens.success(
+                    accessToken: "at-2", refreshToken: "rt-2", idToken: .some(FlowTokens.idToken(.abe, ["name": .string("Abe Lincoln")]))))
         ])
         let harness = try FlowHarness(transport)
         try harness.seed(.abe)
@@ -315,7 +322,9 @@ struct PromptTypeTests {
         #expect(MSALPromptType.allCases == [.selectAccount, .login, .consent, .create, .promptIfNecessary])
         #expect(MSALPromptType.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
         #expect(MSALPromptType.default == .promptIfNecessary)
-        #expect(MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: MSALWebviewParameters()).promptType == .promptIfNecessary)
+        #expect(
+            MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: MSALWebviewParameters()).promptType
+                == .promptIfNecessary)
         #expect(MSALPromptType.promptIfNecessary.parameterValue == nil)
         #expect(MSALPromptType.create.parameterValue == "create")
     }

@@ -49,7 +49,9 @@ struct InteractiveTests {
         #expect(next?.internalCode == .browserLaunchFailed)
     }
 
-    @Test("No browser starts but the app set browserUnavailableHandler: it gets the URL, the listener keeps waiting, and the user's own browser completes the sign-in")
+    @Test(
+        "No browser starts but the app set browserUnavailableHandler: it gets the URL, the listener keeps waiting, and the user's own browser completes the sign-in"
+    )
     func browserUnavailableHandler() async throws {
         let handedOver = Recorder<URL>()
         let signedInPage = Recorder<URL>()
@@ -60,7 +62,8 @@ struct InteractiveTests {
                 URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "nonce" }?.value
             }
             return FlowTokens.success(
-                accessToken: "at-by-hand", refreshToken: "rt-1", idToken: .some(FlowTokens.idToken(.abe, ["nonce": nonce.map { .string($0) }])))
+                accessToken: "at-by-hand", refreshToken: "rt-1",
+                idToken: .some(FlowTokens.idToken(.abe, ["nonce": nonce.map { .string($0) }])))
         })
         let harness = try FlowHarness(transport)
         let webview = MSALWebviewParameters(browserCommand: ["/nonexistent/msal-test-browser", "%s"])
@@ -109,7 +112,8 @@ struct InteractiveTests {
         })
         let harness = try FlowHarness(transport)
         let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(webUI: webUI))
-        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation { (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
+        let outcome: (MSALResult?, (any Error)?) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
             harness.app.acquireToken(with: parameters) { result, error in
                 continuation.resume(returning: (result, error))
             }

@@ -63,7 +63,9 @@ struct RefreshLockTests {
         return (directory.appendingPathComponent("cache.json").path, directory)
     }
 
-    @Test("Two applications on one cache file, 2 × 20 forced refreshes of one account at once: none fails, no refresh token is presented twice")
+    @Test(
+        "Two applications on one cache file, 2 × 20 forced refreshes of one account at once: none fails, no refresh token is presented twice"
+    )
     func twoApplications() async throws {
         let (path, directory) = try Self.cacheFile()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -114,10 +114,12 @@ struct SilentConcurrencyTests {
     @Test("Concurrent calls for two accounts refresh independently: one request each, with each account's refresh token")
     func independentAccounts() async throws {
         let gate = Gate()
-        let transport = Self.transport(gate, [
-            "rt-abe": FlowTokens.success(accessToken: "at-abe", refreshToken: "rt-abe-2", account: .abe),
-            "rt-ben": FlowTokens.success(accessToken: "at-ben", refreshToken: "rt-ben-2", account: .ben),
-        ])
+        let transport = Self.transport(
+            gate,
+            [
+                "rt-abe": FlowTokens.success(accessToken: "at-abe", refreshToken: "rt-abe-2", account: .abe),
+                "rt-ben": FlowTokens.success(accessToken: "at-ben", refreshToken: "rt-ben-2", account: .ben),
+            ])
         let harness = try FlowHarness(transport)
         try harness.seed(.abe, lifetime: 900, refreshToken: "rt-abe")
         try harness.seed(.ben, accessToken: "at-ben-old", lifetime: 900, refreshToken: "rt-ben")
@@ -137,7 +139,8 @@ struct SilentConcurrencyTests {
         #expect(try harness.secrets(.refreshToken) == ["rt-abe-2", "rt-ben-2"])
     }
 
-    @Test("1,000 concurrent calls whose shared refresh fails all get interactionRequired from one request; the refresh token is removed once")
+    @Test(
+        "1,000 concurrent calls whose shared refresh fails all get interactionRequired from one request; the refresh token is removed once")
     func sharedFailure() async throws {
         let gate = Gate()
         let transport = Self.transport(gate, [:])

@@ -24,7 +24,8 @@ struct SilentFlowTests {
     // MARK: The response is checked before anything is cached
 
     enum BadResponse: String, CaseIterable, Sendable {
-        case forgedSignature, wrongAudience, wrongIssuer, issuerOfAnotherTenant, expiredIDToken, otherAccount, noClientInfoAndOtherSubject, errorBodyWith200
+        case forgedSignature, wrongAudience, wrongIssuer, issuerOfAnotherTenant, expiredIDToken, otherAccount, noClientInfoAndOtherSubject,
+            errorBodyWith200
     }
 
     @Test("A refresh response that fails a check caches nothing and throws the precise error", arguments: BadResponse.allCases)
@@ -32,19 +33,25 @@ struct SilentFlowTests {
         let response: MSALHTTPResponse
         switch bad {
         case .forgedSignature:
-            response = FlowTokens.success(accessToken: "at-new", refreshToken: "rt-new", idToken: FlowTokens.idToken(.abe, key: FlowKeys.attacker))
+            response = FlowTokens.success(
+                accessToken: "at-new", refreshToken: "rt-new", idToken: FlowTokens.idToken(.abe, key: FlowKeys.attacker))
         case .wrongAudience:
-            response = FlowTokens.success(accessToken: "at-new", refreshToken: "rt-new", idToken: FlowTokens.idToken(.abe, audience: "someone-else"))
+            response = FlowTokens.success(
+                accessToken: "at-new", refreshToken: "rt-new", idToken: FlowTokens.idToken(.abe, audience: "someone-else"))
         case .wrongIssuer:
-            response = FlowTokens.success(accessToken: "at-new", refreshToken: "rt-new",
-                                          idToken: FlowTokens.idToken(.abe, ["iss": .string("https://evil.example/\(FlowIdentity.tenant)/v2.0")]))
+            response = FlowTokens.success(
+                accessToken: "at-new", refreshToken: "rt-new",
+                idToken: FlowTokens.idToken(.abe, ["iss": .string("https://evil.example/\(FlowIdentity.tenant)/v2.0")]))
         case .issuerOfAnotherTenant:
             let other = "99999999-9999-4999-8999-999999999999"
-            response = FlowTokens.success(accessToken: "at-new", refreshToken: "rt-new", idToken: FlowTokens.idToken(
-                .abe, ["iss": .string("https://\(FlowIdentity.host)/\(other)/v2.0"), "tid": .string(other)]))
+            response = FlowTokens.success(
+                accessToken: "at-new", refreshToken: "rt-new",
+                idToken: FlowTokens.idToken(
+                    .abe, ["iss": .string("https://\(FlowIdentity.host)/\(other)/v2.0"), "tid": .string(other)]))
         case .expiredIDToken:
-            response = FlowTokens.success(accessToken: "at-new", refreshToken: "rt-new",
-                                          idToken: FlowTokens.idToken(.abe, ["exp": .integer(FlowIdentity.issued + 60)]))
+            response = FlowTokens.success(
+                accessToken: "at-new", refreshToken: "rt-new",
+                idToken: FlowTokens.idToken(.abe, ["exp": .integer(FlowIdentity.issued + 60)]))
         case .otherAccount:
             response = FlowTokens.success(accessToken: "at-new", refreshToken: "rt-new", account: .ben)
         case .noClientInfoAndOtherSubject:
@@ -55,14 +62,15 @@ struct SilentFlowTests {
         let harness = try Self.expired(FlowTransport([.respond(response)]))
         let before = try Self.document(harness)
         let error = await expectMSALError { try await harness.silent(.abe) }
-        let expected: MSALInternalError = switch bad {
-        case .forgedSignature: .jwtInvalidSignature
-        case .wrongAudience: .idTokenAudienceMismatch
-        case .wrongIssuer, .issuerOfAnotherTenant: .idTokenIssuerMismatch
-        case .expiredIDToken: .idTokenExpired
-        case .otherAccount, .noClientInfoAndOtherSubject: .mismatchedUser
-        case .errorBodyWith200: .invalidResponse
-        }
+        let expected: MSALInternalError =
+            switch bad {
+            case .forgedSignature: .jwtInvalidSignature
+            case .wrongAudience: .idTokenAudienceMismatch
+            case .wrongIssuer, .issuerOfAnotherTenant: .idTokenIssuerMismatch
+            case .expiredIDToken: .idTokenExpired
+            case .otherAccount, .noClientInfoAndOtherSubject: .mismatchedUser
+            case .errorBodyWith200: .invalidResponse
+            }
         #expect(error?.internalCode == expected, "\(error.map { "\($0)" } ?? "no error")")
         #expect(error?.code == .internal)
         if [.forgedSignature, .wrongAudience, .wrongIssuer, .issuerOfAnotherTenant, .expiredIDToken].contains(bad) {
@@ -110,7 +118,8 @@ struct SilentFlowTests {
     @Test("Malformed 200 token responses end in a typed error and cache nothing")
     func malformedSuccess() async throws {
         for (name, text) in Self.malformedBodies {
-            let harness = try Self.expired(FlowTransport([.respond(MSALHTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], text: text))]))
+            let harness = try Self.expired(
+                FlowTransport([.respond(MSALHTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], text: text))]))
             let before = try Self.document(harness)
             let error = await expectMSALError { try await harness.silent(.abe) }
             #expect(error?.code == .internal, "\(name)")
@@ -156,7 +165,8 @@ struct SilentFlowTests {
 
     @Test("A response for another account: mismatchedUser naming the requested account; that account's tokens untouched")
     func mismatchedUser() async throws {
-        let harness = try Self.expired(FlowTransport([.respond(FlowTokens.success(accessToken: "at-ben", refreshToken: "rt-ben", account: .ben))]))
+        let harness = try Self.expired(
+            FlowTransport([.respond(FlowTokens.success(accessToken: "at-ben", refreshToken: "rt-ben", account: .ben))]))
         let error = try #require(await expectMSALError { try await harness.silent(.abe) })
         #expect(error.internalCode == .mismatchedUser)
         #expect(error.homeAccountID == TestAccount.abe.home)
@@ -169,10 +179,11 @@ struct SilentFlowTests {
 
     @Test("A refresh without a new refresh token keeps the old one; a rotated one replaces it (one entry)")
     func refreshTokenRotation() async throws {
-        let harness = try Self.expired(FlowTransport([
-            .respond(FlowTokens.success(accessToken: "at-2", refreshToken: nil)),
-            .respond(FlowTokens.success(accessToken: "at-3", refreshToken: "rt-3")),
-        ]))
+        let harness = try Self.expired(
+            FlowTransport([
+                .respond(FlowTokens.success(accessToken: "at-2", refreshToken: nil)),
+                .respond(FlowTokens.success(accessToken: "at-3", refreshToken: "rt-3")),
+            ]))
         #expect(try await harness.silent(.abe).accessToken == "at-2")
         #expect(try harness.secrets(.refreshToken) == ["rt-1"])
         #expect(try harness.secrets(.accessToken) == ["at-2"])
@@ -202,9 +213,15 @@ struct SilentFlowTests {
     struct ConnectionReset: Error, Sendable {}
 
     static let failures: [Failure] = [
-        Failure(name: "network failure (twice: the refresh is retried once)", steps: [.failWith(ConnectionReset()), .failWith(ConnectionReset())], extended: true),
-        Failure(name: "timeout", steps: [.fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")),
-                                         .fail(MSALError(.internal, internalCode: .networkTimeout, message: "t"))], extended: true),
+        Failure(
+            name: "network failure (twice: the refresh is retried once)",
+            steps: [.failWith(ConnectionReset()), .failWith(ConnectionReset())], extended: true),
+        Failure(
+            name: "timeout",
+            steps: [
+                .fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")),
+                .fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")),
+            ], extended: true),
         Failure(name: "503 twice", steps: [.respond(.json(503, "{}")), .respond(.json(503, "{}"))], extended: true),
         Failure(name: "429", steps: [.respond(.json(429, "{}", headers: ["Retry-After": "30"]))], extended: true),
         Failure(name: "400 server_error", steps: [.respond(.json(400, #"{"error":"server_error"}"#))], extended: true),
@@ -214,7 +231,9 @@ struct SilentFlowTests {
         Failure(name: "TLS failure", steps: [.fail(MSALError(.internal, internalCode: .tlsFailure, message: "tls"))], extended: false),
     ]
 
-    @Test("extendedLifetimeEnabled: the extended token answers an unavailable service (5xx, throttling, network) and nothing else", arguments: failures)
+    @Test(
+        "extendedLifetimeEnabled: the extended token answers an unavailable service (5xx, throttling, network) and nothing else",
+        arguments: failures)
     func extendedLifetime(_ failure: Failure) async throws {
         let harness = try Self.expired(FlowTransport(failure.steps), extendedLifetime: true)
         if failure.extended {
@@ -239,7 +258,8 @@ struct SilentFlowTests {
 
     @Test("extendedLifetimeEnabled: the repeat of an interaction_required answer (from the throttling cache) is still interactionRequired")
     func extendedLifetimeNotForThrottledInteraction() async throws {
-        let harness = try Self.expired(FlowTransport([.respond(.json(400, #"{"error":"interaction_required","claims":"{}"}"#))]), extendedLifetime: true)
+        let harness = try Self.expired(
+            FlowTransport([.respond(.json(400, #"{"error":"interaction_required","claims":"{}"}"#))]), extendedLifetime: true)
         let first = await expectMSALError { try await harness.silent(.abe) }
         #expect(first?.code == .interactionRequired)
         let repeated = await expectMSALError { try await harness.silent(.abe) }
@@ -284,7 +304,9 @@ struct SilentFlowTests {
     func parameterErrors() async throws {
         let harness = try FlowHarness(FlowTransport([]))
         try harness.seed(.abe)
-        let noAccount = await expectMSALError { try await harness.app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"])) }
+        let noAccount = await expectMSALError {
+            try await harness.app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"]))
+        }
         #expect(noAccount?.code == .internal)
         #expect(noAccount?.internalCode == .accountRequired)
         let correlation = UUID()
@@ -300,7 +322,9 @@ struct SilentFlowTests {
     func emptyIdentifier() async throws {
         let harness = try FlowHarness(FlowTransport([]))
         let account = MSALAccount(identifier: "", username: nil, environment: "login.windows.net", tenantProfiles: [])
-        let error = await expectMSALError { try await harness.app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account)) }
+        let error = await expectMSALError {
+            try await harness.app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+        }
         #expect(error?.internalCode == .accountRequired)
     }
 
@@ -310,7 +334,8 @@ struct SilentFlowTests {
     /// `interactionRequired` sign in again (device code here, as interactive is not part of this suite).
     static func tutorialFallback(_ harness: FlowHarness, account: MSALAccount) async -> (MSALResult?, fellBack: Bool, (any Error)?) {
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
-        let (result, error): (MSALResult?, (any Error)?) = await withCheckedContinuation { (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
+        let (result, error): (MSALResult?, (any Error)?) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(MSALResult?, (any Error)?), Never>) in
             harness.app.acquireTokenSilent(with: parameters) { result, error in continuation.resume(returning: (result, error)) }
         }
         if let error {
@@ -328,13 +353,16 @@ struct SilentFlowTests {
         return (result, false, nil)
     }
 
-    @Test("NSError idiom: interactionRequired (domain MSALErrorDomain, code -50002, OAuth fields in userInfo) leads to the interactive fallback")
+    @Test(
+        "NSError idiom: interactionRequired (domain MSALErrorDomain, code -50002, OAuth fields in userInfo) leads to the interactive fallback"
+    )
     func nsErrorFallback() async throws {
         let transport = FlowTransport(
             token: { request in
                 let form = Dictionary(request.formParameters, uniquingKeysWith: { $1 })
                 if form["grant_type"] == "refresh_token" {
-                    return .json(400, #"{"error":"invalid_grant","suberror":"bad_token","error_codes":[9002313],"claims":"{\"access_token\":{}}"}"#)
+                    return .json(
+                        400, #"{"error":"invalid_grant","suberror":"bad_token","error_codes":[9002313],"claims":"{\"access_token\":{}}"}"#)
                 }
                 return FlowTokens.success(accessToken: "at-after-sign-in", refreshToken: "rt-2")
             },
@@ -403,23 +431,28 @@ struct SilentFlowTests {
 
     @Test("MSAL for iOS's declined-scope vectors: declined and granted lists, email never declined, case ignored")
     func declinedScopeVectors() throws {
-        let document = try #require(try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/token-responses/objc_declined_scopes.json")) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/token-responses/objc_declined_scopes.json")) as? [String: Any])
         let cases = try #require(document["cases"] as? [[String: Any]])
         #expect(cases.count == 3)
         let account = MSALAccount(identifier: TestAccount.abe.home, username: nil, environment: "login.windows.net", tenantProfiles: [])
-        let profile = MSALTenantProfile(identifier: "", environment: "login.windows.net", tenantId: FlowIdentity.tenant, isHomeTenantProfile: true, idToken: nil)
+        let profile = MSALTenantProfile(
+            identifier: "", environment: "login.windows.net", tenantId: FlowIdentity.tenant, isHomeTenantProfile: true, idToken: nil)
         for item in cases {
             let requested = TokenRequests.resourceScopes((item["requested_scopes"] as? String ?? "").split(separator: " ").map(String.init))
             let granted = ((item["response"] as? [String: Any])?["scope"] as? String ?? "").split(separator: " ").map(String.init)
             let expected = try #require(item["expected"] as? [String: Any])
             let result = MSALResult(
                 accessToken: "at", expiresOn: nil, idToken: nil, scopes: granted, tenantProfile: profile, account: account,
-                authority: try MSALAuthority.authority(url: URL(string: "https://login.microsoftonline.com/common")!), correlationId: UUID(),
+                authority: try MSALAuthority.authority(url: URL(string: "https://login.microsoftonline.com/common")!),
+                correlationId: UUID(),
                 tokenSource: .identityProvider)
             if expected["valid"] as? Bool == true {
                 try TokenClient.checkDeclinedScopes(result, requested: requested, correlationID: UUID())
             } else {
-                let error = try #require(throws: MSALError.self) { try TokenClient.checkDeclinedScopes(result, requested: requested, correlationID: UUID()) }
+                let error = try #require(throws: MSALError.self) {
+                    try TokenClient.checkDeclinedScopes(result, requested: requested, correlationID: UUID())
+                }
                 #expect(error.code == .serverDeclinedScopes)
                 #expect(error.code.rawValue == -50003)
                 #expect(error.declinedScopes == expected["declined_scopes"] as? [String])
@@ -433,11 +466,15 @@ struct SilentFlowTests {
     @Test("A .default request or a resource prefix the service added or dropped is not declined")
     func notDeclined() throws {
         let account = MSALAccount(identifier: TestAccount.abe.home, username: nil, environment: "login.windows.net", tenantProfiles: [])
-        let profile = MSALTenantProfile(identifier: "", environment: "login.windows.net", tenantId: FlowIdentity.tenant, isHomeTenantProfile: true, idToken: nil)
+        let profile = MSALTenantProfile(
+            identifier: "", environment: "login.windows.net", tenantId: FlowIdentity.tenant, isHomeTenantProfile: true, idToken: nil)
         let result = MSALResult(
             accessToken: "at", expiresOn: nil, idToken: nil, scopes: ["https://graph.microsoft.com/User.Read", "Mail.Read", "openid"],
-            tenantProfile: profile, account: account, authority: try MSALAuthority.authority(url: URL(string: "https://login.microsoftonline.com/common")!),
+            tenantProfile: profile, account: account,
+            authority: try MSALAuthority.authority(url: URL(string: "https://login.microsoftonline.com/common")!),
             correlationId: UUID(), tokenSource: .identityProvider)
-        try TokenClient.checkDeclinedScopes(result, requested: ["User.Read", "https://graph.microsoft.com/Mail.Read", "https://graph.microsoft.com/.default"], correlationID: UUID())
+        try TokenClient.checkDeclinedScopes(
+            result, requested: ["User.Read", "https://graph.microsoft.com/Mail.Read", "https://graph.microsoft.com/.default"],
+            correlationID: UUID())
     }
 }

@@ -61,7 +61,10 @@ struct StartURLFlowTests {
         let harness = try FlowHarness(transport)
         let browser = RecordingBrowser()
         defer { browser.remove() }
-        let signIn = Task { try await harness.app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: browser.webview)) }
+        let signIn = Task {
+            try await harness.app.acquireToken(
+                with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: browser.webview))
+        }
 
         let commandLine = try await browser.arguments()
         let start = try #require(URL(string: commandLine.trimmingCharacters(in: .newlines)))
@@ -121,7 +124,9 @@ struct StartURLFlowTests {
         #expect(try harness.app.allAccounts().isEmpty)
     }
 
-    @Test("An attacker who requests the start URL before the browser learns the request, but the browser's request ends the sign-in: the attacker's code is never redeemed")
+    @Test(
+        "An attacker who requests the start URL before the browser learns the request, but the browser's request ends the sign-in: the attacker's code is never redeemed"
+    )
     func attackerBeforeBrowser() async throws {
         let transport = FlowTransport(token: { _ in
             Issue.record("no token request expected")
@@ -130,7 +135,10 @@ struct StartURLFlowTests {
         let harness = try FlowHarness(transport)
         let browser = RecordingBrowser()
         defer { browser.remove() }
-        let signIn = Task { try await harness.app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: browser.webview)) }
+        let signIn = Task {
+            try await harness.app.acquireToken(
+                with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: browser.webview))
+        }
 
         let start = try #require(URL(string: try await browser.arguments().trimmingCharacters(in: .newlines)))
         let stolen = try await Self.open(start)

@@ -77,7 +77,8 @@ struct TokenEndpointErrorTests {
     func notJSON() {
         for body in ["", "Bad Request", "<html><body><h1>400</h1></body></html>", #"{"error":"invalid_gr"#, #"["invalid_grant"]"#, "null"] {
             for grant in [TokenGrant.authorizationCode, .refreshToken, .deviceCode] {
-                let error = MSALError(tokenEndpointResponse: MSALHTTPResponse(statusCode: 400, text: body), grant: grant, correlationID: Self.correlation)
+                let error = MSALError(
+                    tokenEndpointResponse: MSALHTTPResponse(statusCode: 400, text: body), grant: grant, correlationID: Self.correlation)
                 #expect(error.code == .internal, "\(body)")
                 #expect(error.internalCode == .unhandledResponse, "\(body)")
                 #expect(error.oauthError == nil)
@@ -91,7 +92,8 @@ struct TokenEndpointErrorTests {
     @Test("A byte-order mark before the JSON is skipped")
     func byteOrderMark() {
         let body: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#"{"error":"invalid_grant","suberror":"bad_token"}"#.utf8)
-        let error = MSALError(tokenEndpointResponse: MSALHTTPResponse(statusCode: 400, body: body), grant: .refreshToken, correlationID: Self.correlation)
+        let error = MSALError(
+            tokenEndpointResponse: MSALHTTPResponse(statusCode: 400, body: body), grant: .refreshToken, correlationID: Self.correlation)
         #expect(error.code == .interactionRequired)
         #expect(error.oauthSubError == "bad_token")
     }
@@ -99,8 +101,11 @@ struct TokenEndpointErrorTests {
     @Test("Control characters and huge descriptions are escaped and cut; the headers are kept")
     func sanitized() {
         let description = "line1\r\nline2\u{1B}[31m" + String(repeating: "x", count: 5000)
-        let body = #"{"error":"invalid_grant","error_description":"\#(description.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\u{1B}", with: "\\u001b"))"}"#
-        let error = MSALError(tokenEndpointResponse: .json(400, body, headers: ["x-ms-request-id": "abc"]), grant: .refreshToken, correlationID: Self.correlation)
+        let body =
+            #"{"error":"invalid_grant","error_description":"\#(description.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\u{1B}", with: "\\u001b"))"}"#
+        let error = MSALError(
+            tokenEndpointResponse: .json(400, body, headers: ["x-ms-request-id": "abc"]), grant: .refreshToken,
+            correlationID: Self.correlation)
         #expect(!error.message.contains("\n"))
         #expect(!error.message.contains("\u{1B}"))
         #expect(error.message.count < 1000)
@@ -116,7 +121,8 @@ struct TokenEndpointErrorTests {
 
     /// The reference error bodies, as a refresh answer.
     static let referenceCases: [ReferenceCase] = [
-        ReferenceCase(file: "android_unauthorized_client_protection_policy_required.json", code: .serverProtectionPoliciesRequired, internalCode: nil),
+        ReferenceCase(
+            file: "android_unauthorized_client_protection_policy_required.json", code: .serverProtectionPoliciesRequired, internalCode: nil),
         ReferenceCase(file: "dotnet_400_no_error_field.json", code: .internal, internalCode: .unhandledResponse),
         ReferenceCase(file: "dotnet_404_no_error_field.json", code: .internal, internalCode: .unhandledResponse),
         ReferenceCase(file: "dotnet_interaction_required_template.json", code: .interactionRequired, internalCode: nil),
@@ -132,7 +138,8 @@ struct TokenEndpointErrorTests {
 
     @Test("Reference error bodies on a refresh", arguments: referenceCases)
     func reference(_ reference: ReferenceCase) throws {
-        let document = try #require(try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/errors/\(reference.file)")) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/errors/\(reference.file)")) as? [String: Any])
         let response = try #require(document["response"] as? [String: Any])
         let status = try #require(response["status"] as? Int)
         let body: [UInt8]
@@ -142,7 +149,8 @@ struct TokenEndpointErrorTests {
             body = Array(try JSONSerialization.data(withJSONObject: try #require(response["body"])))
         }
         let json = (response["body"] as? [String: Any]) ?? [:]
-        let error = MSALError(tokenEndpointResponse: MSALHTTPResponse(statusCode: status, body: body), grant: .refreshToken, correlationID: Self.correlation)
+        let error = MSALError(
+            tokenEndpointResponse: MSALHTTPResponse(statusCode: status, body: body), grant: .refreshToken, correlationID: Self.correlation)
         #expect(error.code == reference.code)
         #expect(error.internalCode == reference.internalCode)
         #expect(error.oauthError == json["error"] as? String)
@@ -154,9 +162,12 @@ struct TokenEndpointErrorTests {
         #expect(error.code != .userCanceled)
     }
 
-    @Test("Every invalid_grant sub-error of the MSAL.NET matrix: interactionRequired except protection_policy_required; claims and sub-error kept")
+    @Test(
+        "Every invalid_grant sub-error of the MSAL.NET matrix: interactionRequired except protection_policy_required; claims and sub-error kept"
+    )
     func subErrorMatrix() throws {
-        let matrix = try #require(try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/errors/invalid_grant_suberror_matrix.json")) as? [String: Any])
+        let matrix = try #require(
+            try JSONSerialization.jsonObject(with: FixtureLoader.data("Flows/errors/invalid_grant_suberror_matrix.json")) as? [String: Any])
         let template = try #require(matrix["body_template"] as? [String: Any])
         let cases = try #require(matrix["cases"] as? [[String: Any]])
         #expect(cases.count == 13)
@@ -165,8 +176,11 @@ struct TokenEndpointErrorTests {
             let subError = item["suberror"] as? String
             body["suberror"] = subError ?? ""
             let bytes = Array(try JSONSerialization.data(withJSONObject: body))
-            let error = MSALError(tokenEndpointResponse: MSALHTTPResponse(statusCode: 400, body: bytes), grant: .refreshToken, correlationID: Self.correlation)
-            let expected: MSALError.Code = subError == "protection_policy_required" ? .serverProtectionPoliciesRequired : .interactionRequired
+            let error = MSALError(
+                tokenEndpointResponse: MSALHTTPResponse(statusCode: 400, body: bytes), grant: .refreshToken, correlationID: Self.correlation
+            )
+            let expected: MSALError.Code =
+                subError == "protection_policy_required" ? .serverProtectionPoliciesRequired : .interactionRequired
             #expect(error.code == expected, "\(subError ?? "null")")
             #expect(error.oauthSubError == (subError ?? ""))
             #expect(error.claims == "some_claims")

@@ -31,16 +31,21 @@ struct TokenRequestsTests {
     @Test("scope: requested scopes trimmed and de-duplicated in order, then extra scopes, then openid profile offline_access once")
     func scopeParameter() {
         #expect(TokenRequests.scopeParameter(["User.Read"]) == "User.Read openid profile offline_access")
-        #expect(TokenRequests.scopeParameter([" User.Read ", "user.read", "OpenID", "Mail.Send", ""], extra: ["Files.Read", "mail.send"])
+        #expect(
+            TokenRequests.scopeParameter([" User.Read ", "user.read", "OpenID", "Mail.Send", ""], extra: ["Files.Read", "mail.send"])
                 == "User.Read Mail.Send Files.Read openid profile offline_access")
         #expect(TokenRequests.scopeParameter([]) == "openid profile offline_access")
-        #expect(TokenRequests.resourceScopes(["offline_access", " https://graph.microsoft.com/.default ", "PROFILE"]) == ["https://graph.microsoft.com/.default"])
+        #expect(
+            TokenRequests.resourceScopes(["offline_access", " https://graph.microsoft.com/.default ", "PROFILE"]) == [
+                "https://graph.microsoft.com/.default"
+            ])
     }
 
     @Test("Authorize URL: every protocol.md parameter, PKCE S256, client_info=1, the optional ones only when given")
     func authorizeURL() throws {
         let url = TokenRequests.authorizeURL(
-            endpoint: Self.authorizeEndpoint, clientID: Self.clientID, redirectURI: "http://localhost:51234", scope: "User.Read openid profile offline_access",
+            endpoint: Self.authorizeEndpoint, clientID: Self.clientID, redirectURI: "http://localhost:51234",
+            scope: "User.Read openid profile offline_access",
             state: "st4te", nonce: "n0nce", codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", prompt: "select_account",
             loginHint: "abe@contoso.com", domainHint: "contoso.com", claims: #"{"id_token":{"acr":null}}"#, extraQueryParameters: nil)
         #expect(url.absoluteString.hasPrefix("https://login.microsoftonline.com/common/oauth2/v2.0/authorize?"))
@@ -49,15 +54,20 @@ struct TokenRequestsTests {
             "client_id": Self.clientID, "response_type": "code", "redirect_uri": "http://localhost:51234",
             "scope": "User.Read openid profile offline_access", "state": "st4te", "nonce": "n0nce",
             "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "S256", "client_info": "1",
-            "prompt": "select_account", "login_hint": "abe@contoso.com", "domain_hint": "contoso.com", "claims": #"{"id_token":{"acr":null}}"#,
+            "prompt": "select_account", "login_hint": "abe@contoso.com", "domain_hint": "contoso.com",
+            "claims": #"{"id_token":{"acr":null}}"#,
         ]
         for (name, value) in expected {
             #expect(query[name] == [value], "\(name)")
         }
 
-        let minimal = Self.dictionary(Self.query(TokenRequests.authorizeURL(
-            endpoint: Self.authorizeEndpoint, clientID: Self.clientID, redirectURI: "http://localhost", scope: "openid profile offline_access",
-            state: "s", nonce: "n", codeChallenge: "c", prompt: nil, loginHint: "", domainHint: nil, claims: nil, extraQueryParameters: nil)))
+        let minimal = Self.dictionary(
+            Self.query(
+                TokenRequests.authorizeURL(
+                    endpoint: Self.authorizeEndpoint, clientID: Self.clientID, redirectURI: "http://localhost",
+                    scope: "openid profile offline_access",
+                    state: "s", nonce: "n", codeChallenge: "c", prompt: nil, loginHint: "", domainHint: nil, claims: nil,
+                    extraQueryParameters: nil)))
         for name in ["prompt", "login_hint", "domain_hint", "claims"] {
             #expect(minimal[name] == nil, "\(name) only when given")
         }
@@ -66,7 +76,8 @@ struct TokenRequestsTests {
     @Test("Authorize URL: extra query parameters are added but can never override a protocol parameter")
     func authorizeExtras() {
         let url = TokenRequests.authorizeURL(
-            endpoint: Self.authorizeEndpoint, clientID: Self.clientID, redirectURI: "http://localhost", scope: "openid profile offline_access",
+            endpoint: Self.authorizeEndpoint, clientID: Self.clientID, redirectURI: "http://localhost",
+            scope: "openid profile offline_access",
             state: "s", nonce: "n", codeChallenge: "c", prompt: nil, loginHint: nil, domainHint: nil, claims: nil,
             extraQueryParameters: Self.hostileExtras)
         let query = Self.dictionary(Self.query(url))
@@ -79,7 +90,9 @@ struct TokenRequestsTests {
         #expect(query["response_type"] == ["code"])
         #expect(query["response_mode"] == ["query"])
         #expect(query["Response_Mode"] == nil)
-        for name in ["prompt", "login_hint", "domain_hint", "claims", "grant_type", "refresh_token", "code", "code_verifier", "device_code"] {
+        for name in [
+            "prompt", "login_hint", "domain_hint", "claims", "grant_type", "refresh_token", "code", "code_verifier", "device_code",
+        ] {
             #expect(query[name] == nil, "\(name) must not be smuggled in")
         }
         #expect(query["client_info"] == ["1"])
@@ -95,52 +108,66 @@ struct TokenRequestsTests {
         #expect(request.method == .post)
         #expect(request.isIdempotent == false)
         #expect(request.headers["Content-Type"]?.hasPrefix("application/x-www-form-urlencoded") == true)
-        #expect(Self.dictionary(request.formParameters) == [
-            "client_id": [Self.clientID], "grant_type": ["authorization_code"], "code": ["c0de"], "redirect_uri": ["http://localhost:51234"],
-            "scope": ["User.Read openid profile offline_access"], "code_verifier": ["v3rifier"], "client_info": ["1"],
-        ])
+        #expect(
+            Self.dictionary(request.formParameters) == [
+                "client_id": [Self.clientID], "grant_type": ["authorization_code"], "code": ["c0de"],
+                "redirect_uri": ["http://localhost:51234"],
+                "scope": ["User.Read openid profile offline_access"], "code_verifier": ["v3rifier"], "client_info": ["1"],
+            ])
         #expect(Self.dictionary(Self.query(request.url)) == ["slice": ["x"]])
     }
 
     @Test("Refresh: client_id, grant_type, refresh_token, scope, client_info, claims when given; retried once (idempotent)")
     func refresh() {
         let request = TokenRequests.refresh(
-            tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, refreshToken: "rt", scope: "User.Read openid profile offline_access",
+            tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, refreshToken: "rt",
+            scope: "User.Read openid profile offline_access",
             claims: #"{"access_token":{"xms_cc":{"values":["CP1"]}}}"#, extraQueryParameters: nil)
         #expect(request.isIdempotent)
         #expect(request.url == Self.tokenEndpoint)
-        #expect(Self.dictionary(request.formParameters) == [
-            "client_id": [Self.clientID], "grant_type": ["refresh_token"], "refresh_token": ["rt"],
-            "scope": ["User.Read openid profile offline_access"], "client_info": ["1"],
-            "claims": [#"{"access_token":{"xms_cc":{"values":["CP1"]}}}"#],
-        ])
+        #expect(
+            Self.dictionary(request.formParameters) == [
+                "client_id": [Self.clientID], "grant_type": ["refresh_token"], "refresh_token": ["rt"],
+                "scope": ["User.Read openid profile offline_access"], "client_info": ["1"],
+                "claims": [#"{"access_token":{"xms_cc":{"values":["CP1"]}}}"#],
+            ])
         let noClaims = TokenRequests.refresh(
-            tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, refreshToken: "rt", scope: "s", claims: nil, extraQueryParameters: nil)
+            tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, refreshToken: "rt", scope: "s", claims: nil,
+            extraQueryParameters: nil)
         #expect(!noClaims.formParameters.contains { $0.0 == "claims" })
     }
 
     @Test("Device code: start with client_id and scope (claims when given); poll with the RFC 8628 grant type and client_info")
     func deviceCode() {
         let endpoint = URL(string: "https://login.microsoftonline.com/common/oauth2/v2.0/devicecode")!
-        let start = TokenRequests.deviceCode(endpoint: endpoint, clientID: Self.clientID, scope: "User.Read openid profile offline_access", claims: nil, extraQueryParameters: nil)
+        let start = TokenRequests.deviceCode(
+            endpoint: endpoint, clientID: Self.clientID, scope: "User.Read openid profile offline_access", claims: nil,
+            extraQueryParameters: nil)
         #expect(start.url == endpoint)
-        #expect(Self.dictionary(start.formParameters) == ["client_id": [Self.clientID], "scope": ["User.Read openid profile offline_access"]])
-        let poll = TokenRequests.deviceCodePoll(tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, deviceCode: "DEVICE_CODE", extraQueryParameters: nil)
-        #expect(Self.dictionary(poll.formParameters) == [
-            "client_id": [Self.clientID], "grant_type": ["urn:ietf:params:oauth:grant-type:device_code"], "device_code": ["DEVICE_CODE"],
-            "client_info": ["1"],
-        ])
+        #expect(
+            Self.dictionary(start.formParameters) == ["client_id": [Self.clientID], "scope": ["User.Read openid profile offline_access"]])
+        let poll = TokenRequests.deviceCodePoll(
+            tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, deviceCode: "DEVICE_CODE", extraQueryParameters: nil)
+        #expect(
+            Self.dictionary(poll.formParameters) == [
+                "client_id": [Self.clientID], "grant_type": ["urn:ietf:params:oauth:grant-type:device_code"],
+                "device_code": ["DEVICE_CODE"],
+                "client_info": ["1"],
+            ])
     }
 
     @Test("Token requests: hostile extra query parameters go to the URL query minus every protocol name; the form is untouched")
     func tokenExtras() {
         let requests = [
-            TokenRequests.refresh(tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, refreshToken: "rt", scope: "s", claims: nil,
-                                  extraQueryParameters: Self.hostileExtras),
-            TokenRequests.authorizationCode(tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, code: "c", redirectURI: "r", scope: "s",
-                                            codeVerifier: "v", claims: nil, extraQueryParameters: Self.hostileExtras),
-            TokenRequests.deviceCodePoll(tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, deviceCode: "d",
-                                         extraQueryParameters: Self.hostileExtras),
+            TokenRequests.refresh(
+                tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, refreshToken: "rt", scope: "s", claims: nil,
+                extraQueryParameters: Self.hostileExtras),
+            TokenRequests.authorizationCode(
+                tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, code: "c", redirectURI: "r", scope: "s",
+                codeVerifier: "v", claims: nil, extraQueryParameters: Self.hostileExtras),
+            TokenRequests.deviceCodePoll(
+                tokenEndpoint: Self.tokenEndpoint, clientID: Self.clientID, deviceCode: "d",
+                extraQueryParameters: Self.hostileExtras),
         ]
         for request in requests {
             let query = Self.dictionary(Self.query(request.url))
@@ -156,8 +183,9 @@ struct TokenRequestsTests {
     @Test("An endpoint's own query (B2C ?p=policy) is kept when extra parameters are appended")
     func endpointQueryKept() {
         let endpoint = URL(string: "https://fabrikamb2c.b2clogin.com/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/token?p=b2c_1_signin")!
-        let request = TokenRequests.refresh(tokenEndpoint: endpoint, clientID: Self.clientID, refreshToken: "rt", scope: "s", claims: nil,
-                                            extraQueryParameters: ["slice": "a b&c"])
+        let request = TokenRequests.refresh(
+            tokenEndpoint: endpoint, clientID: Self.clientID, refreshToken: "rt", scope: "s", claims: nil,
+            extraQueryParameters: ["slice": "a b&c"])
         #expect(Self.dictionary(Self.query(request.url)) == ["p": ["b2c_1_signin"], "slice": ["a b&c"]])
     }
 }

@@ -41,9 +41,10 @@ struct CapturingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        events.append(CapturedLogEvent(
-            level: event.level, message: event.message.description,
-            metadata: merged.mapValues { "\($0)" }, source: event.source))
+        events.append(
+            CapturedLogEvent(
+                level: event.level, message: event.message.description,
+                metadata: merged.mapValues { "\($0)" }, source: event.source))
     }
 }
 

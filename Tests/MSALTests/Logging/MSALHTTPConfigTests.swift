@@ -15,7 +15,10 @@ extension LoggingTests {
             #expect(config.retryInterval == pipeline.retryInterval)
             #expect(config.timeoutIntervalForRequest == MSALHTTPLimits.default.connectTimeout)
             #expect(config.timeoutIntervalForResource == MSALHTTPLimits.default.totalTimeout)
-            #expect((config.retryCount, config.retryInterval, config.timeoutIntervalForRequest, config.timeoutIntervalForResource) == (1, 1, 10, 30))
+            #expect(
+                (config.retryCount, config.retryInterval, config.timeoutIntervalForRequest, config.timeoutIntervalForResource) == (
+                    1, 1, 10, 30
+                ))
             #expect(config.limits() == MSALHTTPLimits.default)
             let made = config.pipelineConfiguration()
             #expect(made.limits == pipeline.limits)

@@ -22,11 +22,12 @@ extension LoggingTests {
         @Test("Mask all PII: EUII and OII masked, nil masked as Masked(null), containsPII false")
         func maskAll() {
             let (text, containsPII) = Self.sample().rendered(maskingLevel: .settingsMaskAllPII)
-            #expect(text == """
-                user Masked(not-null) account Masked(not-null) scopes User.Read openid \
-                n=3 ok=true t=1.5 id=6f0e2a4b-3c8e-4d2a-9e51-6e8f3c1d2b7a code interactionRequired (-50002) \
-                missing Masked(null) host login.microsoftonline.com
-                """)
+            #expect(
+                text == """
+                    user Masked(not-null) account Masked(not-null) scopes User.Read openid \
+                    n=3 ok=true t=1.5 id=6f0e2a4b-3c8e-4d2a-9e51-6e8f3c1d2b7a code interactionRequired (-50002) \
+                    missing Masked(null) host login.microsoftonline.com
+                    """)
             #expect(!containsPII)
         }
 
@@ -72,23 +73,29 @@ extension LoggingTests {
             let status: Int? = nil
             let internalCode: MSALInternalError? = .invalidGrant
             let message: MSALLogMessage = "status \(status) internal \(internalCode) path \(public: nil as String?) host \(host: nil)"
-            #expect(message.rendered(maskingLevel: .settingsMaskAllPII).text
-                == "status (null) internal invalidGrant (-42004) path (null) host (null)")
+            #expect(
+                message.rendered(maskingLevel: .settingsMaskAllPII).text
+                    == "status (null) internal invalidGrant (-42004) path (null) host (null)")
         }
 
         @Test("Public text and scope sets are shown as they are, but secrets in them are still redacted")
         func publicTextIsRedacted() {
             let path = "/common/oauth2/v2.0/authorize?client_id=abc&code=M.C507_BAY.2.U.secret&state=x"
-            let message: MSALLogMessage = "redirect \(public: path) header \(public: "Authorization: Bearer eyJ0eXAiOiJKV1QifQ.eyJzdWIiOiIxIn0.c2ln")"
+            let message: MSALLogMessage =
+                "redirect \(public: path) header \(public: "Authorization: Bearer eyJ0eXAiOiJKV1QifQ.eyJzdWIiOiIxIn0.c2ln")"
             let text = message.rendered(maskingLevel: .settingsMaskSecretsOnly).text
-            #expect(text == "redirect /common/oauth2/v2.0/authorize?client_id=abc&code=<redacted>&state=<redacted> header Authorization: Bearer <redacted>")
+            #expect(
+                text
+                    == "redirect /common/oauth2/v2.0/authorize?client_id=abc&code=<redacted>&state=<redacted> header Authorization: Bearer <redacted>"
+            )
         }
 
         @Test("Personal data shown at the loosest masking is still redacted if it looks like a secret")
         func personalDataIsRedacted() {
             let message: MSALLogMessage = "claims \(oii: #"{"access_token": "opaque-value", "oid": "1234"}"#)"
-            #expect(message.rendered(maskingLevel: .settingsMaskSecretsOnly).text
-                == #"claims {"access_token": "<redacted>", "oid": "1234"}"#)
+            #expect(
+                message.rendered(maskingLevel: .settingsMaskSecretsOnly).text
+                    == #"claims {"access_token": "<redacted>", "oid": "1234"}"#)
         }
 
         @Test("An MSALError: codes, HTTP status, STS codes and OAuth error; email addresses in its text are EUII; secrets redacted")
@@ -102,10 +109,11 @@ extension LoggingTests {
             let message: MSALLogMessage = "Refresh failed: \(error: error)"
 
             let masked = message.rendered(maskingLevel: .settingsMaskEUIIOnly)
-            #expect(masked.text == """
-                Refresh failed: MSALError interactionRequired (-50002), internal invalidGrant (-42004), HTTP 400, STS 50034, \
-                oauth invalid_grant/bad_token: AADSTS50034: The user account Masked(not-null) does not exist. refresh_token=<redacted>
-                """)
+            #expect(
+                masked.text == """
+                    Refresh failed: MSALError interactionRequired (-50002), internal invalidGrant (-42004), HTTP 400, STS 50034, \
+                    oauth invalid_grant/bad_token: AADSTS50034: The user account Masked(not-null) does not exist. refresh_token=<redacted>
+                    """)
             #expect(!masked.containsPII)
 
             let shown = message.rendered(maskingLevel: .settingsMaskSecretsOnly)
@@ -118,8 +126,10 @@ extension LoggingTests {
             var error = MSALError(.serverError, internalCode: .unhandledResponse, message: "The request to host failed with HTTP 429")
             error.isThrottlingCacheHit = true
             let message: MSALLogMessage = "\(error: error)"
-            #expect(message.rendered(maskingLevel: .settingsMaskAllPII).text
-                == "MSALError serverError (-50006), internal unhandledResponse (-42007), throttled: The request to host failed with HTTP 429")
+            #expect(
+                message.rendered(maskingLevel: .settingsMaskAllPII).text
+                    == "MSALError serverError (-50006), internal unhandledResponse (-42007), throttled: The request to host failed with HTTP 429"
+            )
         }
 
         struct OtherError: Error, CustomStringConvertible {
@@ -129,10 +139,12 @@ extension LoggingTests {
         @Test("Another error: its type and description, masked and redacted; CancellationError by name")
         func otherErrors() {
             let message: MSALLogMessage = "failed: \(error: OtherError())"
-            #expect(message.rendered(maskingLevel: .settingsMaskAllPII)
-                == ("failed: OtherError: lookup for Masked(not-null) failed at https://idp.example/cb?code=<redacted>&x=1", false))
-            #expect(message.rendered(maskingLevel: .settingsMaskSecretsOnly)
-                == ("failed: OtherError: lookup for carol@example.org failed at https://idp.example/cb?code=<redacted>&x=1", true))
+            #expect(
+                message.rendered(maskingLevel: .settingsMaskAllPII)
+                    == ("failed: OtherError: lookup for Masked(not-null) failed at https://idp.example/cb?code=<redacted>&x=1", false))
+            #expect(
+                message.rendered(maskingLevel: .settingsMaskSecretsOnly)
+                    == ("failed: OtherError: lookup for carol@example.org failed at https://idp.example/cb?code=<redacted>&x=1", true))
             let canceled: MSALLogMessage = "\(error: CancellationError())"
             #expect(canceled.rendered(maskingLevel: .settingsMaskAllPII).text == "CancellationError")
         }

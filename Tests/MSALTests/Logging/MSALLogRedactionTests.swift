@@ -31,7 +31,8 @@ extension LoggingTests {
             #expect(pretty.hasPrefix("ew"))
             #expect(Self.redact("x \(pretty).\(payload).sig") == "x <redacted>")
 
-            let jwe = "\(Self.base64URL(#"{"alg":"RSA-OAEP","enc":"A256GCM"}"#)).OKOawDo13gRp2ojaHV7LFpZcgV7T6DVZKTyKOMTYUmKoTCVJRgckCL9kiMT03JGeipsEdY3mx_etLbbWSrFr05kLzcSr4qKAq7YN7e9jwQRb23nfa6c9d-StnImGyFDbSv04uVuxIp5Zms1gNxKKK2Da14B8S4rzVRltdYwam_lDp5XnZAYpQdb76FdIKLaVmqgfwX7XWRxv2322i-vDxRfqNzo_tETKzpVLzfiwQyeyPGLBIO56YJ7eObdv0je81860ppamavo35UgoRdbYaBcoh9QcfylQr66oc6vFWXRcZ_ZT2LawVCWTIy3brGPi6UklfCpIMfIjf7iGdXKHzg.48V1_ALb6US04U3b.5eym8TW_c8SuK0ltJ3rpYIzOeDQz7TALvtu6UG9oMo4vpzs9tX_EFShS8iB7j6jiSdiwkIr3ajwQzaBtQD_A.XFBoMYUZodetZdvTiFvSkQ"
+            let jwe =
+                "\(Self.base64URL(#"{"alg":"RSA-OAEP","enc":"A256GCM"}"#)).OKOawDo13gRp2ojaHV7LFpZcgV7T6DVZKTyKOMTYUmKoTCVJRgckCL9kiMT03JGeipsEdY3mx_etLbbWSrFr05kLzcSr4qKAq7YN7e9jwQRb23nfa6c9d-StnImGyFDbSv04uVuxIp5Zms1gNxKKK2Da14B8S4rzVRltdYwam_lDp5XnZAYpQdb76FdIKLaVmqgfwX7XWRxv2322i-vDxRfqNzo_tETKzpVLzfiwQyeyPGLBIO56YJ7eObdv0je81860ppamavo35UgoRdbYaBcoh9QcfylQr66oc6vFWXRcZ_ZT2LawVCWTIy3brGPi6UklfCpIMfIjf7iGdXKHzg.48V1_ALb6US04U3b.5eym8TW_c8SuK0ltJ3rpYIzOeDQz7TALvtu6UG9oMo4vpzs9tX_EFShS8iB7j6jiSdiwkIr3ajwQzaBtQD_A.XFBoMYUZodetZdvTiFvSkQ"
             #expect(Self.redact("jwe \(jwe)") == "jwe <redacted>")
 
             let opaque = "\(String(repeating: "A", count: 20)).\(String(repeating: "b", count: 16)).\(String(repeating: "C", count: 30))"
@@ -60,30 +61,44 @@ extension LoggingTests {
 
         @Test("Values of secret parameters in query strings and form bodies are redacted; other parameters kept")
         func queryAndFormValues() {
-            #expect(Self.redact("http://localhost:8400/?code=0.AAAA-bbb_ccc%2Fd&session_state=s1&state=xyz")
-                == "http://localhost:8400/?code=<redacted>&session_state=s1&state=<redacted>")
-            #expect(Self.redact("https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=abc&state=s-1&nonce=n-2&code_challenge=c-3&code_challenge_method=S256")
-                == "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=abc&state=<redacted>&nonce=<redacted>&code_challenge=<redacted>&code_challenge_method=S256")
-            #expect(Self.redact("grant_type=refresh_token&refresh_token=0.ARoA.secret-part&client_id=abc&scope=openid")
-                == "grant_type=refresh_token&refresh_token=<redacted>&client_id=abc&scope=openid")
-            #expect(Self.redact("code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&code=x")
-                == "code_verifier=<redacted>&code=<redacted>")
-            #expect(Self.redact("client_assertion_type=urn:jwt-bearer&client_assertion=abc.def.ghi")
-                == "client_assertion_type=urn:jwt-bearer&client_assertion=<redacted>")
-            #expect(Self.redact("device_code=GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS; interval=5")
-                == "device_code=<redacted>; interval=5")
-            #expect(Self.redact("access_token=opaque id_token=x client_secret=y password=p assertion=a")
-                == "access_token=<redacted> id_token=<redacted> client_secret=<redacted> password=<redacted> assertion=<redacted>")
-            #expect(Self.redact("#access_token=abc&token_type=Bearer&expires_in=3599")
-                == "#access_token=<redacted>&token_type=Bearer&expires_in=3599")
+            #expect(
+                Self.redact("http://localhost:8400/?code=0.AAAA-bbb_ccc%2Fd&session_state=s1&state=xyz")
+                    == "http://localhost:8400/?code=<redacted>&session_state=s1&state=<redacted>")
+            #expect(
+                Self.redact(
+                    "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=abc&state=s-1&nonce=n-2&code_challenge=c-3&code_challenge_method=S256"
+                )
+                    == "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=abc&state=<redacted>&nonce=<redacted>&code_challenge=<redacted>&code_challenge_method=S256"
+            )
+            #expect(
+                Self.redact("grant_type=refresh_token&refresh_token=0.ARoA.secret-part&client_id=abc&scope=openid")
+                    == "grant_type=refresh_token&refresh_token=<redacted>&client_id=abc&scope=openid")
+            #expect(
+                Self.redact("code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&code=x")
+                    == "code_verifier=<redacted>&code=<redacted>")
+            #expect(
+                Self.redact("client_assertion_type=urn:jwt-bearer&client_assertion=abc.def.ghi")
+                    == "client_assertion_type=urn:jwt-bearer&client_assertion=<redacted>")
+            #expect(
+                Self.redact("device_code=GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS; interval=5")
+                    == "device_code=<redacted>; interval=5")
+            #expect(
+                Self.redact("access_token=opaque id_token=x client_secret=y password=p assertion=a")
+                    == "access_token=<redacted> id_token=<redacted> client_secret=<redacted> password=<redacted> assertion=<redacted>")
+            #expect(
+                Self.redact("#access_token=abc&token_type=Bearer&expires_in=3599")
+                    == "#access_token=<redacted>&token_type=Bearer&expires_in=3599")
             #expect(Self.redact("CODE=abc Refresh_Token=def") == "CODE=<redacted> Refresh_Token=<redacted>")
             #expect(Self.redact("x.code=abc") == "x.code=<redacted>")
         }
 
         @Test("Secret members of JSON text are redacted, escaped quotes included")
         func jsonMembers() {
-            #expect(Self.redact(#"{"token_type":"Bearer","access_token":"abc.def","expires_in":3599,"refresh_token" : "r\"q","scope":"openid"}"#)
-                == #"{"token_type":"Bearer","access_token":"<redacted>","expires_in":3599,"refresh_token" : "<redacted>","scope":"openid"}"#)
+            #expect(
+                Self.redact(
+                    #"{"token_type":"Bearer","access_token":"abc.def","expires_in":3599,"refresh_token" : "r\"q","scope":"openid"}"#)
+                    == #"{"token_type":"Bearer","access_token":"<redacted>","expires_in":3599,"refresh_token" : "<redacted>","scope":"openid"}"#
+            )
             #expect(Self.redact(#"{"code": "unterminated"#) == #"{"code": "<redacted>"#)
             #expect(Self.redact(#"{"error":"invalid_grant","error_codes":[70008]}"#) == #"{"error":"invalid_grant","error_codes":[70008]}"#)
         }
@@ -106,10 +121,12 @@ extension LoggingTests {
 
         @Test("Email addresses are found and masked; other @ signs are left alone")
         func emails() {
-            #expect(MSALLogRedaction.maskingEmailAddresses(in: "User 'bob.smith+x@fabrikam.co.uk' not found.")
-                == ("User 'Masked(not-null)' not found.", true))
-            #expect(MSALLogRedaction.maskingEmailAddresses(in: "a@b.com and c@d.org")
-                == ("Masked(not-null) and Masked(not-null)", true))
+            #expect(
+                MSALLogRedaction.maskingEmailAddresses(in: "User 'bob.smith+x@fabrikam.co.uk' not found.")
+                    == ("User 'Masked(not-null)' not found.", true))
+            #expect(
+                MSALLogRedaction.maskingEmailAddresses(in: "a@b.com and c@d.org")
+                    == ("Masked(not-null) and Masked(not-null)", true))
             #expect(MSALLogRedaction.maskingEmailAddresses(in: "mail alice@contoso.com.") == ("mail Masked(not-null).", true))
             for text in ["no at sign", "@ alone", "user@localhost", "trailing@", "@domain.com", "x @ y.z"] {
                 #expect(MSALLogRedaction.maskingEmailAddresses(in: text) == (text, false))

@@ -26,8 +26,9 @@ extension LoggingTests {
             let expected = MSALLogLevel.allCases.filter { $0 != .nothing && $0 <= level }
             #expect(logging.recorder.all.map(\.level) == expected)
             #expect(logging.events.all.map(\.level) == expected.compactMap(\.swiftLogLevel))
-            #expect(logging.recorder.all.map { $0.message?.split(separator: "] ").last.map(String.init) }
-                == expected.map { "\(["", "e", "w", "i", "v"][$0.rawValue]) \($0.rawValue)" })
+            #expect(
+                logging.recorder.all.map { $0.message?.split(separator: "] ").last.map(String.init) }
+                    == expected.map { "\(["", "e", "w", "i", "v"][$0.rawValue]) \($0.rawValue)" })
         }
 
         @Test("Changing logLevel takes effect for the next message")
@@ -45,12 +46,14 @@ extension LoggingTests {
         @Test("Line format: SDK and version, UTC time with milliseconds, correlation id, text; callback and swift-log get the same line")
         func lineFormat() throws {
             let logging = IsolatedLogging(level: .info)
-            logging.logger.info("Token request to \(host: URL(string: "https://login.microsoftonline.com/common"))", correlationID: Self.correlation)
+            logging.logger.info(
+                "Token request to \(host: URL(string: "https://login.microsoftonline.com/common"))", correlationID: Self.correlation)
             logging.logger.info("No request", correlationID: nil)
 
             let lines = logging.recorder.all.compactMap(\.message)
             try #require(lines.count == 2)
-            let match = try #require(lines[0].wholeMatch(of: /MSAL\.Swift\.Linux (\S+) \[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) - ([0-9a-f-]{36})\] (.*)/))
+            let match = try #require(
+                lines[0].wholeMatch(of: /MSAL\.Swift\.Linux (\S+) \[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) - ([0-9a-f-]{36})\] (.*)/))
             #expect(match.1 == MSALVersion)
             #expect(match.3 == "6f0e2a4b-3c8e-4d2a-9e51-6e8f3c1d2b7a")
             #expect(match.4 == "Token request to login.microsoftonline.com")

@@ -47,11 +47,13 @@ extension LoggingTests.MSALGlobalConfigTests {
                     let text = id.uuidString.lowercased()
                     #expect(sink.records.contains { $0.correlationID == id }, "no captured line from \(flow)")
                     #expect(callback.all.contains { $0.message?.contains(text) == true }, "no callback line from \(flow)")
-                    #expect(events.all.contains { $0.metadata[MSALLogger.correlationIDMetadataKey] == text }, "no swift-log event from \(flow)")
+                    #expect(
+                        events.all.contains { $0.metadata[MSALLogger.correlationIDMetadataKey] == text }, "no swift-log event from \(flow)")
                 }
                 for (flow, phrase) in run.expectedPhrases {
-                    #expect(sink.records.contains { $0.correlationID == run.correlationIDs[flow] && $0.text.contains(phrase) },
-                            "\(flow): no line with \"\(phrase)\" in \(sink.records.map(\.text))")
+                    #expect(
+                        sink.records.contains { $0.correlationID == run.correlationIDs[flow] && $0.text.contains(phrase) },
+                        "\(flow): no line with \"\(phrase)\" in \(sink.records.map(\.text))")
                 }
                 #expect(sink.records.contains { $0.correlationID == nil && $0.text.hasPrefix("Removing the tokens of") })
                 // The masking level took effect: the home account id (OII) shows only when PII may.
@@ -131,14 +133,18 @@ final class SecretsIdentityProvider: Sendable {
         case "refresh_token" where form["refresh_token"] == refreshTokens[0]:
             return signedIn(accessTokens[1], refreshTokens[1], expiresIn: 3599)
         case "refresh_token":
-            return FlowTokens.error(400, #"{"error":"invalid_grant","error_description":"AADSTS70000: The provided grant is invalid or expired.","suberror":"bad_token","error_codes":[70000]}"#)
+            return FlowTokens.error(
+                400,
+                #"{"error":"invalid_grant","error_description":"AADSTS70000: The provided grant is invalid or expired.","suberror":"bad_token","error_codes":[70000]}"#
+            )
         case "urn:ietf:params:oauth:grant-type:device_code" where form["device_code"] == deviceCode:
             let polls = state.withLock { state -> Int in
                 state.polls += 1
                 return state.polls
             }
             if polls == 1 {
-                return FlowTokens.error(400, #"{"error":"authorization_pending","error_description":"AADSTS70016: Authorization is pending."}"#)
+                return FlowTokens.error(
+                    400, #"{"error":"authorization_pending","error_description":"AADSTS70016: Authorization is pending."}"#)
             }
             return signedIn(accessTokens[2], refreshTokens[2], expiresIn: 3599)
         default:
@@ -147,7 +153,9 @@ final class SecretsIdentityProvider: Sendable {
     }
 
     func deviceCodeStart(_ request: MSALHTTPRequest) -> MSALHTTPResponse {
-        .json(200, """
+        .json(
+            200,
+            """
             {"device_code":"\(deviceCode)","user_code":"ABCD-EFGH","verification_uri":"https://microsoft.com/devicelogin",\
             "expires_in":900,"interval":5,"message":"To sign in, open https://microsoft.com/devicelogin and enter ABCD-EFGH."}
             """)

@@ -7,7 +7,8 @@ struct HTTPPipelineTests {
     static let url = URL(string: "https://login.microsoftonline.com/common/discovery/instance?api-version=1.1")!
     static let tokenURL = URL(string: "https://login.microsoftonline.com/common/oauth2/v2.0/token")!
     static let correlation = UUID(uuidString: "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0")!
-    static let serverErrorBody = #"{"error":"server_error","error_description":"AADSTS50000: There was an error.","error_codes":[50000],"correlation_id":"f11508ab-067f-40d4-83cb-ccc67bf57e45"}"#
+    static let serverErrorBody =
+        #"{"error":"server_error","error_description":"AADSTS50000: There was an error.","error_codes":[50000],"correlation_id":"f11508ab-067f-40d4-83cb-ccc67bf57e45"}"#
     static let tooManyBody = #"{"error":"Server overload","error_description":"429: Too many requests error","error_codes":[90010]}"#
 
     func pipeline(_ transport: QueueTransport, _ clock: ManualClock) -> HTTPPipeline {
@@ -44,7 +45,8 @@ struct HTTPPipelineTests {
     func retryOnce() async throws {
         let transport = QueueTransport([.respond(.json(503, Self.serverErrorBody)), .respond(.json(200, "{}"))])
         let clock = ManualClock()
-        let response = try await pipeline(transport, clock).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+        let response = try await pipeline(transport, clock).send(
+            MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
         #expect(response.statusCode == 200)
         #expect(transport.callCount == 2)
         #expect(clock.sleeps == [1])
@@ -53,9 +55,11 @@ struct HTTPPipelineTests {
     @Test("GET 503 twice → serverError with the OAuth fields, status and correlation id; no third call")
     func retryExhausted() async throws {
         let transport = QueueTransport([.respond(.json(503, Self.serverErrorBody)), .respond(.json(503, Self.serverErrorBody))])
-        let error = try #require(await expectError {
-            try await pipeline(transport, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
-        })
+        let error = try #require(
+            await expectError {
+                try await pipeline(transport, ManualClock()).send(
+                    MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+            })
         #expect(error.code == .serverError)
         #expect(error.oauthError == "server_error")
         #expect(error.stsErrorCodes == [50000])
@@ -73,8 +77,11 @@ struct HTTPPipelineTests {
         #expect(error.httpStatusCode == 500)
         #expect(first.callCount == 1)
 
-        let second = QueueTransport([.fail(MSALError(.internal, internalCode: .networkTimeout, message: "timeout")), .respond(.json(200, "{}"))])
-        let timeout = try #require(await expectError { try await pipeline(second, ManualClock()).send(post, correlationID: Self.correlation) })
+        let second = QueueTransport([
+            .fail(MSALError(.internal, internalCode: .networkTimeout, message: "timeout")), .respond(.json(200, "{}")),
+        ])
+        let timeout = try #require(
+            await expectError { try await pipeline(second, ManualClock()).send(post, correlationID: Self.correlation) })
         #expect(timeout.internalCode == .networkTimeout)
         #expect(second.callCount == 1)
     }
@@ -82,11 +89,16 @@ struct HTTPPipelineTests {
     @Test("GET timeout and network failure are retried once; TLS failures never")
     func networkRetries() async throws {
         let timeout = QueueTransport([.fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")), .respond(.json(200, "{}"))])
-        #expect(try await pipeline(timeout, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation).statusCode == 200)
+        #expect(
+            try await pipeline(timeout, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+                .statusCode == 200)
         #expect(timeout.callCount == 2)
 
         let tls = QueueTransport([.fail(MSALError(.internal, internalCode: .tlsFailure, message: "bad cert")), .respond(.json(200, "{}"))])
-        let error = try #require(await expectError { try await pipeline(tls, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation) })
+        let error = try #require(
+            await expectError {
+                try await pipeline(tls, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+            })
         #expect(error.internalCode == .tlsFailure)
         #expect(tls.callCount == 1)
     }
@@ -95,7 +107,11 @@ struct HTTPPipelineTests {
     func wrapsForeignErrors() async throws {
         struct Boom: Error, Sendable {}
         let transport = QueueTransport([.failWith(Boom()), .failWith(Boom())])
-        let error = try #require(await expectError { try await pipeline(transport, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation) })
+        let error = try #require(
+            await expectError {
+                try await pipeline(transport, ManualClock()).send(
+                    MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+            })
         #expect(error.internalCode == .networkFailure)
         #expect(error.correlationID == Self.correlation)
     }
@@ -138,12 +154,16 @@ struct HTTPPipelineTests {
         #expect(try await pipeline.send(b, correlationID: Self.correlation).statusCode == 200)
     }
 
-    @Test("Retry-After: seconds, HTTP date, garbage, negative, huge (clamped)", arguments: [
-        ("30", 30.0), ("Tue, 14 Nov 2023 22:15:00 GMT", 100.0), ("soon", 60.0), ("-5", 0.0), ("999999999", 3600.0),
-    ])
+    @Test(
+        "Retry-After: seconds, HTTP date, garbage, negative, huge (clamped)",
+        arguments: [
+            ("30", 30.0), ("Tue, 14 Nov 2023 22:15:00 GMT", 100.0), ("soon", 60.0), ("-5", 0.0), ("999999999", 3600.0),
+        ])
     func retryAfterForms(header: String, expectedWait: Double) async throws {
         // 1700000000 is Tue, 14 Nov 2023 22:13:20 GMT.
-        let transport = QueueTransport([.respond(.json(429, Self.tooManyBody, headers: ["Retry-After": header])), .respond(.json(200, "{}"))])
+        let transport = QueueTransport([
+            .respond(.json(429, Self.tooManyBody, headers: ["Retry-After": header])), .respond(.json(200, "{}")),
+        ])
         let clock = ManualClock(1_700_000_000)
         let pipeline = pipeline(transport, clock)
         let request = MSALHTTPRequest(method: .get, url: Self.url)
@@ -160,7 +180,9 @@ struct HTTPPipelineTests {
 
     @Test("A 5xx with a long Retry-After is not retried but throttled")
     func longRetryAfterOn5xx() async throws {
-        let transport = QueueTransport([.respond(.json(503, Self.serverErrorBody, headers: ["Retry-After": "30"])), .respond(.json(200, "{}"))])
+        let transport = QueueTransport([
+            .respond(.json(503, Self.serverErrorBody, headers: ["Retry-After": "30"])), .respond(.json(200, "{}")),
+        ])
         let clock = ManualClock()
         let pipeline = pipeline(transport, clock)
         let request = MSALHTTPRequest(method: .get, url: Self.url)
@@ -174,7 +196,11 @@ struct HTTPPipelineTests {
     @Test("A 3xx is never followed: unexpectedRedirect")
     func redirect() async throws {
         let transport = QueueTransport([.respond(MSALHTTPResponse(statusCode: 302, headers: ["Location": "https://evil.example/x"]))])
-        let error = try #require(await expectError { try await pipeline(transport, ManualClock()).send(MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("code", "c")]), correlationID: Self.correlation) })
+        let error = try #require(
+            await expectError {
+                try await pipeline(transport, ManualClock()).send(
+                    MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("code", "c")]), correlationID: Self.correlation)
+            })
         #expect(error.internalCode == .unexpectedRedirect)
         #expect(error.httpStatusCode == 302)
         #expect(transport.callCount == 1)
@@ -183,7 +209,8 @@ struct HTTPPipelineTests {
     @Test("4xx other than 429 is returned to the caller untouched")
     func clientErrorsReturned() async throws {
         let transport = QueueTransport([.respond(.json(400, #"{"error":"invalid_grant"}"#))])
-        let response = try await pipeline(transport, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
+        let response = try await pipeline(transport, ManualClock()).send(
+            MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
         #expect(response.statusCode == 400)
     }
 
@@ -191,7 +218,8 @@ struct HTTPPipelineTests {
     func requestBodyCap() async throws {
         let transport = QueueTransport([.respond(.json(200, "{}"))])
         let big = MSALHTTPRequest.form(url: Self.tokenURL, parameters: [("claims", String(repeating: "x", count: 300_000))])
-        let error = try #require(await expectError { try await pipeline(transport, ManualClock()).send(big, correlationID: Self.correlation) })
+        let error = try #require(
+            await expectError { try await pipeline(transport, ManualClock()).send(big, correlationID: Self.correlation) })
         #expect(error.internalCode == .bodyTooLarge)
         #expect(transport.callCount == 0)
     }

@@ -26,7 +26,9 @@ struct HTTPTransportTests {
     }
 
     /// Runs `body` and returns the `MSALError` it throws; records an issue for anything else.
-    static func expectMSALError(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async throws -> MSALError {
+    static func expectMSALError(
+        _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> MSALError {
         do {
             try await body()
         } catch let error as MSALError {
@@ -54,14 +56,17 @@ struct HTTPTransportTests {
         try await Self.expectMSALError({ _ = try await transport.send(request, limits: limits) }, sourceLocation: sourceLocation)
     }
 
-    @Test("A JSON round trip: the server sees the method, headers and body; the caller gets status, headers and body", arguments: TransportKind.allCases)
+    @Test(
+        "A JSON round trip: the server sees the method, headers and body; the caller gets status, headers and body",
+        arguments: TransportKind.allCases)
     func roundTrip(kind: TransportKind) async throws {
         let json = #"{"token_type":"Bearer","expires_in":3599}"#
         try await Self.withServer(["/token": { _, _ in .json(json, headers: [("X-Server", "local")]) }]) { server in
             let transport = kind.make()
             let pipeline = HTTPPipeline(transport: transport, clock: ManualClock())
             let correlationID = UUID()
-            let request = MSALHTTPRequest.form(url: server.url("/token?api-version=1.1"), parameters: [("grant_type", "refresh_token"), ("scope", "openid profile")])
+            let request = MSALHTTPRequest.form(
+                url: server.url("/token?api-version=1.1"), parameters: [("grant_type", "refresh_token"), ("scope", "openid profile")])
             let response = try await pipeline.send(request, correlationID: correlationID)
             #expect(response.statusCode == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == json)
@@ -91,7 +96,8 @@ struct HTTPTransportTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<40 {
                     group.addTask {
-                        let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/echo?n=\(n)")), limits: Self.limits)
+                        let response = try await transport.send(
+                            MSALHTTPRequest(method: .get, url: server.url("/echo?n=\(n)")), limits: Self.limits)
                         #expect(String(decoding: response.body, as: UTF8.self) == "echo:/echo?n=\(n)")
                     }
                 }
@@ -148,7 +154,9 @@ struct HTTPTransportTests {
         }
     }
 
-    @Test("A body exactly at the cap is accepted; one byte more is cut off as the transfer completes, 500 times without a crash", arguments: TransportKind.allCases)
+    @Test(
+        "A body exactly at the cap is accepted; one byte more is cut off as the transfer completes, 500 times without a crash",
+        arguments: TransportKind.allCases)
     func capCutOffRacesCompletion(kind: TransportKind) async throws {
         // The server sends one byte over the cap and ends the response, so the transport's cancel and
         // the transfer's completion meet. Canceling from `didReceive data` without holding the delegate
@@ -156,7 +164,9 @@ struct HTTPTransportTests {
         let limit = 1000
         try await Self.withServer([
             "/exact": { _, _ in .respond(body: [UInt8](repeating: 0x61, count: limit)) },
-            "/over": { _, _ in ServerReply(steps: [.head(status: 200, headers: []), .body([UInt8](repeating: 0x61, count: limit + 1)), .end]) },
+            "/over": { _, _ in
+                ServerReply(steps: [.head(status: 200, headers: []), .body([UInt8](repeating: 0x61, count: limit + 1)), .end])
+            },
         ]) { server in
             let limits = MSALHTTPLimits(maximumResponseBodySize: limit, connectTimeout: 2, totalTimeout: 5)
             var tooLarge = 0
@@ -173,7 +183,9 @@ struct HTTPTransportTests {
         }
     }
 
-    @Test("Deadlines that expire as transfers complete: 1,600 requests, each a response or a timeout, no crash", arguments: TransportKind.allCases)
+    @Test(
+        "Deadlines that expire as transfers complete: 1,600 requests, each a response or a timeout, no crash",
+        arguments: TransportKind.allCases)
     func deadlinesRaceCompletion(kind: TransportKind) async throws {
         try await Self.withServer(["/quick": { _, _ in .text("quick") }]) { server in
             let transport = kind.make()
@@ -185,7 +197,8 @@ struct HTTPTransportTests {
                     for _ in 0..<8 {
                         group.addTask {
                             do {
-                                let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: limits)
+                                let response = try await transport.send(
+                                    MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: limits)
                                 #expect(String(decoding: response.body, as: UTF8.self) == "quick")
                                 return true
                             } catch let error as MSALError where error.internalCode == .networkTimeout {
@@ -214,7 +227,9 @@ struct HTTPTransportTests {
         }
     }
 
-    @Test("A 302 is returned as it is by the transport and is an unexpectedRedirect for the pipeline; nothing follows it", arguments: TransportKind.allCases)
+    @Test(
+        "A 302 is returned as it is by the transport and is an unexpectedRedirect for the pipeline; nothing follows it",
+        arguments: TransportKind.allCases)
     func redirectNotFollowed(kind: TransportKind) async throws {
         try await Self.withServer([
             "/redirect": { _, _ in .redirect(to: "/target") },
@@ -297,7 +312,8 @@ struct HTTPTransportTests {
         let counting = CountingTransport(kind.make())
         let clock = ManualClock()
         let pipelineError = try await Self.expectMSALError {
-            _ = try await HTTPPipeline(transport: counting, clock: clock).send(MSALHTTPRequest(method: .get, url: url), correlationID: UUID())
+            _ = try await HTTPPipeline(transport: counting, clock: clock).send(
+                MSALHTTPRequest(method: .get, url: url), correlationID: UUID())
         }
         #expect(pipelineError.internalCode == .networkFailure)
         #expect(counting.calls == 2)
@@ -315,7 +331,8 @@ struct HTTPTransportTests {
 
             let counting = CountingTransport(kind.make())
             let pipelineError = try await Self.expectMSALError {
-                _ = try await HTTPPipeline(transport: counting, clock: ManualClock()).send(MSALHTTPRequest(method: .get, url: url), correlationID: UUID())
+                _ = try await HTTPPipeline(transport: counting, clock: ManualClock()).send(
+                    MSALHTTPRequest(method: .get, url: url), correlationID: UUID())
             }
             #expect(pipelineError.internalCode == .tlsFailure)
             #expect(counting.calls == 1)
@@ -339,7 +356,9 @@ struct HTTPTransportTests {
         try await Self.withServer(["/token": { _, _ in .text("ok") }]) { server in
             let transport = kind.make()
             for (name, value) in [("X-Test", "a\r\nX-Injected: 1"), ("X-Test", "a\nb"), ("X-Bad\r\nName", "v"), ("X-Nul", "a\u{0}b")] {
-                let request = MSALHTTPRequest(method: .get, url: server.url("/token"), headers: [(name, value)].reduce(into: MSALHTTPHeaders()) { $0.add(name: $1.0, value: $1.1) })
+                let request = MSALHTTPRequest(
+                    method: .get, url: server.url("/token"),
+                    headers: [(name, value)].reduce(into: MSALHTTPHeaders()) { $0.add(name: $1.0, value: $1.1) })
                 let error = try await Self.send(transport, request)
                 #expect(error.internalCode == .networkFailure)
                 #expect(error.message.contains("line break"), "\(error.message)")

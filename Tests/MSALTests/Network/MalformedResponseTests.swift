@@ -52,53 +52,101 @@ struct MalformedResponseTests {
     }
 
     static let cases: [Case] = [
-        Case("100 Continue before the response", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", .response(200, body: "ok")),
-        Case("103 Early Hints before the response", "HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", .response(200, body: "ok")),
+        Case(
+            "100 Continue before the response", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            .response(200, body: "ok")),
+        Case(
+            "103 Early Hints before the response",
+            "HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            .response(200, body: "ok")),
         Case("a header line without a colon", "HTTP/1.1 200 OK\r\nNoColonHere\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
-        Case("a 200 KB header line", "HTTP/1.1 200 OK\r\nX-Long: " + String(repeating: "a", count: 200_000) + "\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
-        Case("a chunk size that is not hexadecimal", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", .failure(.networkFailure)),
+        Case(
+            "a 200 KB header line",
+            "HTTP/1.1 200 OK\r\nX-Long: " + String(repeating: "a", count: 200_000) + "\r\nContent-Length: 2\r\n\r\nok",
+            .failure(.networkFailure)),
+        Case(
+            "a chunk size that is not hexadecimal", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+            .failure(.networkFailure)),
         Case("a status code that is not a number", "HTTP/1.1 abc OK\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
         Case("status 000", "HTTP/1.1 000 Zero\r\nContent-Length: 2\r\n\r\nok", .failure(.networkFailure)),
         Case("status 999", "HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\nok", .response(999, body: "ok")),
         Case("no status line (HTTP/0.9)", "hello, this is not HTTP\r\n\r\n", .failure(.networkFailure)),
-        Case("an HTTP/2 status line on HTTP/1.1", "HTTP/2 200\r\ncontent-length: 2\r\n\r\nok", .failure(.networkFailure),
+        Case(
+            "an HTTP/2 status line on HTTP/1.1", "HTTP/2 200\r\ncontent-length: 2\r\n\r\nok", .failure(.networkFailure),
             // libcurl reads the head as HTTP/1.x whatever version the status line names.
             curl: .response(200, body: "ok")),
-        Case("HTTP/1.0 with the body ending at close", "HTTP/1.0 200 OK\r\n\r\nclose-delimited body", .response(200, body: "close-delimited body")),
+        Case(
+            "HTTP/1.0 with the body ending at close", "HTTP/1.0 200 OK\r\n\r\nclose-delimited body",
+            .response(200, body: "close-delimited body")),
         Case("a 204 with a body", "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello", .response(204, body: "")),
         Case("a negative Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nok", .failure(.networkFailure)),
-        Case("two Content-Length fields that differ", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello", .failure(.networkFailure)),
-        Case("a Content-Length list whose values differ", "HTTP/1.1 200 OK\r\nContent-Length: 2, 5\r\n\r\nhello", .failure(.networkFailure)),
-        Case("an overflowing Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nok", .failure(.networkFailure)),
+        Case(
+            "two Content-Length fields that differ", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello",
+            .failure(.networkFailure)),
+        Case(
+            "a Content-Length list whose values differ", "HTTP/1.1 200 OK\r\nContent-Length: 2, 5\r\n\r\nhello", .failure(.networkFailure)),
+        Case(
+            "an overflowing Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nok", .failure(.networkFailure)),
         Case("a Content-Length with a plus sign", "HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nok", .failure(.networkFailure)),
-        Case("two equal Content-Length fields", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", .response(200, body: "ok")),
+        Case(
+            "two equal Content-Length fields", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok",
+            .response(200, body: "ok")),
         Case("a Content-Length list of one value twice", "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok", .response(200, body: "ok")),
-        Case("Transfer-Encoding chunked with a Content-Length", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 100\r\n\r\n2\r\nok\r\n0\r\n\r\n", .response(200, body: "ok")),
-        Case("LF-only line endings", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", .failure(.networkFailure),
+        Case(
+            "Transfer-Encoding chunked with a Content-Length",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 100\r\n\r\n2\r\nok\r\n0\r\n\r\n", .response(200, body: "ok")),
+        Case(
+            "LF-only line endings", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", .failure(.networkFailure),
             // RFC 9112 §2.2: a recipient may take a bare LF as a line end; libcurl does.
             curl: .response(200, body: "ok")),
-        Case("a non-UTF-8 byte in a header", Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 2\r\n\r\nok".utf8), .failure(.networkFailure),
+        Case(
+            "a non-UTF-8 byte in a header",
+            Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 2\r\n\r\nok".utf8),
+            .failure(.networkFailure),
             // The value is kept with U+FFFD for the byte; swift-msal reads no such header.
             curl: .response(200, body: "ok")),
-        Case("a NUL byte in a header", Array("HTTP/1.1 200 OK\r\nX-Nul: a".utf8) + [0] + Array("b\r\nContent-Length: 2\r\n\r\nok".utf8), .failure(.networkFailure)),
-        Case("a gzip Content-Encoding over a body that is not gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\nhello", .failure(.networkFailure),
+        Case(
+            "a NUL byte in a header", Array("HTTP/1.1 200 OK\r\nX-Nul: a".utf8) + [0] + Array("b\r\nContent-Length: 2\r\n\r\nok".utf8),
+            .failure(.networkFailure)),
+        Case(
+            "a gzip Content-Encoding over a body that is not gzip",
+            "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\nhello", .failure(.networkFailure),
             // MSALCurlTransport asks for no content coding and decodes none: the bytes arrive as sent
             // (and fail later, as a body that is not JSON, where a parser reads them).
             curl: .response(200, body: "hello")),
-        Case("a 401 whose WWW-Authenticate has no realm", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
-        Case("a 401 whose WWW-Authenticate ends with realm=", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
-        Case("a 401 with an empty WWW-Authenticate", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: \r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
-        Case("a 401 with two challenges", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Negotiate\r\nWWW-Authenticate: NTLM\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
-        Case("a 401 Digest challenge", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"x\", nonce=\"abc\"\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
-        Case("a 407 proxy challenge", "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Length: 2\r\n\r\nno", .response(407, body: "no")),
+        Case(
+            "a 401 whose WWW-Authenticate has no realm",
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
+        Case(
+            "a 401 whose WWW-Authenticate ends with realm=",
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\r\nContent-Length: 2\r\n\r\nno", .response(401, body: "no")),
+        Case(
+            "a 401 with an empty WWW-Authenticate", "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: \r\nContent-Length: 2\r\n\r\nno",
+            .response(401, body: "no")),
+        Case(
+            "a 401 with two challenges",
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Negotiate\r\nWWW-Authenticate: NTLM\r\nContent-Length: 2\r\n\r\nno",
+            .response(401, body: "no")),
+        Case(
+            "a 401 Digest challenge",
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"x\", nonce=\"abc\"\r\nContent-Length: 2\r\n\r\nno",
+            .response(401, body: "no")),
+        Case(
+            "a 407 proxy challenge",
+            "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Length: 2\r\n\r\nno",
+            .response(407, body: "no")),
         Case("a 302 without Location", "HTTP/1.1 302 Found\r\nContent-Length: 2\r\n\r\nno", .response(302, body: nil)),
-        Case("a 302 with an unparsable Location", "HTTP/1.1 302 Found\r\nLocation: ht!tp://[::bad\r\nContent-Length: 2\r\n\r\nno", .response(302, body: nil)),
+        Case(
+            "a 302 with an unparsable Location", "HTTP/1.1 302 Found\r\nLocation: ht!tp://[::bad\r\nContent-Length: 2\r\n\r\nno",
+            .response(302, body: nil)),
         Case("a 301 to itself", "HTTP/1.1 301 Moved\r\nLocation: /self\r\nContent-Length: 0\r\n\r\n", .response(301, body: nil)),
         Case(
             "a chunked body followed by a trailer field",
             Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n2\r\nok\r\n0\r\nX-T: v\r\n\r\n".utf8),
             nil, curl: .response(200, body: "ok")),
-        Case("a 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nxxxx", .response(101, body: nil)),
+        Case(
+            "a 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nxxxx",
+            .response(101, body: nil)),
     ]
 
     /// Every case through every transport, but for the one known to crash corelibs Foundation through
@@ -121,7 +169,9 @@ struct MalformedResponseTests {
         try await server.shutdown()
     }
 
-    static func check(_ testCase: Case, expected: Outcome, through transport: any MSALHTTPTransport, against server: RawHTTPServer) async throws {
+    static func check(
+        _ testCase: Case, expected: Outcome, through transport: any MSALHTTPTransport, against server: RawHTTPServer
+    ) async throws {
         let limits = MSALHTTPLimits(maximumResponseBodySize: 64 * 1024, connectTimeout: 2, totalTimeout: 3)
         let request = MSALHTTPRequest(method: .get, url: server.url(testCase.path))
         switch expected {

@@ -56,10 +56,12 @@ enum PythonMSAL {
             return URL(fileURLWithPath: override)
         }
         guard FileManager.default.isExecutableFile(atPath: venvPython.path) else {
-            let advice = environment["CI"] == "true"
+            let advice =
+                environment["CI"] == "true"
                 ? "CI must run `bash scripts/setup.sh` before the tests (the README test command, which .ci/run runs, does)."
                 : "Run `bash scripts/setup.sh` from the package root once; it installs the pinned MSAL for Python there."
-            throw Failure("""
+            throw Failure(
+                """
                 MSAL for Python is not installed: no interpreter at \(venvPython.path). \(advice) \
                 The interoperability tests fail rather than skip without it.
                 """)
@@ -130,7 +132,8 @@ enum PythonMSAL {
     static func runChecked(_ script: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> Output {
         let output = try await run(script, arguments, timeout: timeout)
         guard output.status == 0 else {
-            throw Failure("""
+            throw Failure(
+                """
                 \(script) \(arguments.joined(separator: " ")) exited with status \(output.status); standard error:
                 \(output.standardError)
                 """)

@@ -46,7 +46,8 @@ final class QueueTransport: MSALHTTPTransport {
     func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         let step: Step = state.withLock {
             $0.requests.append(request)
-            return $0.steps.isEmpty ? .fail(MSALError(.internal, internalCode: .unexpected, message: "no step left")) : $0.steps.removeFirst()
+            return $0.steps.isEmpty
+                ? .fail(MSALError(.internal, internalCode: .unexpected, message: "no step left")) : $0.steps.removeFirst()
         }
         switch step {
         case .respond(let response): return response

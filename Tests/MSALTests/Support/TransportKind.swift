@@ -1,6 +1,5 @@
-import Testing
-
 import MSALURLSession
+import Testing
 
 @testable import MSAL
 

@@ -10,8 +10,10 @@ struct ConformanceFixtureTests {
     static let operations: Set<String> = ["resolve_authority", "token_flow"]
     static let kinds: Set<String> = ["auto", "aad", "b2c", "ciam", "adfs", "oidc"]
     static let inputMembers: Set<String> = ["authority", "kind", "validate_authority", "known_authorities", "allow_http_loopback"]
-    static let expectStrings: Set<String> = ["kind", "tenant", "canonical_url", "cache_environment", "network_host",
-                                             "authorization_endpoint", "token_endpoint", "jwks_uri", "issuer"]
+    static let expectStrings: Set<String> = [
+        "kind", "tenant", "canonical_url", "cache_environment", "network_host",
+        "authorization_endpoint", "token_endpoint", "jwks_uri", "issuer",
+    ]
     static let expectNullable: Set<String> = ["device_code_endpoint", "end_session_endpoint"]
     static let errorCodes = Set(MSALError.Code.allCases.map { String(describing: $0) })
     static let internalCodes = Set(MSALInternalError.allCases.map { String(describing: $0) })
@@ -88,11 +90,13 @@ struct ConformanceFixtureTests {
     func replay(file: URL) async throws {
         let transport = try MSALReplayTransport(contentsOf: file)
         for interaction in transport.fixture.interactions {
-            var request = MSALHTTPRequest(method: interaction.request.method, url: interaction.request.url,
-                                          headers: interaction.request.headers)
+            var request = MSALHTTPRequest(
+                method: interaction.request.method, url: interaction.request.url,
+                headers: interaction.request.headers)
             if let form = interaction.request.form {
-                request = .form(url: interaction.request.url, parameters: form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                                headers: interaction.request.headers)
+                request = .form(
+                    url: interaction.request.url, parameters: form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                    headers: interaction.request.headers)
             }
             let response = try await transport.send(request, limits: .default)
             #expect(response == interaction.response.httpResponse)

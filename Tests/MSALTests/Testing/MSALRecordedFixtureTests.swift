@@ -89,7 +89,9 @@ struct MSALRecordedFixtureTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let broken = directory.appendingPathComponent("broken.json")
-        try Data(#"{"name":"n","description":"d","interactions":[{"request":{"url":"https://a.example/"},"response":{"status":200}}]}"#.utf8).write(to: broken)
+        try Data(
+            #"{"name":"n","description":"d","interactions":[{"request":{"url":"https://a.example/"},"response":{"status":200}}]}"#.utf8
+        ).write(to: broken)
         let error = #expect(throws: MSALError.self) { try MSALRecordedFixture(contentsOf: broken) }
         #expect(error?.internalCode == .invalidParameter)
         #expect(error?.message == #"Fixture broken.json: interactions[0].request: missing "method""#)
@@ -121,31 +123,85 @@ struct MSALRecordedFixtureTests {
         (#"{"name":"n","description":"d","interactions":[],"conformance":[]}"#, "conformance: expected an object, found array"),
         (#"{"name":"n","description":"d","interactions":[],"provenance":3}"#, "provenance: expected a string or an array"),
         (#"{"name":"n","description":"d","interactions":[],"provenance":[{"commit":"abc"}]}"#, "provenance[0]: needs at least one of"),
-        (#"{"name":"n","description":"d","interactions":[],"provenance":[{"repo":1}]}"#, "provenance[0].repo: expected a string, found number"),
+        (
+            #"{"name":"n","description":"d","interactions":[],"provenance":[{"repo":1}]}"#,
+            "provenance[0].repo: expected a string, found number"
+        ),
         (withInteraction("{" + okResponse + "}"), #"interactions[0]: missing "request""#),
         (withInteraction("{" + okRequest + "}"), #"interactions[0]: missing "response""#),
         (withInteraction("{" + okRequest + "," + okResponse + #","repeatible":true}"#), #"interactions[0]: unknown member "repeatible""#),
-        (withInteraction("{" + okRequest + "," + okResponse + #","repeatable":"yes"}"#), "interactions[0].repeatable: expected true or false, found string"),
+        (
+            withInteraction("{" + okRequest + "," + okResponse + #","repeatable":"yes"}"#),
+            "interactions[0].repeatable: expected true or false, found string"
+        ),
         (withInteraction(#"{"request":{"url":"https://a.example/"},"# + okResponse + "}"), #"interactions[0].request: missing "method""#),
         (withInteraction(#"{"request":{"method":"GET"},"# + okResponse + "}"), #"interactions[0].request: missing "url""#),
-        (withInteraction(#"{"request":{"method":"get","url":"https://a.example/"},"# + okResponse + "}"), "interactions[0].request.method: expected an upper-case method"),
-        (withInteraction(#"{"request":{"method":"GET","url":"/common/discovery"},"# + okResponse + "}"), "interactions[0].request.url: expected an absolute http or https URL"),
-        (withInteraction(#"{"request":{"method":"GET","url":"ftp://a.example/x"},"# + okResponse + "}"), "interactions[0].request.url: expected an absolute http or https URL"),
+        (
+            withInteraction(#"{"request":{"method":"get","url":"https://a.example/"},"# + okResponse + "}"),
+            "interactions[0].request.method: expected an upper-case method"
+        ),
+        (
+            withInteraction(#"{"request":{"method":"GET","url":"/common/discovery"},"# + okResponse + "}"),
+            "interactions[0].request.url: expected an absolute http or https URL"
+        ),
+        (
+            withInteraction(#"{"request":{"method":"GET","url":"ftp://a.example/x"},"# + okResponse + "}"),
+            "interactions[0].request.url: expected an absolute http or https URL"
+        ),
         (withInteraction(#"{"request":{"method":"GET","url":"https://a.example/x#frag"},"# + okResponse + "}"), "cannot have a fragment"),
-        (withInteraction(#"{"request":{"method":"GET","url":"https://u:p@a.example/x"},"# + okResponse + "}"), "cannot have user information"),
-        (withInteraction(#"{"request":{"method":"GET","url":5},"# + okResponse + "}"), "interactions[0].request.url: expected a string, found number"),
-        (withInteraction(#"{"request":{"method":"GET","url":"https://a.example/","headers":{"X-A":1}},"# + okResponse + "}"), "interactions[0].request.headers.X-A: expected a string, found number"),
-        (withInteraction(#"{"request":{"method":"GET","url":"https://a.example/","headers":{"X A":"1"}},"# + okResponse + "}"), #""X A" is not a valid header name"#),
-        (withInteraction(#"{"request":{"method":"GET","url":"https://a.example/","headers":[]},"# + okResponse + "}"), "interactions[0].request.headers: expected an object, found array"),
-        (withInteraction(#"{"request":{"method":"POST","url":"https://a.example/","form":{"a":true}},"# + okResponse + "}"), "interactions[0].request.form.a: expected a string, found boolean"),
+        (
+            withInteraction(#"{"request":{"method":"GET","url":"https://u:p@a.example/x"},"# + okResponse + "}"),
+            "cannot have user information"
+        ),
+        (
+            withInteraction(#"{"request":{"method":"GET","url":5},"# + okResponse + "}"),
+            "interactions[0].request.url: expected a string, found number"
+        ),
+        (
+            withInteraction(#"{"request":{"method":"GET","url":"https://a.example/","headers":{"X-A":1}},"# + okResponse + "}"),
+            "interactions[0].request.headers.X-A: expected a string, found number"
+        ),
+        (
+            withInteraction(#"{"request":{"method":"GET","url":"https://a.example/","headers":{"X A":"1"}},"# + okResponse + "}"),
+            #""X A" is not a valid header name"#
+        ),
+        (
+            withInteraction(#"{"request":{"method":"GET","url":"https://a.example/","headers":[]},"# + okResponse + "}"),
+            "interactions[0].request.headers: expected an object, found array"
+        ),
+        (
+            withInteraction(#"{"request":{"method":"POST","url":"https://a.example/","form":{"a":true}},"# + okResponse + "}"),
+            "interactions[0].request.form.a: expected a string, found boolean"
+        ),
         (withInteraction("{" + okRequest + #","response":{}}"#), #"interactions[0].response: missing "status""#),
-        (withInteraction("{" + okRequest + #","response":{"status":"200"}}"#), "interactions[0].response.status: expected an integer from 100 to 599"),
-        (withInteraction("{" + okRequest + #","response":{"status":42}}"#), "interactions[0].response.status: expected an integer from 100 to 599"),
-        (withInteraction("{" + okRequest + #","response":{"status":200.5}}"#), "interactions[0].response.status: expected an integer from 100 to 599"),
-        (withInteraction("{" + okRequest + #","response":{"status":200,"body":{},"body_text":""}}"#), #"give either "body" or "body_text", not both"#),
-        (withInteraction("{" + okRequest + #","response":{"status":200,"body_text":{}}}"#), "interactions[0].response.body_text: expected a string, found object"),
-        (withInteraction("{" + okRequest + #","response":{"status":200,"headers":{"A":[]}}}"#), "interactions[0].response.headers.A: expected a string or a non-empty array of strings"),
-        (withInteraction("{" + okRequest + #","response":{"status":200,"headers":{"A":[1]}}}"#), "interactions[0].response.headers.A: expected a string or a non-empty array of strings"),
+        (
+            withInteraction("{" + okRequest + #","response":{"status":"200"}}"#),
+            "interactions[0].response.status: expected an integer from 100 to 599"
+        ),
+        (
+            withInteraction("{" + okRequest + #","response":{"status":42}}"#),
+            "interactions[0].response.status: expected an integer from 100 to 599"
+        ),
+        (
+            withInteraction("{" + okRequest + #","response":{"status":200.5}}"#),
+            "interactions[0].response.status: expected an integer from 100 to 599"
+        ),
+        (
+            withInteraction("{" + okRequest + #","response":{"status":200,"body":{},"body_text":""}}"#),
+            #"give either "body" or "body_text", not both"#
+        ),
+        (
+            withInteraction("{" + okRequest + #","response":{"status":200,"body_text":{}}}"#),
+            "interactions[0].response.body_text: expected a string, found object"
+        ),
+        (
+            withInteraction("{" + okRequest + #","response":{"status":200,"headers":{"A":[]}}}"#),
+            "interactions[0].response.headers.A: expected a string or a non-empty array of strings"
+        ),
+        (
+            withInteraction("{" + okRequest + #","response":{"status":200,"headers":{"A":[1]}}}"#),
+            "interactions[0].response.headers.A: expected a string or a non-empty array of strings"
+        ),
         (withInteraction("{" + okRequest + #","response":{"status":200,"json":{}}}"#), #"interactions[0].response: unknown member "json""#),
     ]
 

@@ -14,8 +14,10 @@ struct MSALReplayTransportTests {
         MSALHTTPRequest(method: .get, url: URL(string: url)!, headers: headers)
     }
 
-    static func send(_ transport: MSALReplayTransport, _ request: MSALHTTPRequest,
-                     limits: MSALHTTPLimits = .default) async throws -> MSALHTTPResponse {
+    static func send(
+        _ transport: MSALReplayTransport, _ request: MSALHTTPRequest,
+        limits: MSALHTTPLimits = .default
+    ) async throws -> MSALHTTPResponse {
         try await transport.send(request, limits: limits)
     }
 
@@ -27,7 +29,8 @@ struct MSALReplayTransportTests {
         return error?.message ?? ""
     }
 
-    static let discovery = #"{"request":{"method":"GET","url":"https://Login.MicrosoftOnline.com/common/discovery/instance?api-version=1.1&authorization_endpoint=https://login.microsoftonline.com/common/oauth2/v2.0/authorize"},"response":{"status":200,"body":{"ok":true}}}"#
+    static let discovery =
+        #"{"request":{"method":"GET","url":"https://Login.MicrosoftOnline.com/common/discovery/instance?api-version=1.1&authorization_endpoint=https://login.microsoftonline.com/common/oauth2/v2.0/authorize"},"response":{"status":200,"body":{"ok":true}}}"#
 
     @Test("Method must be equal, upper case")
     func method() async throws {
@@ -47,8 +50,11 @@ struct MSALReplayTransportTests {
             Self.discovery,
             #"{"request":{"method":"GET","url":"http://127.0.0.1:8080/x"},"response":{"status":201}}"#,
             #"{"request":{"method":"GET","url":"https://b.example/x"},"response":{"status":202}}"#)
-        let response = try await Self.send(transport, Self.get(
-            "HTTPS://login.microsoftonline.COM/common/discovery/instance?api-version=1.1&authorization_endpoint=https://login.microsoftonline.com/common/oauth2/v2.0/authorize"))
+        let response = try await Self.send(
+            transport,
+            Self.get(
+                "HTTPS://login.microsoftonline.COM/common/discovery/instance?api-version=1.1&authorization_endpoint=https://login.microsoftonline.com/common/oauth2/v2.0/authorize"
+            ))
         #expect(response.body == Array(#"{"ok":true}"#.utf8))
         let message = await Self.unmatched(transport, Self.get("http://127.0.0.1:8081/x"))
         #expect(message.contains("origin differs (sent http://127.0.0.1:8081, recorded http://127.0.0.1:8080)"))
@@ -60,8 +66,9 @@ struct MSALReplayTransportTests {
     @Test("The path must be exactly equal")
     func path() async throws {
         let transport = try Self.transport(#"{"request":{"method":"GET","url":"https://a.example/common/x"},"response":{"status":200}}"#)
-        #expect(await Self.unmatched(transport, Self.get("https://a.example/Common/x"))
-            .contains("path differs (sent /Common/x, recorded /common/x)"))
+        #expect(
+            await Self.unmatched(transport, Self.get("https://a.example/Common/x"))
+                .contains("path differs (sent /Common/x, recorded /common/x)"))
         #expect(await Self.unmatched(transport, Self.get("https://a.example/common/x/")).contains("path differs"))
         #expect(try await Self.send(transport, Self.get("https://a.example/common/x")).statusCode == 200)
     }
@@ -82,32 +89,39 @@ struct MSALReplayTransportTests {
         let other = await Self.unmatched(transport, Self.get("https://a.example/q?a=2&b=2&s=x+y"))
         #expect(other.contains("missing a=1; unexpected a=2"))
         // A percent-encoded authorization_endpoint matches the fixture's literal one.
-        let encoded = "https://login.microsoftonline.com/common/discovery/instance?authorization_endpoint=https%3A%2F%2Flogin.microsoftonline.com%2Fcommon%2Foauth2%2Fv2.0%2Fauthorize&api-version=1.1"
+        let encoded =
+            "https://login.microsoftonline.com/common/discovery/instance?authorization_endpoint=https%3A%2F%2Flogin.microsoftonline.com%2Fcommon%2Foauth2%2Fv2.0%2Fauthorize&api-version=1.1"
         #expect(try await Self.send(transport, Self.get(encoded)).statusCode == 200)
     }
 
     @Test("Recorded headers must be present with their value; names ignore case; others are fine")
     func headers() async throws {
         let transport = try Self.transport(
-            #"{"request":{"method":"GET","url":"https://a.example/h","headers":{"x-client-SKU":"MSAL.Swift.Linux","Accept":"application/json"}},"response":{"status":200},"repeatable":true}"#)
+            #"{"request":{"method":"GET","url":"https://a.example/h","headers":{"x-client-SKU":"MSAL.Swift.Linux","Accept":"application/json"}},"response":{"status":200},"repeatable":true}"#
+        )
         let good: MSALHTTPHeaders = ["X-CLIENT-SKU": "MSAL.Swift.Linux", "accept": "application/json", "client-request-id": "1"]
         #expect(try await Self.send(transport, Self.get("https://a.example/h", headers: good)).statusCode == 200)
         let wrong: MSALHTTPHeaders = ["x-client-sku": "MSAL.Python", "Accept": "application/json"]
-        #expect(await Self.unmatched(transport, Self.get("https://a.example/h", headers: wrong))
-            .contains(#"header x-client-SKU has another value (recorded "MSAL.Swift.Linux")"#))
+        #expect(
+            await Self.unmatched(transport, Self.get("https://a.example/h", headers: wrong))
+                .contains(#"header x-client-SKU has another value (recorded "MSAL.Swift.Linux")"#))
         let missing: MSALHTTPHeaders = ["x-client-SKU": "MSAL.Swift.Linux"]
-        #expect(await Self.unmatched(transport, Self.get("https://a.example/h", headers: missing))
-            .contains("header Accept is missing"))
+        #expect(
+            await Self.unmatched(transport, Self.get("https://a.example/h", headers: missing))
+                .contains("header Accept is missing"))
     }
 
     @Test("Recorded form parameters are a subset of the sent form body")
     func form() async throws {
         let transport = try Self.transport(
-            #"{"request":{"method":"POST","url":"https://a.example/token","form":{"grant_type":"refresh_token","scope":"openid profile"}},"response":{"status":200},"repeatable":true}"#)
+            #"{"request":{"method":"POST","url":"https://a.example/token","form":{"grant_type":"refresh_token","scope":"openid profile"}},"response":{"status":200},"repeatable":true}"#
+        )
         let url = URL(string: "https://a.example/token")!
-        let good = MSALHTTPRequest.form(url: url, parameters: [
-            ("client_id", "c"), ("scope", "openid profile"), ("grant_type", "refresh_token"), ("refresh_token", "r"),
-        ])
+        let good = MSALHTTPRequest.form(
+            url: url,
+            parameters: [
+                ("client_id", "c"), ("scope", "openid profile"), ("grant_type", "refresh_token"), ("refresh_token", "r"),
+            ])
         #expect(try await Self.send(transport, good).statusCode == 200)
         let wrong = MSALHTTPRequest.form(url: url, parameters: [("grant_type", "authorization_code"), ("scope", "openid profile")])
         #expect(await Self.unmatched(transport, wrong).contains(#"form parameter grant_type has another value (recorded "refresh_token")"#))
@@ -127,7 +141,9 @@ struct MSALReplayTransportTests {
         #expect(transport.unusedInteractions.count == 2)
         #expect(try await Self.send(transport, Self.get("https://a.example/poll")).body == Array("second".utf8))
         let message = await Self.unmatched(transport, Self.get("https://a.example/poll"))
-        #expect(message.contains("Closest: interactions[0] (GET https://a.example/poll): it matches, but it was already used and is not repeatable."))
+        #expect(
+            message.contains(
+                "Closest: interactions[0] (GET https://a.example/poll): it matches, but it was already used and is not repeatable."))
         #expect(transport.unusedInteractions.map(\.request.url.path) == ["/other"])
         #expect(try await Self.send(transport, Self.get("https://a.example/other")).body == Array("other".utf8))
         #expect(transport.unusedInteractions.isEmpty)
@@ -150,10 +166,14 @@ struct MSALReplayTransportTests {
     func unmatchedDiagnostics() async throws {
         let transport = try Self.transport(
             #"{"request":{"method":"POST","url":"https://login.microsoftonline.com/common/oauth2/v2.0/token"},"response":{"status":200}}"#,
-            #"{"request":{"method":"GET","url":"https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration"},"response":{"status":200}}"#)
+            #"{"request":{"method":"GET","url":"https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration"},"response":{"status":200}}"#
+        )
         let request = Self.get("https://login.microsoftonline.com/organizations/v2.0/.well-known/openid-configuration")
         let message = await Self.unmatched(transport, request)
-        #expect(message == #"No recorded interaction of fixture "test" matches GET https://login.microsoftonline.com/organizations/v2.0/.well-known/openid-configuration. Closest: interactions[1] (GET https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration): path differs (sent /organizations/v2.0/.well-known/openid-configuration, recorded /common/v2.0/.well-known/openid-configuration)."#)
+        #expect(
+            message
+                == #"No recorded interaction of fixture "test" matches GET https://login.microsoftonline.com/organizations/v2.0/.well-known/openid-configuration. Closest: interactions[1] (GET https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration): path differs (sent /organizations/v2.0/.well-known/openid-configuration, recorded /common/v2.0/.well-known/openid-configuration)."#
+        )
         #expect(transport.unmatchedRequests == [MSALReplayTransport.UnmatchedRequest(request: request, message: message)])
         #expect(transport.sentRequests == [request])
 
@@ -168,7 +188,8 @@ struct MSALReplayTransportTests {
             #"{"request":{"method":"GET","url":"https://a.example/text"},"response":{"status":429,"headers":{"Retry-After":"120"},"body_text":"Too Many Requests\n{ not json, é }"}}"#,
             #"{"request":{"method":"GET","url":"https://a.example/jsontext"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body_text":"{ \"b\" : 1,\n  \"a\" : 2 }"}}"#,
             #"{"request":{"method":"GET","url":"https://a.example/json"},"response":{"status":200,"body":{"z": 1.50, "a": ["x\"y", null, true], "n": {}}}}"#,
-            #"{"request":{"method":"GET","url":"https://a.example/empty"},"response":{"status":204,"headers":{"Set-Cookie":["a=1","b=2"]}}}"#)
+            #"{"request":{"method":"GET","url":"https://a.example/empty"},"response":{"status":204,"headers":{"Set-Cookie":["a=1","b=2"]}}}"#
+        )
         let text = try await Self.send(transport, Self.get("https://a.example/text"))
         #expect(text.statusCode == 429)
         #expect(text.body == Array("Too Many Requests\n{ not json, é }".utf8))
@@ -226,7 +247,9 @@ struct MSALReplayTransportTests {
         let transport = MSALReplayTransport(fixture: try MSALRecordedFixture(data: Data(document.utf8)))
         let results = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<60 {
-                group.addTask { (try? await Self.send(transport, Self.get("https://a.example/once"))).map { String(decoding: $0.body, as: UTF8.self) } }
+                group.addTask {
+                    (try? await Self.send(transport, Self.get("https://a.example/once"))).map { String(decoding: $0.body, as: UTF8.self) }
+                }
             }
             return await group.reduce(into: [String?]()) { $0.append($1) }
         }

@@ -45,11 +45,16 @@ struct MSALScriptedWebUITests {
             .error("access_denied", description: "AADSTS65004: declined", subError: "cancel"),
             .redirectURL(URL(string: "app://done?x=1")!),
         ])
-        func next() async throws -> String { try #require(try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect)).absoluteString }
+        func next() async throws -> String {
+            try #require(try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect)).absoluteString
+        }
         #expect(try await next() == "http://localhost:53111/?code=abc&state=s%2B1+x")
         #expect(try await next() == "http://localhost:53111/#code=a+b%26c&state=s%2B1+x")
         #expect(try await next() == "http://localhost:53111/?code=x&state=other")
-        #expect(try await next() == "http://localhost:53111/?error=access_denied&error_description=AADSTS65004%3A+declined&error_subcode=cancel&state=s%2B1+x")
+        #expect(
+            try await next()
+                == "http://localhost:53111/?error=access_denied&error_description=AADSTS65004%3A+declined&error_subcode=cancel&state=s%2B1+x"
+        )
         #expect(try await next() == "app://done?x=1")
 
         // The URL swift-msal parses back is the request's: same state, same code.
@@ -61,16 +66,19 @@ struct MSALScriptedWebUITests {
     @Test("Cancel, launch failure and an exhausted script throw typed errors; a hand-off returns nil")
     func errors() async throws {
         let webUI = MSALScriptedWebUI(.cancel, .launchFailure, .handOff([]))
-        let cancel = await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
+        let cancel =
+            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
         #expect(cancel?.code == .userCanceled)
         #expect(cancel?.internalCode == .sessionCanceled)
-        let launch = await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
+        let launch =
+            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
         #expect(launch?.code == .internal)
         #expect(launch?.internalCode == .browserLaunchFailed)
         #expect(launch?.authorizationURL == nil)
         #expect(try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) == nil)
         #expect(await webUI.deliveryResults().isEmpty)
-        let exhausted = await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
+        let exhausted =
+            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
         #expect(exhausted?.internalCode == .unexpected)
         #expect(webUI.presentations.count == 4)
 
@@ -81,9 +89,10 @@ struct MSALScriptedWebUITests {
     @Test("A hand-off needs a loopback http redirect URI with a port")
     func handOffNeedsLoopback() async {
         let webUI = MSALScriptedWebUI(.handOffCode("c"))
-        let error = await Self.error {
-            try await webUI.present(authorizationURL: Self.authorize, redirectURI: URL(string: "app://auth")!)
-        } as? MSALError
+        let error =
+            await Self.error {
+                try await webUI.present(authorizationURL: Self.authorize, redirectURI: URL(string: "app://auth")!)
+            } as? MSALError
         #expect(error?.internalCode == .unexpected)
     }
 

@@ -60,7 +60,10 @@ struct FakeBrowsers {
 
 @Suite("Browser launchers: system browser, custom command, no shell")
 struct BrowserLauncherTests {
-    static let url = URL(string: "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=1&state=s&redirect_uri=http%3A%2F%2Flocalhost%3A5000%2F")!
+    static let url = URL(
+        string:
+            "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=1&state=s&redirect_uri=http%3A%2F%2Flocalhost%3A5000%2F"
+    )!
     static let redirect = URL(string: "http://localhost:5000/")!
 
     @Test("A URL full of shell syntax is passed as one argument and runs nothing")
@@ -68,8 +71,11 @@ struct BrowserLauncherTests {
         let fakes = try FakeBrowsers()
         defer { fakes.remove() }
         let marker = fakes.directory.appendingPathComponent("pwned").path
-        let hostile = try #require(URL(string:
-            "https://login.example/authorize?a=1;touch$IFS\(marker)&b=$(touch$IFS\(marker))&c=`touch$IFS\(marker)`|touch$IFS\(marker)&d='x'&e=%22q%22%20z"))
+        let hostile = try #require(
+            URL(
+                string:
+                    "https://login.example/authorize?a=1;touch$IFS\(marker)&b=$(touch$IFS\(marker))&c=`touch$IFS\(marker)`|touch$IFS\(marker)&d='x'&e=%22q%22%20z"
+            ))
         let browser = try fakes.script("browser")
         let result = try await MSALBrowserCommand(arguments: [browser], environment: fakes.environment())
             .present(authorizationURL: hostile, redirectURI: Self.redirect)
@@ -108,7 +114,8 @@ struct BrowserLauncherTests {
         try fakes.script("killed", then: "kill -9 $$")
         try fakes.script("good")
         try fakes.script("xdg-open")
-        let environment = fakes.environment(["BROWSER": "::/nonexistent/browser:failing --a:killed:good --flag '%s' \"two words\":xdg-open"])
+        let environment = fakes.environment(["BROWSER": "::/nonexistent/browser:failing --a:killed:good --flag '%s' \"two words\":xdg-open"]
+        )
         _ = try await MSALSystemBrowser(environment: environment).present(authorizationURL: Self.url, redirectURI: Self.redirect)
         #expect(fakes.arguments(of: "failing") == ["--a", Self.url.absoluteString])
         #expect(fakes.arguments(of: "killed") == [Self.url.absoluteString])
@@ -138,7 +145,10 @@ struct BrowserLauncherTests {
         try fakes.script("failing", then: "exit 2")
         let cases: [(String, any MSALWebUI)] = [
             ("empty PATH, no BROWSER", MSALSystemBrowser(environment: fakes.environment(systemPath: false))),
-            ("unusable BROWSER", MSALSystemBrowser(environment: fakes.environment(systemPath: false, ["BROWSER": "nothere:'unbalanced:failing"]))),
+            (
+                "unusable BROWSER",
+                MSALSystemBrowser(environment: fakes.environment(systemPath: false, ["BROWSER": "nothere:'unbalanced:failing"]))
+            ),
             ("missing command", MSALBrowserCommand(arguments: ["/nonexistent/firefox", "%s"], environment: fakes.environment())),
             ("directory", MSALBrowserCommand(arguments: [fakes.directory.path], environment: fakes.environment())),
             ("empty command", MSALBrowserCommand(arguments: [], environment: fakes.environment())),
@@ -178,7 +188,9 @@ struct BrowserLauncherTests {
         #expect(fakes.arguments(of: "browser") == nil)
     }
 
-    @Test("A launcher that keeps running counts as launched; swift-msal does not wait for it; it starts with no signal blocked, so SIGTERM stops it")
+    @Test(
+        "A launcher that keeps running counts as launched; swift-msal does not wait for it; it starts with no signal blocked, so SIGTERM stops it"
+    )
     func longRunningLauncher() async throws {
         let fakes = try FakeBrowsers()
         defer { fakes.remove() }
@@ -224,7 +236,8 @@ struct BrowserLauncherTests {
     func words() {
         #expect(BrowserCommandLine.words("firefox --new-window %s") == ["firefox", "--new-window", "%s"])
         #expect(BrowserCommandLine.words("  a\t b  ") == ["a", "b"])
-        #expect(BrowserCommandLine.words("'/opt/My Browser/run' \"a \\\"b\\\" \\x\" c\\ d") == ["/opt/My Browser/run", "a \"b\" \\x", "c d"])
+        #expect(
+            BrowserCommandLine.words("'/opt/My Browser/run' \"a \\\"b\\\" \\x\" c\\ d") == ["/opt/My Browser/run", "a \"b\" \\x", "c d"])
         #expect(BrowserCommandLine.words("a;b | c $(d) `e` > f &") == ["a;b", "|", "c", "$(d)", "`e`", ">", "f", "&"])
         #expect(BrowserCommandLine.words("''") == [""])
         #expect(BrowserCommandLine.words("") == [])

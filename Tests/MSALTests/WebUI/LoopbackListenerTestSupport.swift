@@ -48,8 +48,9 @@ enum LoopbackTest {
         let redirect = try await listener.waitForRedirect()
         #expect(redirect.code == "the-real-code", sourceLocation: sourceLocation)
         #expect(redirect.error == nil, sourceLocation: sourceLocation)
-        #expect(await RawHTTPClient.isRefused(port: listener.port), "the port is closed after the redirect",
-                sourceLocation: sourceLocation)
+        #expect(
+            await RawHTTPClient.isRefused(port: listener.port), "the port is closed after the redirect",
+            sourceLocation: sourceLocation)
     }
 
     /// A free port on 127.0.0.1 (bound, then closed).

@@ -3,11 +3,11 @@ import NIOCore
 import NIOPosix
 import Testing
 
+@testable import MSAL
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-@testable import MSAL
 
 /// The loopback redirect listener against real HTTP clients on the loopback interface.
 ///
@@ -23,7 +23,8 @@ struct LoopbackRedirectListenerTests {
     func urlSessionRedirect() async throws {
         let listener = try await LoopbackTest.start()
         #expect(listener.redirectURI.absoluteString == "http://localhost:\(listener.port)/")
-        let url = try #require(URL(string: "http://localhost:\(listener.port)/?code=0.AXYA-code&state=\(state)&client_info=eyJ1aWQiOiIxIn0&session_state=abc"))
+        let url = try #require(
+            URL(string: "http://localhost:\(listener.port)/?code=0.AXYA-code&state=\(state)&client_info=eyJ1aWQiOiIxIn0&session_state=abc"))
         let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200)
@@ -44,8 +45,10 @@ struct LoopbackRedirectListenerTests {
         #expect(listener.redirectURI.absoluteString == "http://localhost:\(listener.port)/auth/callback")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "-i", "--max-time", "5",
-                             "http://localhost:\(listener.port)/auth/callback?code=c%2Fd+e&state=\(state)"]
+        process.arguments = [
+            "-sS", "-i", "--max-time", "5",
+            "http://localhost:\(listener.port)/auth/callback?code=c%2Fd+e&state=\(state)",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -98,9 +101,11 @@ struct LoopbackRedirectListenerTests {
         #expect(await RawHTTPClient.isRefused(port: listener.port))
     }
 
-    @Test("Other OAuth errors on the redirect are returned, not thrown", arguments: [
-        "interaction_required", "login_required", "consent_required", "invalid_request", "server_error",
-    ])
+    @Test(
+        "Other OAuth errors on the redirect are returned, not thrown",
+        arguments: [
+            "interaction_required", "login_required", "consent_required", "invalid_request", "server_error",
+        ])
     func otherOAuthErrors(error: String) async throws {
         let listener = try await LoopbackTest.start()
         let response = try await RawHTTPClient.request(port: listener.port, target: "/?error=\(error)&state=\(state)")
@@ -141,8 +146,10 @@ struct LoopbackRedirectListenerTests {
     @Test("A mismatched, prefixed or missing state is answered 400 and the listener keeps waiting")
     func badState() async throws {
         let listener = try await LoopbackTest.start()
-        for target in ["/?code=x&state=other", "/?code=x&state=\(state)X", "/?code=x&state=\(state.dropLast())",
-                       "/?code=x&state=", "/?code=x", "/?error=access_denied&state=nope", "/"] {
+        for target in [
+            "/?code=x&state=other", "/?code=x&state=\(state)X", "/?code=x&state=\(state.dropLast())",
+            "/?code=x&state=", "/?code=x", "/?error=access_denied&state=nope", "/",
+        ] {
             let response = try await RawHTTPClient.request(port: listener.port, target: target)
             #expect(response.status == 400, "\(target)")
             #expect(!response.body.contains("Sign-in complete"))
@@ -161,9 +168,11 @@ struct LoopbackRedirectListenerTests {
     @Test("Repeated state, code, error or any parameter are answered 400 and the listener keeps waiting")
     func duplicateParameters() async throws {
         let listener = try await LoopbackTest.start()
-        for target in ["/?code=x&state=\(state)&state=\(state)", "/?code=x&state=other&state=\(state)",
-                       "/?code=x&code=y&state=\(state)", "/?error=a&error=b&state=\(state)",
-                       "/?code=x&state=\(state)&client_info=1&client_info=2", "/?code=x&st%61te=\(state)&state=\(state)"] {
+        for target in [
+            "/?code=x&state=\(state)&state=\(state)", "/?code=x&state=other&state=\(state)",
+            "/?code=x&code=y&state=\(state)", "/?error=a&error=b&state=\(state)",
+            "/?code=x&state=\(state)&client_info=1&client_info=2", "/?code=x&st%61te=\(state)&state=\(state)",
+        ] {
             let response = try await RawHTTPClient.request(port: listener.port, target: target)
             #expect(response.status == 400, "\(target)")
             #expect(response.body.contains("Repeated parameter"), "\(target)")
@@ -181,8 +190,9 @@ struct LoopbackRedirectListenerTests {
             #expect(response.status == 404, "\(target)")
         }
         for method in ["POST", "PUT", "DELETE", "OPTIONS", "HEAD"] {
-            let response = try await RawHTTPClient.request(port: listener.port, method: method, target: "/cb?code=x&state=\(state)",
-                                                           headers: [("Content-Length", "0")])
+            let response = try await RawHTTPClient.request(
+                port: listener.port, method: method, target: "/cb?code=x&state=\(state)",
+                headers: [("Content-Length", "0")])
             #expect(response.status == 405, "\(method)")
             #expect(response.header("Allow") == ["GET"], "\(method)")
         }
@@ -194,8 +204,10 @@ struct LoopbackRedirectListenerTests {
         let listener = try await LoopbackTest.start()
         let port = listener.port
         let target = "/?code=x&state=\(state)"
-        for host in ["evil.example", "evil.example:\(port)", "localhost:\(port + 1)", "localhost", "127.0.0.2:\(port)",
-                     "localhost.:\(port)", "[::1]:\(port)", ""] {
+        for host in [
+            "evil.example", "evil.example:\(port)", "localhost:\(port + 1)", "localhost", "127.0.0.2:\(port)",
+            "localhost.:\(port)", "[::1]:\(port)", "",
+        ] {
             let response = try await RawHTTPClient.request(port: port, target: target, host: host)
             #expect(response.status == 400, "Host: \(host)")
         }
@@ -212,8 +224,9 @@ struct LoopbackRedirectListenerTests {
     func acceptedHosts() async throws {
         for host in ["LocalHost", "127.0.0.1"] {
             let listener = try await LoopbackTest.start()
-            let response = try await RawHTTPClient.request(port: listener.port, target: "/?code=c&state=\(state)",
-                                                           host: "\(host):\(listener.port)")
+            let response = try await RawHTTPClient.request(
+                port: listener.port, target: "/?code=c&state=\(state)",
+                host: "\(host):\(listener.port)")
             #expect(response.status == 200, "Host: \(host)")
             #expect(try await listener.waitForRedirect().code == "c")
         }
@@ -222,8 +235,9 @@ struct LoopbackRedirectListenerTests {
     @Test("Oversized headers or request line get 431 and the connection is closed; the listener keeps waiting")
     func oversizedRequests() async throws {
         let listener = try await LoopbackTest.start()
-        let bigHeader = try await RawHTTPClient.request(port: listener.port, target: "/?code=x&state=\(state)",
-                                                        headers: [("Cookie", String(repeating: "a", count: 20_000))])
+        let bigHeader = try await RawHTTPClient.request(
+            port: listener.port, target: "/?code=x&state=\(state)",
+            headers: [("Cookie", String(repeating: "a", count: 20_000))])
         #expect(bigHeader.status == 431)
         #expect(bigHeader.header("Connection") == ["close"])
         let manyHeaders = try await RawHTTPClient.request(
@@ -239,7 +253,8 @@ struct LoopbackRedirectListenerTests {
     @Test("A smaller request cap is honoured")
     func customRequestCap() async throws {
         let listener = try await LoopbackTest.start(maximumRequestBytes: 256)
-        let response = try await RawHTTPClient.request(port: listener.port, target: "/?code=\(String(repeating: "c", count: 300))&state=\(state)")
+        let response = try await RawHTTPClient.request(
+            port: listener.port, target: "/?code=\(String(repeating: "c", count: 300))&state=\(state)")
         #expect(response.status == 431)
         try await LoopbackTest.expectStillAcceptsRedirect(listener)
     }
@@ -248,7 +263,8 @@ struct LoopbackRedirectListenerTests {
     func tlsAndGarbage() async throws {
         let listener = try await LoopbackTest.start()
         // The start of a TLS 1.2/1.3 ClientHello record.
-        let clientHello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]
+        let clientHello: [UInt8] =
+            [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]
             + [UInt8](repeating: 0x5A, count: 32) + [0x20] + [UInt8](repeating: 0x11, count: 32)
             + [0x00, 0x04, 0x13, 0x01, 0x13, 0x02, 0x01, 0x00]
         let tls = try await RawHTTPClient.exchange(port: listener.port, clientHello)
@@ -486,8 +502,9 @@ struct LoopbackRedirectListenerTests {
         let listener = try await LoopbackTest.start(redirectURI: "http://127.0.0.1")
         #expect(listener.redirectURI.absoluteString == "http://127.0.0.1:\(listener.port)/")
         #expect(listener.boundAddresses.compactMap(\.ipAddress) == ["127.0.0.1"])
-        let response = try await RawHTTPClient.request(port: listener.port, target: "/?code=ip&state=\(state)",
-                                                       host: "127.0.0.1:\(listener.port)")
+        let response = try await RawHTTPClient.request(
+            port: listener.port, target: "/?code=ip&state=\(state)",
+            host: "127.0.0.1:\(listener.port)")
         #expect(response.status == 200)
         #expect(try await listener.waitForRedirect().code == "ip")
     }
@@ -578,10 +595,12 @@ struct LoopbackRedirectListenerTests {
         #expect(try await second.waitForRedirect().code == "b")
     }
 
-    @Test("Bad start arguments are typed errors", arguments: [
-        (LoopbackTest.state, 0.0), (LoopbackTest.state, -1.0), (LoopbackTest.state, Double.nan),
-        (LoopbackTest.state, Double.infinity), ("", 2.0),
-    ])
+    @Test(
+        "Bad start arguments are typed errors",
+        arguments: [
+            (LoopbackTest.state, 0.0), (LoopbackTest.state, -1.0), (LoopbackTest.state, Double.nan),
+            (LoopbackTest.state, Double.infinity), ("", 2.0),
+        ])
     func badArguments(state: String, timeout: Double) async {
         let error = await LoopbackTest.error {
             _ = try await LoopbackRedirectListener.start(redirectURI: nil, expectedState: state, timeout: timeout)
@@ -589,10 +608,12 @@ struct LoopbackRedirectListenerTests {
         #expect(error?.internalCode == .invalidParameter)
     }
 
-    @Test("A bad configured redirect URI fails before anything is bound", arguments: [
-        "https://localhost/", "http://example.com/", "http://localhost/?x=1", "http://user@localhost/", "http://[::1]:8400/",
-        "msauth.com.example://auth", "",
-    ])
+    @Test(
+        "A bad configured redirect URI fails before anything is bound",
+        arguments: [
+            "https://localhost/", "http://example.com/", "http://localhost/?x=1", "http://user@localhost/", "http://[::1]:8400/",
+            "msauth.com.example://auth", "",
+        ])
     func badRedirectURI(uri: String) async {
         let error = await LoopbackTest.error { _ = try await LoopbackTest.start(redirectURI: uri) }
         #expect(error?.code == .internal)
@@ -616,7 +637,9 @@ struct LoopbackRedirectListenerTests {
         let description = "{{error}} <img src=x onerror=alert(1)>"
         let failedResponse = try await RawHTTPClient.request(
             port: failed.port, target: "/?error=server_error&error_description=\(LoopbackTest.queryEncoded(description))&state=\(state)")
-        #expect(failedResponse.body == "<html><body><p id=e>server_error</p><p id=d>{{error}} &lt;img src=x onerror=alert(1)&gt;</p>{{other}}</body></html>")
+        #expect(
+            failedResponse.body
+                == "<html><body><p id=e>server_error</p><p id=d>{{error}} &lt;img src=x onerror=alert(1)&gt;</p>{{other}}</body></html>")
         #expect(try await failed.waitForRedirect().error == "server_error")
     }
 }

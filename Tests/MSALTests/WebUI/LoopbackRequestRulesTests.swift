@@ -5,7 +5,11 @@ import Testing
 
 @Suite("Loopback request rules, query decoding and pages")
 struct LoopbackRequestRulesTests {
-    let rules = LoopbackRequestRules(redirectURI: try! LoopbackRedirectURI(path: "/cb"), port: 5000, expectedState: "abc")
+    let rules: LoopbackRequestRules
+
+    init() throws {
+        rules = LoopbackRequestRules(redirectURI: try LoopbackRedirectURI(path: "/cb"), port: 5000, expectedState: "abc")
+    }
 
     @Test("Order of checks: Host, target form, path, method, query, state, code/error")
     func order() {
@@ -18,7 +22,8 @@ struct LoopbackRequestRulesTests {
         #expect(rules.evaluate(method: "GET", target: good, hostHeaders: ["127.0.0.1:5000"]).redirect?.code == "1")
         #expect(rules.evaluate(method: "GET", target: good, hostHeaders: ["localhost:5000", "localhost:5000"]).status == 400)
         #expect(rules.evaluate(method: "GET", target: good, hostHeaders: []).status == 400)
-        #expect(rules.evaluate(method: "GET", target: "/cb?state=abc", hostHeaders: ["localhost:5000"])
+        #expect(
+            rules.evaluate(method: "GET", target: "/cb?state=abc", hostHeaders: ["localhost:5000"])
                 == .unusable(reason: "The redirect carried neither a code nor an error."))
     }
 
@@ -77,7 +82,8 @@ struct LoopbackRequestRulesTests {
     @Test("Failure template placeholders are filled once")
     func failureTemplate() {
         let pages = LoopbackPages(successHTML: nil, failureTemplate: "[{{error}}|{{error_description}}|{{error}}|{{x}}|{{]")
-        #expect(pages.failureHTML(error: "{{error_description}}", description: "<{{error}}>")
+        #expect(
+            pages.failureHTML(error: "{{error_description}}", description: "<{{error}}>")
                 == "[{{error_description}}|&lt;{{error}}&gt;|{{error_description}}|{{x}}|{{]")
         let builtIn = LoopbackPages(successHTML: nil, failureTemplate: nil)
         #expect(builtIn.isBuiltInFailure && builtIn.isBuiltInSuccess)

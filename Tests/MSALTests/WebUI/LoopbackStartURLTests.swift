@@ -8,7 +8,8 @@ import Testing
 /// second request for it ends the sign-in with `startURLReused`, whoever asked first.
 @Suite("Loopback listener: the single-use start URL")
 struct LoopbackStartURLTests {
-    static let authorizationURL = URL(string: "https://login.example.test/authorize?client_id=c&state=\(LoopbackTest.state)&nonce=n&code_challenge=x")!
+    static let authorizationURL = URL(
+        string: "https://login.example.test/authorize?client_id=c&state=\(LoopbackTest.state)&nonce=n&code_challenge=x")!
     static let token = "b3VyLXRlc3QtdG9rZW4tb2YtNDMtY2hhcmFjdGVycy0xMjM"
 
     @Test("The start URL names the redirect host and port and carries nothing but the token")
@@ -20,7 +21,8 @@ struct LoopbackStartURLTests {
 
         let numeric = try await LoopbackTest.start(redirectURI: "http://127.0.0.1/callback")
         defer { Task { await numeric.close() } }
-        #expect(numeric.offerStart(token: Self.token, authorizationURL: Self.authorizationURL).absoluteString
+        #expect(
+            numeric.offerStart(token: Self.token, authorizationURL: Self.authorizationURL).absoluteString
                 == "http://127.0.0.1:\(numeric.port)/msal-start/\(Self.token)")
     }
 
@@ -71,9 +73,11 @@ struct LoopbackStartURLTests {
         #expect(await RawHTTPClient.isRefused(port: listener.port))
     }
 
-    @Test("A first request that is not a GET, or carries a query, counts as a use: a browser only ever GETs the plain path", arguments: [
-        ("POST", ""), ("HEAD", ""), ("GET", "?x=1"),
-    ])
+    @Test(
+        "A first request that is not a GET, or carries a query, counts as a use: a browser only ever GETs the plain path",
+        arguments: [
+            ("POST", ""), ("HEAD", ""), ("GET", "?x=1"),
+        ])
     func otherRequestsCount(method: String, query: String) async throws {
         let listener = try await LoopbackTest.start()
         let start = listener.offerStart(token: Self.token, authorizationURL: Self.authorizationURL)
@@ -95,7 +99,9 @@ struct LoopbackStartURLTests {
     func notAUse() async throws {
         let listener = try await LoopbackTest.start()
         let start = listener.offerStart(token: Self.token, authorizationURL: Self.authorizationURL)
-        #expect(try await RawHTTPClient.request(port: listener.port, target: start.path, host: "attacker.example:\(listener.port)").status == 400)
+        #expect(
+            try await RawHTTPClient.request(port: listener.port, target: start.path, host: "attacker.example:\(listener.port)").status
+                == 400)
         #expect(try await RawHTTPClient.request(port: listener.port, target: "/msal-start/another-token").status == 404)
         #expect(try await RawHTTPClient.request(port: listener.port, target: start.path + "/x").status == 404)
         #expect(try await RawHTTPClient.request(port: listener.port, target: start.path).status == 302)
@@ -115,11 +121,17 @@ struct LoopbackStartURLTests {
     func rules() throws {
         var rules = LoopbackRequestRules(
             redirectURI: try LoopbackRedirectURI(parsing: nil), port: 5000, expectedState: LoopbackTest.state)
-        #expect(rules.evaluate(method: "GET", target: "/msal-start/abc", hostHeaders: ["localhost:5000"]) == .reject(status: 404, reason: "Not found."))
+        #expect(
+            rules.evaluate(method: "GET", target: "/msal-start/abc", hostHeaders: ["localhost:5000"])
+                == .reject(status: 404, reason: "Not found."))
         rules.startPath = "/msal-start/abc"
         #expect(rules.evaluate(method: "GET", target: "/msal-start/abc", hostHeaders: ["localhost:5000"]) == .start(method: "GET"))
         #expect(rules.evaluate(method: "POST", target: "/msal-start/abc?q", hostHeaders: ["127.0.0.1:5000"]) == .start(method: "POST"))
-        #expect(rules.evaluate(method: "GET", target: "/msal-start/abcd", hostHeaders: ["localhost:5000"]) == .reject(status: 404, reason: "Not found."))
-        #expect(rules.evaluate(method: "GET", target: "/msal-start/abc", hostHeaders: ["evil:5000"]) == .reject(status: 400, reason: "Bad Host header."))
+        #expect(
+            rules.evaluate(method: "GET", target: "/msal-start/abcd", hostHeaders: ["localhost:5000"])
+                == .reject(status: 404, reason: "Not found."))
+        #expect(
+            rules.evaluate(method: "GET", target: "/msal-start/abc", hostHeaders: ["evil:5000"])
+                == .reject(status: 400, reason: "Bad Host header."))
     }
 }

@@ -24,7 +24,8 @@ struct RawResponse: Sendable {
         let head = text.components(separatedBy: "\r\n\r\n").first ?? ""
         return head.components(separatedBy: "\r\n").dropFirst().compactMap { line in
             guard let colon = line.firstIndex(of: ":"),
-                  line[..<colon].lowercased() == name.lowercased() else { return nil }
+                line[..<colon].lowercased() == name.lowercased()
+            else { return nil }
             return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
     }

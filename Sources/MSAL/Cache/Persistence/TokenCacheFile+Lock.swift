@@ -152,7 +152,8 @@ extension TokenCacheFile {
         }
         guard stale else { return false }
         // Only the inode examined: a holder may have replaced it meanwhile.
-        guard case .success(let again) = POSIXCalls.status(of: name, in: directory), again.st_ino == info.st_ino, again.st_dev == info.st_dev
+        guard case .success(let again) = POSIXCalls.status(of: name, in: directory), again.st_ino == info.st_ino,
+            again.st_dev == info.st_dev
         else { return false }
         return unlinkat(directory, name, 0) == 0
     }

@@ -97,7 +97,8 @@ extension TokenCacheFileAccess {
             throw MSALError.cacheIO(path, "rename \(temporaryPath) over it", errno: errno)
         }
         committed = true
-        let directorySync = injectedFailure(.syncDirectory)
+        let directorySync =
+            injectedFailure(.syncDirectory)
             ?? (POSIXCalls.retrying({ fsync(session.directory) }) != 0 && errno != EINVAL && errno != EROFS ? errno : nil)
         if let code = directorySync {
             throw MSALError.cacheIO(

@@ -32,7 +32,8 @@ final class TokenCacheFileSession {
         isOpen = false
         if let (descriptor, name) = extensionsLock {
             // Removed only while it is still ours: another process may have taken a new one.
-            if case .success(let held) = POSIXCalls.status(of: descriptor), case .success(let named) = POSIXCalls.status(of: name, in: directory),
+            if case .success(let held) = POSIXCalls.status(of: descriptor),
+                case .success(let named) = POSIXCalls.status(of: name, in: directory),
                 held.st_dev == named.st_dev, held.st_ino == named.st_ino
             {
                 _ = unlinkat(directory, name, 0)

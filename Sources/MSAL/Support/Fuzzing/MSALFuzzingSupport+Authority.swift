@@ -30,7 +30,9 @@ import Foundation
     /// Parses `text` as an authority of `kind` (`nil`: detected), as `MSALAuthority(url:)` does.
     ///
     /// - Throws: ``MSALError`` (``MSALInternalError/invalidAuthority``).
-    public static func parseAuthority(_ text: String, kind: MSALAuthorityKind?, allowInsecureLoopback: Bool) throws(MSALError) -> ParsedAuthority {
+    public static func parseAuthority(
+        _ text: String, kind: MSALAuthorityKind?, allowInsecureLoopback: Bool
+    ) throws(MSALError) -> ParsedAuthority {
         let parsed = try AuthorityComponents.parse(text, kind: kind, options: allowInsecureLoopback ? [.allowInsecureLoopback] : [])
         return ParsedAuthority(
             kind: parsed.kind, scheme: parsed.scheme, host: parsed.host, port: parsed.port, tenant: parsed.tenant,
@@ -58,7 +60,9 @@ import Foundation
     /// Parses an instance-discovery body (`InstanceDiscoveryResponse`).
     ///
     /// - Throws: ``MSALError`` (``MSALInternalError/invalidAuthorityMetadata``).
-    public static func parseInstanceDiscovery(_ body: [UInt8]) throws(MSALError) -> (tenantDiscoveryEndpoint: String?, groups: [DiscoveryGroup]) {
+    public static func parseInstanceDiscovery(
+        _ body: [UInt8]
+    ) throws(MSALError) -> (tenantDiscoveryEndpoint: String?, groups: [DiscoveryGroup]) {
         let response = try InstanceDiscoveryResponse.parse(body, correlationID: nil)
         let groups = response.groups.map {
             DiscoveryGroup(preferredNetwork: $0.preferredNetwork, preferredCache: $0.preferredCache, aliases: $0.aliases)
@@ -82,8 +86,10 @@ import Foundation
         for text in knownAuthorities {
             known.append(MSALAuthority.make(components: try AuthorityComponents.parse(text, kind: nil, options: options), options: options))
         }
-        let cloud = group.map { KnownClouds.Group(preferredNetwork: $0.preferredNetwork, preferredCache: $0.preferredCache, aliases: $0.aliases) }
-            ?? KnownClouds.Group(preferredNetwork: components.hostAndPort, preferredCache: components.hostAndPort, aliases: [components.hostAndPort])
+        let cloud =
+            group.map { KnownClouds.Group(preferredNetwork: $0.preferredNetwork, preferredCache: $0.preferredCache, aliases: $0.aliases) }
+            ?? KnownClouds.Group(
+                preferredNetwork: components.hostAndPort, preferredCache: components.hostAndPort, aliases: [components.hostAndPort])
         let configuration = try OpenIDConfiguration.parse(body, correlationID: nil)
         let validator = AuthorityMetadataValidator(
             authority: MSALAuthority.make(components: components, options: options), group: cloud,

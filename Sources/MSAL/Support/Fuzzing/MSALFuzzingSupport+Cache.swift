@@ -54,7 +54,8 @@ import MSALJOSE
             var clients: Set<String> = []
             var accounts: [(home: String, environment: String, realms: [String])] = []
             for (_, items) in contents.index.accounts {
-                guard let first = items.first, let home = first.entry["home_account_id"], let environment = first.entry["environment"] else {
+                guard let first = items.first, let home = first.entry["home_account_id"], let environment = first.entry["environment"]
+                else {
                     continue
                 }
                 var realms: [String] = []
@@ -72,12 +73,16 @@ import MSALJOSE
                     if contents.accessTokenAndIDToken(
                         homeAccountID: account.home, environment: account.environment, clientID: client, realms: account.realms,
                         scopes: scopes, now: now, expiryBuffer: 300) != nil
-                    { found += 1 }
+                    {
+                        found += 1
+                    }
                     if contents.refreshToken(homeAccountID: account.home, environment: account.environment, clientID: client) != nil {
                         found += 1
                     }
                     for realm in account.realms.prefix(4)
-                    where contents.idToken(homeAccountID: account.home, environment: account.environment, clientID: client, realm: realm) != nil {
+                    where contents.idToken(homeAccountID: account.home, environment: account.environment, clientID: client, realm: realm)
+                        != nil
+                    {
                         found += 1
                     }
                 }
@@ -98,7 +103,10 @@ import MSALJOSE
                 let uid = String(home[..<dot])
                 let utid = String(home[home.index(after: dot)...])
                 let clientInfo = Base64URL.encode(JSONWriter.write(.object(["uid": .string(uid), "utid": .string(utid)])))
-                let claims = JSONWriter.write(.object(["sub": .string(uid), "oid": .string(uid), "tid": .string(utid), "preferred_username": .string("fuzz@example.com")]))
+                let claims = JSONWriter.write(
+                    .object([
+                        "sub": .string(uid), "oid": .string(uid), "tid": .string(utid), "preferred_username": .string("fuzz@example.com"),
+                    ]))
                 let idToken = "eyJhbGciOiJub25lIn0." + Base64URL.encode(claims) + ".c2ln"
                 let response = TokenResponse(
                     accessToken: "fuzz-access-token", expiresIn: 3600, refreshToken: "fuzz-refresh-token", idToken: idToken,

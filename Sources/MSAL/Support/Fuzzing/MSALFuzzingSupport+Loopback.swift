@@ -50,7 +50,8 @@ import NIOCore
             maximumConnections: LoopbackRedirectListener.maximumConnections,
             pages: LoopbackPages(successHTML: nil, failureTemplate: nil))
         let timer = eventLoop.scheduleTask(in: .hours(24)) {}
-        core.activate(rules: LoopbackRequestRules(redirectURI: redirect, port: port, expectedState: expectedState), servers: [], timer: timer)
+        core.activate(
+            rules: LoopbackRequestRules(redirectURI: redirect, port: port, expectedState: expectedState), servers: [], timer: timer)
         return LoopbackExchange(core: core)
     }
 
@@ -58,14 +59,18 @@ import NIOCore
     ///
     /// - Throws: ``MSALError`` (`invalidRedirect`, `invalidState`).
     public static func parseCapturedRedirect(_ url: URL, expectedState: String) throws(MSALError) -> [String: String] {
-        try LoopbackRedirect.parse(url, expectedState: expectedState, correlationID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))).parameters
+        try LoopbackRedirect.parse(
+            url, expectedState: expectedState, correlationID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
+        ).parameters
     }
 
     /// Parses an app's loopback redirect URI (`LoopbackRedirectURI`); returns its parts and the URI
     /// the listener sends once bound to `boundPort`.
     ///
     /// - Throws: ``MSALError`` (``MSALInternalError/invalidRedirectURI``).
-    public static func parseLoopbackRedirectURI(_ text: String, boundPort: Int) throws(MSALError) -> (host: String, port: Int?, path: String, url: URL) {
+    public static func parseLoopbackRedirectURI(
+        _ text: String, boundPort: Int
+    ) throws(MSALError) -> (host: String, port: Int?, path: String, url: URL) {
         let parsed = try LoopbackRedirectURI(parsing: text)
         return (parsed.host.rawValue, parsed.port, parsed.path, parsed.url(boundPort: parsed.port ?? boundPort))
     }

@@ -43,7 +43,9 @@ import Foundation
     /// do, then returns the written cache document.
     ///
     /// - Throws: ``MSALError`` when the body or the account it names cannot be used.
-    public static func cacheDocumentSaving(_ body: [UInt8], clientID: String, environment: String, tenant: String, now: Int64) throws(MSALError) -> [UInt8] {
+    public static func cacheDocumentSaving(
+        _ body: [UInt8], clientID: String, environment: String, tenant: String, now: Int64
+    ) throws(MSALError) -> [UInt8] {
         let response = try TokenResponse(parsing: body)
         let context = TokenCacheWriteContext(
             clientID: clientID, environment: environment, authorityTenant: tenant, requestedScopes: ["User.Read"], now: now)
@@ -72,7 +74,8 @@ import Foundation
         case .refreshToken: mapped = .refreshToken
         case .deviceCode: mapped = .deviceCode
         }
-        return MSALError(tokenEndpointResponse: response, grant: mapped, correlationID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)))
+        return MSALError(
+            tokenEndpointResponse: response, grant: mapped, correlationID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)))
     }
 
     /// The longest `error_description` kept from an error body, in characters.
@@ -81,7 +84,9 @@ import Foundation
     /// Parses a device authorization body (`DeviceCodeResponse`).
     ///
     /// - Throws: ``MSALError`` (``MSALInternalError/invalidResponse``).
-    public static func parseDeviceCodeResponse(_ body: [UInt8]) throws(MSALError) -> (userCode: String, verificationURI: URL, expiresIn: Int64, interval: Int64, message: String) {
+    public static func parseDeviceCodeResponse(
+        _ body: [UInt8]
+    ) throws(MSALError) -> (userCode: String, verificationURI: URL, expiresIn: Int64, interval: Int64, message: String) {
         let response = try DeviceCodeResponse(parsing: body)
         return (response.userCode, response.verificationURI, response.expiresIn, response.interval, response.message)
     }

@@ -10,15 +10,20 @@ public protocol TokenSource: Sendable {
 
 /// A request to the notes API, as the app's HTTP layer takes it.
 public struct NotesRequest: Sendable, Equatable {
+    /// The notes API URL.
     public var url: URL
+    /// The request headers, `Authorization` among them.
     public var headers: [String: String]
 }
 
 /// The app's own code under test: builds the request to its notes API from whatever token it gets.
 public struct NotesClient: Sendable {
+    /// Where tokens come from.
     public let tokens: any TokenSource
+    /// The notes API's base URL.
     public let baseURL: URL
 
+    /// A client taking tokens from `tokens` for the API at `baseURL`.
     public init(tokens: any TokenSource, baseURL: URL) {
         self.tokens = tokens
         self.baseURL = baseURL

@@ -8,9 +8,12 @@ import Testing
 /// lock (`<cache>.lockfile`) for every change, so no read-modify-write of either side is lost.
 @Suite("Cache file shared with msal-extensions: one lock, no lost update", .serialized)
 struct ExtensionsLockInteropTests {
-    @Test("2 swift-msal processes × 40 and 2 msal-extensions processes × 20 new accounts on one file, interleaved: all 120 are there, no lock file left")
+    @Test(
+        "2 swift-msal processes × 40 and 2 msal-extensions processes × 20 new accounts on one file, interleaved: all 120 are there, no lock file left"
+    )
     func concurrentWriters() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-extensions-lock-\(UUID().uuidString.lowercased())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "msal-extensions-lock-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("token_cache.json").path
@@ -36,12 +39,14 @@ struct ExtensionsLockInteropTests {
                     }
                     let output = try await PythonMSAL.run("extensions_add.py", [path, String(count(tag)), tag], timeout: .seconds(180))
                     guard output.status == 0, let json = try? output.jsonObject() else {
-                        return "\(tag): status \(output.status) \(String(decoding: output.standardOutput, as: UTF8.self)) \(output.standardError)"
+                        return
+                            "\(tag): status \(output.status) \(String(decoding: output.standardOutput, as: UTF8.self)) \(output.standardError)"
                     }
                     // The lock msal-extensions takes with portalocker installed: the lock file and a flock on it;
                     // and it never gave up waiting for it (it then writes regardless, and loses updates itself).
                     let warnings = json["lock_warnings"] as? [String] ?? ["(no lock_warnings)"]
-                    return json["lock_implementation"] as? String == "msal_extensions.cache_lock" && warnings.isEmpty ? nil : "\(tag): \(json)"
+                    return json["lock_implementation"] as? String == "msal_extensions.cache_lock" && warnings.isEmpty
+                        ? nil : "\(tag): \(json)"
                 }
             }
             var failures: [String] = []
@@ -57,13 +62,16 @@ struct ExtensionsLockInteropTests {
         let written = tags.flatMap { tag in (0..<count(tag)).map { "rt-\(tag)-\($0)" } }
         let missing = written.filter { !secrets.contains($0) }
         #expect(missing.isEmpty, "lost updates: \(missing.count) of \(written.count), e.g. \(missing.prefix(5))")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".lockfile") || $0.contains(".corrupt") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".lockfile") || $0.contains(".corrupt")
+        }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
     @Test("A .lockfile left by a killed process is removed: its pid is gone")
     func staleLockFileOfDeadProcess() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-extensions-stale-\(UUID().uuidString.lowercased())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "msal-extensions-stale-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("token_cache.json").path

@@ -49,13 +49,15 @@ struct PythonInteropTests {
         for client in clients {
             let expected = written.expectedAccounts.filter { ($0["client_ids"] as? [String] ?? []).contains(client) }
             let accounts = contents.accounts(clientID: client, environment: "login.microsoftonline.com", signedInOnly: true)
-            #expect(Set(accounts.compactMap(\.identifier)) == Set(expected.compactMap { $0["home_account_id"] as? String }), "client \(client)")
+            #expect(
+                Set(accounts.compactMap(\.identifier)) == Set(expected.compactMap { $0["home_account_id"] as? String }), "client \(client)")
             for account in accounts {
                 let reference = try #require(expected.first { $0["home_account_id"] as? String == account.identifier })
                 #expect(account.username == reference["username"] as? String)
                 let profiles = reference["tenant_profiles"] as? [[String: Any]] ?? []
                 #expect(account.tenantProfiles?.count == profiles.count, "\(account.identifier ?? "")")
-                #expect(Set((account.tenantProfiles ?? []).map(\.identifier)) == Set(profiles.compactMap { $0["local_account_id"] as? String }))
+                #expect(
+                    Set((account.tenantProfiles ?? []).map(\.identifier)) == Set(profiles.compactMap { $0["local_account_id"] as? String }))
             }
         }
 
@@ -65,7 +67,9 @@ struct PythonInteropTests {
         #expect(CacheFixtures.equal(original, rewritten))
     }
 
-    @Test("swift-msal writes a cache; MSAL for Python's get_accounts() and acquire_token_silent() return the same accounts and tokens with no token request")
+    @Test(
+        "swift-msal writes a cache; MSAL for Python's get_accounts() and acquire_token_silent() return the same accounts and tokens with no token request"
+    )
     func swiftWritesPythonReads() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-swift-cache-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -85,11 +89,21 @@ struct PythonInteropTests {
             var refreshToken: String { "rt-\(uid)-\(client.prefix(4))" }
         }
         let grants = [
-            Grant(uid: "alice", tenant: tenantA, home: tenantA, user: "alice@contoso.com", scope: "openid profile User.Read email", client: client, foci: nil),
-            Grant(uid: "alice", tenant: tenantA, home: tenantA, user: "alice@contoso.com", scope: "openid profile Mail.Read Calendars.Read email", client: client, foci: nil),
-            Grant(uid: "bob", tenant: tenantA, home: tenantA, user: "bob@contoso.com", scope: "openid profile User.Read email", client: client, foci: nil),
-            Grant(uid: "bob", tenant: tenantB, home: tenantA, user: "bob@contoso.com", scope: "openid profile User.Read email", client: client, foci: nil),
-            Grant(uid: "carol", tenant: tenantA, home: tenantA, user: "carol@contoso.com", scope: "openid profile User.Read email", client: family, foci: "1"),
+            Grant(
+                uid: "alice", tenant: tenantA, home: tenantA, user: "alice@contoso.com", scope: "openid profile User.Read email",
+                client: client, foci: nil),
+            Grant(
+                uid: "alice", tenant: tenantA, home: tenantA, user: "alice@contoso.com",
+                scope: "openid profile Mail.Read Calendars.Read email", client: client, foci: nil),
+            Grant(
+                uid: "bob", tenant: tenantA, home: tenantA, user: "bob@contoso.com", scope: "openid profile User.Read email",
+                client: client, foci: nil),
+            Grant(
+                uid: "bob", tenant: tenantB, home: tenantA, user: "bob@contoso.com", scope: "openid profile User.Read email",
+                client: client, foci: nil),
+            Grant(
+                uid: "carol", tenant: tenantA, home: tenantA, user: "carol@contoso.com", scope: "openid profile User.Read email",
+                client: family, foci: "1"),
         ]
         var contents = TokenCacheContents()
         for grant in grants {

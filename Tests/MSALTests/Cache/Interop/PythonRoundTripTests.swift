@@ -61,7 +61,9 @@ struct PythonRoundTripTests {
         }
     }
 
-    @Test("Python → Swift → Python …: five refreshes on each side, each side's newest token found by the other with 0 requests, no stale refresh token, unknown members kept")
+    @Test(
+        "Python → Swift → Python …: five refreshes on each side, each side's newest token found by the other with 0 requests, no stale refresh token, unknown members kept"
+    )
     func alternatingRefreshes() async throws {
         let written = try await PythonSelfCheckTests.WrittenCache.make()
         defer { written.remove() }
@@ -88,11 +90,13 @@ struct PythonRoundTripTests {
 
         for round in 1...5 {
             // swift-msal refreshes, with the refresh token MSAL for Python left.
-            let swift = try SwiftSide(cache: written.cacheURL, home: home, accessToken: "swift-at-\(round)", refreshToken: "swift-rt-\(round)")
+            let swift = try SwiftSide(
+                cache: written.cacheURL, home: home, accessToken: "swift-at-\(round)", refreshToken: "swift-rt-\(round)")
             let refreshed = try await swift.silent(home, forceRefresh: true)
             #expect(refreshed.accessToken == "swift-at-\(round)")
             #expect(swift.refreshTokensSent == [newestRefreshToken], "round \(round): swift-msal sent a stale refresh token")
-            #expect(try Self.refreshTokens(written.cacheURL, home: home) == ["swift-rt-\(round)"], "round \(round): stale refresh tokens left")
+            #expect(
+                try Self.refreshTokens(written.cacheURL, home: home) == ["swift-rt-\(round)"], "round \(round): stale refresh tokens left")
 
             // MSAL for Python, offline, finds swift-msal's token.
             let read = try await PythonMSAL.runChecked("read_cache.py", [written.cacheURL.path, queries.path]).jsonObject()
@@ -109,7 +113,9 @@ struct PythonRoundTripTests {
             ]).write(to: spec)
             let python = try await PythonMSAL.runChecked("refresh_cache.py", [written.cacheURL.path, spec.path]).jsonObject()
             #expect(python["access_token"] as? String == "python-at-\(round)", "round \(round): \(python)")
-            #expect(python["refresh_tokens_sent"] as? [String] == ["swift-rt-\(round)"], "round \(round): MSAL for Python sent a stale refresh token")
+            #expect(
+                python["refresh_tokens_sent"] as? [String] == ["swift-rt-\(round)"],
+                "round \(round): MSAL for Python sent a stale refresh token")
             #expect(try Self.refreshTokens(written.cacheURL, home: home) == ["python-rt-\(round)"], "round \(round)")
             newestRefreshToken = "python-rt-\(round)"
 

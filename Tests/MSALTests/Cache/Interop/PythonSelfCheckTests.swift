@@ -135,8 +135,10 @@ struct PythonSelfCheckTests {
         #expect(accessTokens.count == 5)  // alice ×2 scope sets, bob ×2 tenants, carol ×1
         for (key, at) in accessTokens {
             #expect(key == key.lowercased())
-            let rebuilt = [string(at, "home_account_id"), string(at, "environment"), "accesstoken", string(at, "client_id"),
-                           string(at, "realm"), string(at, "target")].joined(separator: "-").lowercased()
+            let rebuilt = [
+                string(at, "home_account_id"), string(at, "environment"), "accesstoken", string(at, "client_id"),
+                string(at, "realm"), string(at, "target"),
+            ].joined(separator: "-").lowercased()
             #expect(key == rebuilt)
             #expect(string(at, "credential_type") == "AccessToken")
             #expect(string(at, "token_type") == "Bearer")
@@ -154,12 +156,15 @@ struct PythonSelfCheckTests {
 
         let refreshTokens = written.section("RefreshToken")
         #expect(refreshTokens.count == 3)  // one per (account, client): alice's rotated, bob's newest, carol's
-        let families = Dictionary(uniqueKeysWithValues: (written.expected["clients"] as? [[String: Any]] ?? []).compactMap { c in
-            (c["client_id"] as? String).map { ($0, c["family_id"] as? String) }
-        })
+        let families = Dictionary(
+            uniqueKeysWithValues: (written.expected["clients"] as? [[String: Any]] ?? []).compactMap { c in
+                (c["client_id"] as? String).map { ($0, c["family_id"] as? String) }
+            })
         for (key, rt) in refreshTokens {
-            let rebuilt = [string(rt, "home_account_id"), string(rt, "environment"), "refreshtoken", string(rt, "client_id"),
-                           "", string(rt, "target")].joined(separator: "-").lowercased()
+            let rebuilt = [
+                string(rt, "home_account_id"), string(rt, "environment"), "refreshtoken", string(rt, "client_id"),
+                "", string(rt, "target"),
+            ].joined(separator: "-").lowercased()
             #expect(key == rebuilt, "realm slot empty, client id (not the family id) in the key")
             #expect(rt["realm"] == nil)
             #expect(Int(string(rt, "last_modification_time")) != nil)
@@ -170,8 +175,10 @@ struct PythonSelfCheckTests {
         let idTokens = written.section("IdToken")
         #expect(idTokens.count == 4)  // per (account, client, realm)
         for (key, idt) in idTokens {
-            let rebuilt = [string(idt, "home_account_id"), string(idt, "environment"), "idtoken", string(idt, "client_id"),
-                           string(idt, "realm"), ""].joined(separator: "-").lowercased()
+            let rebuilt = [
+                string(idt, "home_account_id"), string(idt, "environment"), "idtoken", string(idt, "client_id"),
+                string(idt, "realm"), "",
+            ].joined(separator: "-").lowercased()
             #expect(key == rebuilt, "trailing dash")
             #expect(string(idt, "secret").split(separator: ".", omittingEmptySubsequences: false).count == 3)
         }
@@ -189,8 +196,11 @@ struct PythonSelfCheckTests {
         var profiles: [(String, String, String, String)] = []
         for account in written.expectedAccounts {
             for profile in account["tenant_profiles"] as? [[String: Any]] ?? [] {
-                profiles.append((account["home_account_id"] as? String ?? "", profile["realm"] as? String ?? "",
-                                 profile["local_account_id"] as? String ?? "", account["username"] as? String ?? ""))
+                profiles.append(
+                    (
+                        account["home_account_id"] as? String ?? "", profile["realm"] as? String ?? "",
+                        profile["local_account_id"] as? String ?? "", account["username"] as? String ?? ""
+                    ))
             }
         }
         #expect(accounts.count == profiles.count)

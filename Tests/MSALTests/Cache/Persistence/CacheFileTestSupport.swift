@@ -13,7 +13,8 @@ struct ScratchDirectory {
 
     init(onDisk: Bool = false) throws {
         var isDirectory: ObjCBool = false
-        let memory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+        let memory =
+            FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
             && access("/dev/shm", W_OK) == 0
         let base = onDisk || !memory ? "/tmp" : "/dev/shm"
         var template = Array("\(base)/msal-cachefile-XXXXXX".utf8CString)

@@ -149,8 +149,10 @@ struct TokenCacheFileBasicsTests {
 
     @Test(
         "Paths that are not absolute or name no file are cacheLocationUnavailable",
-        arguments: ["", "token_cache.json", "./token_cache.json", "~/.cache/msal/token_cache.json", "/tmp/msal/", "/", "/tmp/..",
-            "/tmp/.", "/tmp/a\u{0}b"])
+        arguments: [
+            "", "token_cache.json", "./token_cache.json", "~/.cache/msal/token_cache.json", "/tmp/msal/", "/", "/tmp/..",
+            "/tmp/.", "/tmp/a\u{0}b",
+        ])
     func badPaths(_ path: String) {
         expectMSALError(.cacheLocationUnavailable) { _ = try TokenCacheFile(path: path) }
     }

@@ -26,9 +26,11 @@ struct TokenCacheFileDefaultPathTests {
         #expect(try path(["HOME": "/home/u/"]) == "/home/u/.cache/msal/token_cache.json")
     }
 
-    @Test("HOME and XDG_CACHE_HOME unset, empty or relative: the passwd home directory", arguments: [
-        [:], ["HOME": ""], ["HOME": "relative"], ["XDG_CACHE_HOME": "", "HOME": ""],
-    ] as [[String: String]])
+    @Test(
+        "HOME and XDG_CACHE_HOME unset, empty or relative: the passwd home directory",
+        arguments: [
+            [:], ["HOME": ""], ["HOME": "relative"], ["XDG_CACHE_HOME": "", "HOME": ""],
+        ] as [[String: String]])
     func passwdFallback(_ environment: [String: String]) throws {
         #expect(try path(environment) == "/passwd/home/.cache/msal/token_cache.json")
     }
