@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "CacheProfile",
             dependencies: [
-                .product(name: "MSAL", package: "swift-msal"),
+                .product(name: "MSAL", package: "swift-msal")
             ]
         ),
         // A bare loop over one case, to run under valgrind --tool=callgrind or perf.

@@ -37,7 +37,7 @@ final class LoadFixture: Sendable {
         var folder: String?
         var storage = MSALCacheConfig.Storage.memory
         if case .file = cache {
-            let path = makeScratchFolder()
+            let path = try makeScratchFolder()
             folder = path
             storage = .file(path: path + "/token_cache.json")
         }
@@ -67,16 +67,18 @@ final class LoadFixture: Sendable {
     /// Signs user `index` in through the emulator's sign-in page.
     static func signIn(_ application: MSALPublicClientApplication, _ index: Int) async throws -> MSALAccount {
         let webUI = SignInPageWebUI(username: LoadDirectory.username(index))
-        let parameters = MSALInteractiveTokenParameters(scopes: LoadDirectory.scopes, webviewParameters: MSALWebviewParameters(webUI: webUI))
+        let parameters = MSALInteractiveTokenParameters(
+            scopes: LoadDirectory.scopes, webviewParameters: MSALWebviewParameters(webUI: webUI))
         let result = try await application.acquireToken(with: parameters)
-        require(result.account.username == LoadDirectory.username(index), "signed in \(result.account.username ?? "nobody"), not user \(index)")
+        require(
+            result.account.username == LoadDirectory.username(index), "signed in \(result.account.username ?? "nobody"), not user \(index)")
         return result.account
     }
 
     /// A private folder under the temporary directory.
-    static func makeScratchFolder() -> String {
+    static func makeScratchFolder() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("msal-provider-load-\(getpid())-\(UUID().uuidString)").path
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return path
     }
 
@@ -84,7 +86,7 @@ final class LoadFixture: Sendable {
     /// the refresh token of each user (index `i` for user `i`) from that file: tokens of their own
     /// sign-ins, which the baselines redeem without disturbing ``application``'s.
     func separateRefreshTokens() async throws -> [String] {
-        let scratch = Self.makeScratchFolder()
+        let scratch = try Self.makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let path = scratch + "/token_cache.json"
         let helper = try Self.makeApplication(emulator, storage: .file(path: path))

@@ -59,7 +59,8 @@ func verifyRefreshRequests(_ emulator: MSALEmulator, users: [Int], _ what: Strin
     let expected = users.map { LoadDirectory.username($0) }.sorted()
     let seen = refreshes.map { $0.username?.lowercased() ?? "-" }.sorted()
     let refreshesOK = refreshes.allSatisfy { $0.grantType == .refreshToken && $0.status == 200 && !$0.faulted }
-    let othersOK = discovery
+    let othersOK =
+        discovery
         ? others.count == 2 && others.allSatisfy { $0.status == 200 } && Set(others.map(\.endpoint)) == [.openIDConfiguration, .keys]
         : others.isEmpty
     guard refreshes.count == users.count, refreshesOK, seen == expected, othersOK else {
@@ -149,7 +150,8 @@ func singleFlightBenchmark(callers: Int) {
                 }
                 benchmark.stopMeasurement()
                 let distinct = Set(batch.results.map(\.accessToken)).count
-                verifyRefreshRequests(fixture.emulator, users: [0], name, note: " (\(distinct) distinct access tokens among the \(callers) callers)")
+                verifyRefreshRequests(
+                    fixture.emulator, users: [0], name, note: " (\(distinct) distinct access tokens among the \(callers) callers)")
                 require(batch.results.allSatisfy { $0.tokenSource == .identityProvider }, "\(name): a call was answered from the cache")
                 require(Set(batch.results.map(\.accessToken)).count == 1, "\(name): the callers got different access tokens")
                 require(Set(batch.results.map(\.correlationId)).count == callers, "\(name): callers share a correlation id")
@@ -195,7 +197,8 @@ func baselineBenchmark(concurrency: Int, client: RawRefresh.Client) {
         setup: {
             let fixture = slot.fill(try await LoadFixture.start(users: concurrency, cache: .memory))
             let tokens = try await fixture.separateRefreshTokens()
-            return BaselineState(fixture: fixture, refresh: RawRefresh(client: client, endpoint: fixture.tokenEndpoint, refreshTokens: tokens))
+            return BaselineState(
+                fixture: fixture, refresh: RawRefresh(client: client, endpoint: fixture.tokenEndpoint, refreshTokens: tokens))
         },
         teardown: { await slot.empty() })
 }

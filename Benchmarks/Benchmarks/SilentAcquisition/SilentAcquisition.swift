@@ -25,7 +25,8 @@ struct Document {
 }
 
 func loadDocuments() -> (clientID: String, authority: String, scopes: [String], documents: [Document]) {
-    let folder = ProcessInfo.processInfo.environment["MSAL_CACHE_DOCUMENTS"]
+    let folder =
+        ProcessInfo.processInfo.environment["MSAL_CACHE_DOCUMENTS"]
         ?? FileManager.default.currentDirectoryPath + "/.build/cache-documents"
     guard let data = FileManager.default.contents(atPath: folder + "/manifest.json"),
         let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -36,29 +37,49 @@ func loadDocuments() -> (clientID: String, authority: String, scopes: [String], 
     try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     var documents: [Document] = []
     for entry in entries {
-        guard let file = entry["file"] as? String, let accounts = entry["accounts"] as? Int, accounts == 1 || accounts == 10_000 else { continue }
+        guard let file = entry["file"] as? String, let accounts = entry["accounts"] as? Int, accounts == 1 || accounts == 10_000 else {
+            continue
+        }
         let copy = scratch + "/" + file
         try? FileManager.default.removeItem(atPath: copy)
-        try! FileManager.default.copyItem(atPath: folder + "/" + file, toPath: copy)
+        do {
+            try FileManager.default.copyItem(atPath: folder + "/" + file, toPath: copy)
+        } catch {
+            fatalError("cannot copy \(file) from \(folder) to \(scratch): \(error)")
+        }
         chmod(copy, 0o600)
         let probes = (entry["probes"] as? [[String: Any]] ?? []).compactMap { $0["home_account_id"] as? String }
         documents.append(Document(accounts: accounts, path: copy, probes: probes))
     }
-    return (manifest["client_id"] as? String ?? "", manifest["authority"] as? String ?? "", manifest["scopes"] as? [String] ?? [], documents.sorted { $0.accounts < $1.accounts })
+    return (
+        manifest["client_id"] as? String ?? "", manifest["authority"] as? String ?? "", manifest["scopes"] as? [String] ?? [],
+        documents.sorted { $0.accounts < $1.accounts }
+    )
 }
 
 func silentAcquisitionBenchmarks() {
     let (clientID, authorityURL, scopes, documents) = loadDocuments()
     // The authority MSAL for Python wrote the documents with (`organizations`).
-    let authority = try! MSALAuthority(url: URL(string: authorityURL)!)
+    let authority: MSALAuthority
+    do {
+        authority = try MSALAuthority(url: URL(string: authorityURL)!)
+    } catch {
+        fatalError("the documents' authority \(authorityURL) is refused: \(error)")
+    }
     for document in documents {
         let config = MSALPublicClientApplicationConfig(clientId: clientID, redirectUri: nil, authority: authority)
         config.cacheConfig = MSALCacheConfig(storage: .file(path: document.path))
         config.transport = NoNetwork()
-        let application = try! MSALPublicClientApplication(configuration: config)
-        let parameters: [MSALSilentTokenParameters] = document.probes.map { identifier in
-            guard let account = try! application.account(forIdentifier: identifier) else { fatalError("no account \(identifier)") }
-            return MSALSilentTokenParameters(scopes: scopes, account: account)
+        let application: MSALPublicClientApplication
+        let parameters: [MSALSilentTokenParameters]
+        do {
+            application = try MSALPublicClientApplication(configuration: config)
+            parameters = try document.probes.map { identifier in
+                guard let account = try application.account(forIdentifier: identifier) else { fatalError("no account \(identifier)") }
+                return MSALSilentTokenParameters(scopes: scopes, account: account)
+            }
+        } catch {
+            fatalError("cannot open the \(document.accounts)-account document \(document.path): \(error)")
         }
         Benchmark("acquireTokenSilent cache hit, \(document.accounts) accounts") { benchmark in
             var index = 0

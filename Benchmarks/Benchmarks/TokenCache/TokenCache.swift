@@ -8,8 +8,8 @@
 
 import Benchmark
 import Foundation
-import Synchronization
 @_spi(Benchmarks) import MSAL
+import Synchronization
 
 struct Probe {
     var homeAccountID: String
@@ -24,7 +24,8 @@ struct CacheDocumentSet {
     var documents: [(accounts: Int, bytes: [UInt8], probes: [Probe])]
 
     static func load() -> CacheDocumentSet {
-        let folder = ProcessInfo.processInfo.environment["MSAL_CACHE_DOCUMENTS"]
+        let folder =
+            ProcessInfo.processInfo.environment["MSAL_CACHE_DOCUMENTS"]
             ?? FileManager.default.currentDirectoryPath + "/.build/cache-documents"
         guard let manifestData = FileManager.default.contents(atPath: folder + "/manifest.json"),
             let manifest = try? JSONSerialization.jsonObject(with: manifestData) as? [String: Any],
@@ -50,12 +51,22 @@ struct CacheDocumentSet {
     }
 }
 
+/// Loads a document of the set outside any measurement; one that does not load stops the run, as a
+/// missing one does.
+func loadDocument(_ bytes: [UInt8], accounts: Int) -> MSALCacheBenchmarkSupport.Loaded {
+    do {
+        return try MSALCacheBenchmarkSupport.load(bytes)
+    } catch {
+        fatalError("the \(accounts)-account cache document does not load: \(error)")
+    }
+}
+
 func tokenCacheBenchmarks() {
     let set = CacheDocumentSet.load()
     let scopes = MSALCacheBenchmarkSupport.lookupScopes(set.scopes)
     let now = Int64(Date().timeIntervalSince1970)
     for document in set.documents {
-        let loaded = try! MSALCacheBenchmarkSupport.load(document.bytes)
+        let loaded = loadDocument(document.bytes, accounts: document.accounts)
         let probes = document.probes
         let realms = probes.map { [MSALAccountId(identifier: $0.homeAccountID).tenantId ?? "", set.realm] }
         for (probe, realm) in zip(probes, realms) {
@@ -86,7 +97,7 @@ func tokenCacheBenchmarks() {
         }
         // The first allAccounts() after one account changed (a token refresh saved for it): only
         // the call is measured, not the save before it.
-        let changing = try! MSALCacheBenchmarkSupport.load(document.bytes)
+        let changing = loadDocument(document.bytes, accounts: document.accounts)
         blackHole(MSALCacheBenchmarkSupport.accounts(changing, clientID: set.clientID, environment: set.environment, memoized: true))
         let rounds = Mutex(0)
         Benchmark("Cache allAccounts (first call after a change), \(document.accounts) accounts") { benchmark in
@@ -96,18 +107,21 @@ func tokenCacheBenchmarks() {
             }
             MSALCacheBenchmarkSupport.touchOneAccount(changing, clientID: set.clientID, round: round)
             benchmark.startMeasurement()
-            let accounts = MSALCacheBenchmarkSupport.accounts(changing, clientID: set.clientID, environment: set.environment, memoized: true)
+            let accounts = MSALCacheBenchmarkSupport.accounts(
+                changing, clientID: set.clientID, environment: set.environment, memoized: true)
             benchmark.stopMeasurement()
             precondition(accounts.count == document.accounts, "an account went missing")
             blackHole(accounts)
         }
         // As MSAL for Python's figures are taken: what a call returns is freed outside the timing.
-        Benchmark("Cache deserialize (parse + index), \(document.accounts) accounts", configuration: .init(maxDuration: .seconds(10))) { benchmark in
+        Benchmark(
+            "Cache deserialize (parse + index), \(document.accounts) accounts", configuration: .init(maxDuration: .seconds(10))
+        ) { benchmark in
             var results: [MSALCacheBenchmarkSupport.Loaded] = []
             results.reserveCapacity(benchmark.scaledIterations.count)
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
-                results.append(try! MSALCacheBenchmarkSupport.load(document.bytes))
+                results.append(try MSALCacheBenchmarkSupport.load(document.bytes))
             }
             benchmark.stopMeasurement()
             blackHole(results)

@@ -49,9 +49,10 @@ case "lookup":
     let realms = homes.map { [String($0[$0.index(after: $0.lastIndex(of: ".")!)...]), "organizations"] }
     for round in 0..<count {
         let index = round % homes.count
-        checksum &+= MSALCacheBenchmarkSupport.silentLookup(
-            loaded, homeAccountID: homes[index], environment: environment, clientID: clientID, realms: realms[index],
-            scopes: scopes, now: 1_767_225_600)?.utf8.count ?? 0
+        checksum &+=
+            MSALCacheBenchmarkSupport.silentLookup(
+                loaded, homeAccountID: homes[index], environment: environment, clientID: clientID, realms: realms[index],
+                scopes: scopes, now: 1_767_225_600)?.utf8.count ?? 0
     }
 case "silent":
     // acquireTokenSilent cache hits through the public async API on a copy of the document.
@@ -61,7 +62,8 @@ case "silent":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)
     let homes = MSALCacheBenchmarkSupport.homeAccountIDs(loaded, count: 16)
     let config = MSALPublicClientApplicationConfig(
-        clientId: clientID, redirectUri: nil, authority: try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/organizations")!))
+        clientId: clientID, redirectUri: nil,
+        authority: try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/organizations")!))
     config.cacheConfig = MSALCacheConfig(storage: .file(path: copy))
     let application = try MSALPublicClientApplication(configuration: config)
     let parameters = try homes.map { home in

@@ -4,16 +4,27 @@ public import JWTKit
 /// The claims jwt-kit decodes and checks: the same ones `IDTokenValidator`
 /// judges (iss, aud, azp, exp, nbf, iat, nonce, sub), plus `tid`.
 public struct SampleIDTokenPayload: JWTPayload {
+    /// Issuer; must be ``SampleFixtures/issuer``.
     public var iss: IssuerClaim
+    /// Subject; must not be empty.
     public var sub: SubjectClaim
+    /// Audience; must include ``SampleFixtures/clientID``.
     public var aud: AudienceClaim
+    /// Authorized party; when present, must be ``SampleFixtures/clientID``.
     public var azp: String?
+    /// Expiration time; must not have passed at ``SampleFixtures/now``.
     public var exp: ExpirationClaim
+    /// Not-before time; must not be after ``SampleFixtures/now``.
     public var nbf: NotBeforeClaim
+    /// Issued-at time; must not be after ``SampleFixtures/now``.
     public var iat: IssuedAtClaim
+    /// Nonce; must be ``SampleFixtures/nonce``.
     public var nonce: String?
+    /// Tenant id; decoded but not checked.
     public var tid: String?
 
+    /// Checks the claims as `IDTokenValidator` does, at the fixed time ``SampleFixtures/now``;
+    /// throws a `JWTError` for the first claim that fails. `algorithm` is not used.
     public func verify(using algorithm: some JWTAlgorithm) async throws {
         // Fixed clock inside the token's window, as for MSALJOSE.
         let now = SampleFixtures.now
@@ -40,6 +51,8 @@ public struct SampleIDTokenPayload: JWTPayload {
 
 /// A jwt-kit key collection holding the sample's public key under its `kid`.
 public enum JWTKitSetup {
+    /// Adds `sample`'s public key (RS256 with SHA-256, or ES256) to `keys` under the sample's `kid`;
+    /// stops the run for any other algorithm.
     public static func addKey(for sample: SampleCase, to keys: JWTKeyCollection) async throws {
         let kid = JWKIdentifier(string: sample.keyID)
         switch sample.algorithm {
@@ -57,13 +70,22 @@ public enum JWTKitSetup {
 
 /// The same claims with plain types, for the Foundation JSONDecoder micro-benchmark.
 public struct DecodedClaims: Decodable, Sendable {
+    /// Issuer (`iss`).
     public var iss: String
+    /// Subject (`sub`).
     public var sub: String
+    /// Audience (`aud`), a single string in the samples.
     public var aud: String
+    /// Authorized party (`azp`), if present.
     public var azp: String?
+    /// Expiration time (`exp`), seconds since 1970.
     public var exp: Double
+    /// Not-before time (`nbf`), seconds since 1970.
     public var nbf: Double
+    /// Issued-at time (`iat`), seconds since 1970.
     public var iat: Double
+    /// Nonce (`nonce`), if present.
     public var nonce: String?
+    /// Tenant id (`tid`), if present.
     public var tid: String?
 }

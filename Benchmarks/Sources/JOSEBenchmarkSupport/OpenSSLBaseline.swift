@@ -11,6 +11,7 @@ import MSALJOSE
 public final class BaselinePublicKey {
     private let pointer: OpaquePointer
 
+    /// Reads the key from `pem`; stops the run if OpenSSL cannot read it.
     public init(pem: String) {
         let bytes = Array(pem.utf8)
         let key: OpaquePointer? = bytes.withUnsafeBytes { raw in
@@ -28,6 +29,7 @@ public final class BaselinePublicKey {
         EVP_PKEY_free(pointer)
     }
 
+    /// Lends the `EVP_PKEY` pointer to `body`; it must not be kept beyond the call.
     public func withKeyPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
         try body(pointer)
     }
@@ -37,6 +39,7 @@ public final class BaselinePublicKey {
 public final class BaselineDigest {
     private let pointer: OpaquePointer
 
+    /// Fetches the digest called `name` (for example "SHA256"); stops the run if OpenSSL has none.
     public init(name: String) {
         guard let md = EVP_MD_fetch(nil, name, nil) else {
             fatalError("OpenSSL cannot fetch \(name): \(BaselineErrors.drain())")
@@ -48,12 +51,15 @@ public final class BaselineDigest {
         EVP_MD_free(pointer)
     }
 
+    /// Lends the `EVP_MD` pointer to `body`; it must not be kept beyond the call.
     public func withDigestPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
         try body(pointer)
     }
 }
 
+/// OpenSSL's thread-local error queue, for failure messages.
 public enum BaselineErrors {
+    /// Takes every queued OpenSSL error off the queue and returns its message, oldest first.
     public static func drain() -> [String] {
         var messages: [String] = []
         while case let code = ERR_get_error(), code != 0 {
@@ -67,13 +73,17 @@ public enum BaselineErrors {
 
 /// The verification inputs, prepared once.
 public struct BaselineInputs {
+    /// The sample's public key.
     public let key: BaselinePublicKey
+    /// SHA-256, fetched once.
     public let digest: BaselineDigest
     /// `header.payload` as ASCII.
     public let message: [UInt8]
     /// The signature as OpenSSL verifies it: PKCS#1 v1.5 bytes for RSA, DER for ECDSA.
     public let signature: [UInt8]
 
+    /// Loads `sample`'s key, fetches SHA-256 and prepares its signing input and signature; stops the
+    /// run if the signature is not base64url or the algorithm is neither RS256 nor ES256.
     public init(_ sample: SampleCase) {
         key = BaselinePublicKey(pem: sample.publicKeyPEM)
         digest = BaselineDigest(name: "SHA256")
@@ -111,8 +121,10 @@ public struct BaselineInputs {
     /// One verification exactly as the baseline measures it: new context,
     /// DigestVerifyInit with the pre-fetched SHA-256, DigestVerify, free.
     @inline(__always)
-    public static func verify(key: OpaquePointer, md: OpaquePointer,
-                       message: UnsafeBufferPointer<UInt8>, signature: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func verify(
+        key: OpaquePointer, md: OpaquePointer,
+        message: UnsafeBufferPointer<UInt8>, signature: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
         guard let ctx = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(ctx) }
         guard EVP_DigestVerifyInit(ctx, nil, md, nil, key) == 1 else {

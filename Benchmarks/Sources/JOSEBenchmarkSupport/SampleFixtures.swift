@@ -12,12 +12,16 @@ public enum SampleFixtures {
         .deletingLastPathComponent()  // repository root
         .appendingPathComponent("Fixtures/Samples")
 
+    /// The tokens' `iss`.
     public static let issuer = "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0"
+    /// The tokens' `aud`: the client id they were issued to.
     public static let clientID = "6cb04018-a3f5-46a7-b995-940c78f5aef3"
+    /// The tokens' `nonce`.
     public static let nonce = "123523"
     /// Inside the tokens' validity window (nbf 1700000000, exp 1700003600).
     public static let now = Date(timeIntervalSince1970: 1_700_001_000)
 
+    /// The contents of the fixture file `name` in ``directory``; stops the run if it cannot be read.
     public static func bytes(_ name: String) -> [UInt8] {
         let url = directory.appendingPathComponent(name)
         guard let data = try? Data(contentsOf: url) else {
@@ -36,15 +40,20 @@ public enum SampleFixtures {
 public struct SampleCase: Sendable {
     /// "RS256" or "ES256".
     public let algorithm: String
+    /// The `kid` of the signing key, as in the token's header and in `jwks.json`.
     public let keyID: String
+    /// The compact JWS, without a trailing newline.
     public let token: String
+    /// The public key as a SubjectPublicKeyInfo PEM.
     public let publicKeyPEM: String
 
+    /// `id-token-rs256.jwt`, signed with the RSA 2048-bit key `sample-rsa-2048`.
     public static let rs256 = SampleCase(
         algorithm: "RS256", keyID: "sample-rsa-2048",
         token: SampleFixtures.text("id-token-rs256.jwt"),
         publicKeyPEM: SampleFixtures.text("rsa-2048-public.pem"))
 
+    /// `id-token-es256.jwt`, signed with the P-256 key `sample-ec-p256`.
     public static let es256 = SampleCase(
         algorithm: "ES256", keyID: "sample-ec-p256",
         token: SampleFixtures.text("id-token-es256.jwt"),

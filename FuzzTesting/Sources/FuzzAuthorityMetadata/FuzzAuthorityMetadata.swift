@@ -12,9 +12,10 @@
 //   cloud's aliases, its known authorities, a CIAM issuer's *.ciamlogin.com host), without
 //   userinfo or fragment; its issuer keeps no `{tenant}` placeholder.
 // - Anything else ends in an MSALError with one of the metadata internal codes.
-@_spi(Fuzzing) import MSAL
-import FuzzCheck
+
 import Foundation
+import FuzzCheck
+@_spi(Fuzzing) import MSAL
 
 /// The authorities every input is validated for, with the kind forced where detection would not find it.
 let authorities: [(text: String, kind: MSALAuthorityKind?, loopback: Bool, known: [String])] = [
@@ -35,6 +36,8 @@ let publicCloud = MSALFuzzingSupport.DiscoveryGroup(
 
 let metadataCodes: Set<MSALInternalError> = [.invalidAuthorityMetadata, .authorityIssuerMismatch, .insecureEndpoint]
 
+/// libFuzzer's entry point: reads the input as an instance-discovery answer and as an OpenID
+/// configuration, validates the configuration for each of `authorities`, and returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAuthorityMetadata(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)
@@ -48,7 +51,9 @@ public func fuzzAuthorityMetadata(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     let groups = checkDiscovery(discoveryBytes)
     for authority in authorities {
         let authorityHost = hostAndPort(URL(string: authority.text)!)
-        let group = groups.first { $0.aliases.contains(authorityHost) } ?? (authorityHost.hasPrefix("login.microsoftonline.com") ? publicCloud : nil)
+        let group =
+            groups.first { $0.aliases.contains(authorityHost) }
+            ?? (authorityHost.hasPrefix("login.microsoftonline.com") ? publicCloud : nil)
         checkConfiguration(configurationBytes, authority: authority, group: group)
     }
     return 0
@@ -60,7 +65,8 @@ func checkDiscovery(_ bytes: [UInt8]) -> [MSALFuzzingSupport.DiscoveryGroup] {
     do throws(MSALError) {
         parsed = try MSALFuzzingSupport.parseInstanceDiscovery(bytes)
     } catch {
-        fuzzCheck(error.internalCode == .invalidAuthorityMetadata, "instance discovery failed with \(String(describing: error.internalCode))")
+        fuzzCheck(
+            error.internalCode == .invalidAuthorityMetadata, "instance discovery failed with \(String(describing: error.internalCode))")
         return []
     }
     for group in parsed.groups {
@@ -109,7 +115,9 @@ func checkConfiguration(
         fuzzCheck(endpoint.fragment == nil, "\(name) \(endpoint.absoluteString) has a fragment")
         let host = hostAndPort(endpoint)
         let ciamIssuerHost = metadata.kind == .ciam && host.hasSuffix(".ciamlogin.com") && !host.contains(":")
-        fuzzCheck(trusted.contains(host) || ciamIssuerHost, "\(name) \(endpoint.absoluteString) of \(authority.text) is on untrusted host \(host)")
+        fuzzCheck(
+            trusted.contains(host) || ciamIssuerHost, "\(name) \(endpoint.absoluteString) of \(authority.text) is on untrusted host \(host)"
+        )
     }
     fuzzCheck(!metadata.issuer.contains("{tenant}"), "issuer \(metadata.issuer) keeps the {tenant} placeholder")
 }
@@ -117,7 +125,8 @@ func checkConfiguration(
 /// `host[:port]` of `url` as written, lower-cased, without the scheme's default port.
 func hostAndPort(_ url: URL) -> String {
     let host = (url.host(percentEncoded: true) ?? "").lowercased()
-    guard let port = url.port, !(url.scheme?.lowercased() == "https" && port == 443), !(url.scheme?.lowercased() == "http" && port == 80) else {
+    guard let port = url.port, !(url.scheme?.lowercased() == "https" && port == 443), !(url.scheme?.lowercased() == "http" && port == 80)
+    else {
         return host
     }
     return "\(host):\(port)"

@@ -12,12 +12,15 @@
 // - An authority from `MSALAuthority(url:)` is accepted again, from its URL, by the class of its kind,
 //   and compares equal.
 // - A failure is an MSALError with `invalidAuthority`.
-@_spi(Fuzzing) import MSAL
-import FuzzCheck
+
 import Foundation
+import FuzzCheck
+@_spi(Fuzzing) import MSAL
 
 let kinds: [MSALAuthorityKind?] = [nil] + MSALAuthorityKind.allCases.map(Optional.some)
 
+/// libFuzzer's entry point: parses the input as an authority URL for every kind, with and without
+/// the loopback opt-in, and through `MSALAuthority(url:)`; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAuthorityURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: fuzzBytes(data, size), as: UTF8.self)

@@ -13,13 +13,16 @@
 // - After saving a token response into it and after signing every account out, the incrementally
 //   kept index equals a rebuilt one, and the document still round-trips.
 // - A failure is an MSALError with `cacheCorrupt` or `cacheTooLarge`.
+
+import FuzzCheck
 @_spi(Fuzzing) import MSAL
 @_spi(Fuzzing) import MSALJOSE
-import FuzzCheck
 
 let knownSections: Set<String> = ["AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata"]
 let now: Int64 = 1_767_225_600
 
+/// libFuzzer's entry point: loads the input as a token cache file, then round-trips, queries,
+/// saves into and signs out of what loaded; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCacheDocument(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)
@@ -75,12 +78,14 @@ func checkAgainstJSONReader(_ bytes: [UInt8], loaded: MSALFuzzingSupport.LoadedC
         fuzzCheck(loaded == nil, "the cache reader accepted a document the JSON reader rejects")
         return
     }
-    let acceptable = json.rootMembers.map { members in
-        members.allSatisfy { !knownSections.contains($0.name) || $0.kind == "object" }
-    } ?? false
+    let acceptable =
+        json.rootMembers.map { members in
+            members.allSatisfy { !knownSections.contains($0.name) || $0.kind == "object" }
+        } ?? false
     fuzzCheck(
         acceptable == (loaded != nil),
-        acceptable ? "the cache reader rejected a document the JSON reader accepts" : "the cache reader accepted a document that is not a cache")
+        acceptable
+            ? "the cache reader rejected a document the JSON reader accepts" : "the cache reader accepted a document that is not a cache")
 }
 
 /// Serializing `cache` gives a document that reads back to the same document and the same bytes.

@@ -11,7 +11,9 @@ import Darwin
 ///
 /// Used instead of `precondition`, which an optimized build may turn into a bare trap without
 /// the message.
-public func fuzzCheck(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+public func fuzzCheck(
+    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line
+) {
     guard !condition() else { return }
     let text = "Fuzz invariant failed (\(file):\(line)): \(message())\n"
     var bytes = Array(text.utf8)[...]

@@ -8,9 +8,12 @@
 // - Refusing duplicate names only ever refuses more: a document accepted with them refused is
 //   accepted with them tolerated, and written the same way.
 // - Nesting: a document accepted at depth 16 is accepted at depth 32.
-@_spi(Fuzzing) import MSALJOSE
-import FuzzCheck
 
+import FuzzCheck
+@_spi(Fuzzing) import MSALJOSE
+
+/// libFuzzer's entry point: reads the input with strict and lenient limits and writes back what
+/// was accepted; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)

@@ -13,6 +13,8 @@ import MSALJOSE
 
 let message = Array("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJmdXp6In0".utf8)
 
+/// libFuzzer's entry point: parses the input as a JWK set and checks up to eight of its keys for
+/// consistency and against forged signatures of every algorithm; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJWKS(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)

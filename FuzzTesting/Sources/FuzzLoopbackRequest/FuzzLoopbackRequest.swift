@@ -13,9 +13,10 @@
 // - Delivering the same bytes in small pieces gives the same response and outcome.
 // - A captured redirect that is accepted has the expected state and not both code and error.
 // - A redirect URI that parses gives a listener URI that parses back to the same host, port and path.
-@_spi(Fuzzing) import MSAL
-import FuzzCheck
+
 import Foundation
+import FuzzCheck
+@_spi(Fuzzing) import MSAL
 import NIOCore
 import NIOEmbedded
 
@@ -26,6 +27,8 @@ let ownHeaders: Set<String> = [
     "content-security-policy", "allow",
 ]
 
+/// libFuzzer's entry point: serves the input as a request to a fresh loopback listener, whole and
+/// in pieces, and reads it as a captured redirect URL and as a redirect URI; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLoopbackRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)
@@ -59,11 +62,17 @@ struct Served {
 func serve(_ bytes: [UInt8], pieceSize: Int?) -> Served {
     let loop = EmbeddedEventLoop()
     defer { try? loop.syncShutdownGracefully() }
-    let exchange = try! MSALFuzzingSupport.loopbackExchange(
-        redirectURI: "http://localhost/callback", port: port, expectedState: expectedState, maximumRequestBytes: 4096, eventLoop: loop)
+    let exchange: MSALFuzzingSupport.LoopbackExchange
     let channel = EmbeddedChannel(loop: loop)
-    try! channel.pipeline.syncOperations.addHandlers(exchange.connectionHandlers())
-    try! channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
+    do {
+        exchange = try MSALFuzzingSupport.loopbackExchange(
+            redirectURI: "http://localhost/callback", port: port, expectedState: expectedState, maximumRequestBytes: 4096, eventLoop: loop)
+        try channel.pipeline.syncOperations.addHandlers(exchange.connectionHandlers())
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
+    } catch {
+        // The listener and channel are the same for every input: failing here is the harness, not the input.
+        fatalError("cannot set up the listener's connection on an EmbeddedChannel: \(error)")
+    }
     var offset = 0
     while offset < bytes.count, channel.isActive {
         let end = pieceSize.map { min(offset + $0, bytes.count) } ?? bytes.count

@@ -13,10 +13,13 @@
 //   1...3600 s, an http(s) verification URI, and a message without control characters.
 // - Anything else ends in an MSALError with `invalidResponse` (when saving, any typed internal
 //   error: the ID token or client_info may be what is wrong).
-@_spi(Fuzzing) import MSAL
-import FuzzCheck
-import Foundation
 
+import Foundation
+import FuzzCheck
+@_spi(Fuzzing) import MSAL
+
+/// libFuzzer's entry point: reads the input as a token success body, as an error body for each
+/// status and grant, and as a device authorization body; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTokenResponse(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let body = fuzzBytes(data, size)
@@ -40,7 +43,9 @@ func checkSuccess(_ body: [UInt8]) {
         return
     }
     fuzzCheck(!response.accessToken.isEmpty, "a token response without access token parsed")
-    for (name, value) in [("expires_in", response.expiresIn), ("ext_expires_in", response.extendedExpiresIn), ("refresh_in", response.refreshIn)] {
+    for (name, value) in [
+        ("expires_in", response.expiresIn), ("ext_expires_in", response.extendedExpiresIn), ("refresh_in", response.refreshIn),
+    ] {
         guard let value else { continue }
         fuzzCheck((0...maximum).contains(value), "\(name) \(value) is outside 0...\(maximum)")
     }
@@ -96,7 +101,8 @@ func checkDeviceCode(_ body: [UInt8]) {
         fuzzCheck((1...limits.lifetime).contains(response.expiresIn), "device code lifetime \(response.expiresIn)")
         let scheme = response.verificationURI.scheme?.lowercased()
         fuzzCheck(scheme == "https" || scheme == "http", "verification URI \(response.verificationURI) is not http(s)")
-        fuzzCheck(!fuzzHasControlCharacter(response.message), "device code message has a control character: \(response.message.debugDescription)")
+        fuzzCheck(
+            !fuzzHasControlCharacter(response.message), "device code message has a control character: \(response.message.debugDescription)")
     } catch {
         fuzzCheck(error.internalCode == .invalidResponse, "device code response failed with \(String(describing: error.internalCode))")
     }
