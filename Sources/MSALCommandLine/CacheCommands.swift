@@ -38,7 +38,7 @@ struct AccountsCommand: AsyncParsableCommand {
         do {
             let tokenCache = try cache.open()
             let client = clientID
-            let accounts = try tokenCache.read(clientID: client ?? "msal-cli") { contents in
+            let accounts = try await tokenCache.read(clientID: client ?? "msal-cli") { contents in
                 client.map { contents.accounts(clientID: $0, environment: nil, signedInOnly: true) }
                     ?? contents.allAccounts(environment: nil)
             }
@@ -99,7 +99,7 @@ struct CacheShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let document = try cache.open().read(clientID: "msal-cli") { $0.document }
+            let document = try await cache.open().read(clientID: "msal-cli") { $0.document }
             var sections: [JSONMember] = []
             for section in CacheSection.allCases {
                 let entries = document[section].sorted { $0.key < $1.key }.map { key, entry in
@@ -182,7 +182,7 @@ struct CacheRemoveCommand: AsyncParsableCommand {
             let tokenCache = try cache.open()
             let account = self.account
             let client = clientID
-            let removed = try tokenCache.write(clientID: client ?? "msal-cli", accountID: account) { contents in
+            let removed = try await tokenCache.write(clientID: client ?? "msal-cli", accountID: account) { contents in
                 if let client {
                     var total = 0
                     for environment in Set(contents.document[.account].values.compactMap { $0["environment"] }) {

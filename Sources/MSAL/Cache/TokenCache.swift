@@ -4,12 +4,18 @@ import MSALSupport
 /// The token cache of one application: the indexed contents in memory, kept in step with where the
 /// cache is stored (nowhere, the built-in file, or the application's hooks).
 ///
-/// Every operation runs one at a time per process. With the file, reads hold the shared lock and
-/// writes the exclusive one; the file is read again only when it changed on disk (another process
+/// With the file, reads hold the shared lock and writes the exclusive one (the lock also orders the
+/// threads of this process); the file is read again only when it changed on disk (another process
 /// wrote it), and every change is written back before the lock is released, so two processes never
-/// lose each other's updates.
+/// lose each other's updates. With the application's hooks, whole operations run one at a time on
+/// the cache's own serial queue.
+///
+/// No in-memory lock is ever held across file I/O or the application's code: `state` guards only
+/// the contents in memory. Async callers use the `async` overloads (`TokenCache+Async.swift`),
+/// which answer from memory when they can and otherwise run the blocking work on
+/// ``BlockingWork`` or the hook queue, never on Swift's cooperative threads.
 package final class TokenCache: Sendable {
-    private enum Backing: Sendable {
+    enum Backing: Sendable {
         case memory
         case file(TokenCacheFile)
         case custom(any MSALTokenCacheSerializer)
@@ -23,15 +29,18 @@ package final class TokenCache: Sendable {
         var loaded = false
     }
 
-    private let backing: Backing
+    let backing: Backing
     private let state: Mutex<State>
-    /// Serializes whole operations with custom hooks (hooks run outside `state`'s lock).
-    private let hookLock = Mutex(())
+    /// Runs whole operations with custom hooks one at a time, off the cooperative pool.
+    let hookQueue = DispatchQueue(label: "swift-msal.token-cache.hooks")
+    /// Set on `hookQueue`, to refuse a hook that calls back into the cache (it would wait for itself).
+    let hookQueueKey = DispatchSpecificKey<Bool>()
 
     /// A cache in memory, optionally starting from `contents`.
     package init(contents: TokenCacheContents = TokenCacheContents()) {
         backing = .memory
         state = Mutex(State(contents: contents, loaded: true))
+        hookQueue.setSpecific(key: hookQueueKey, value: true)
     }
 
     /// A cache stored as `config` says.
@@ -51,6 +60,7 @@ package final class TokenCache: Sendable {
             backing = .custom(serializer)
         }
         state = Mutex(State(contents: TokenCacheContents(), loaded: false))
+        hookQueue.setSpecific(key: hookQueueKey, value: true)
     }
 
     /// The path of the cache file, when the cache is stored in one.
@@ -59,7 +69,7 @@ package final class TokenCache: Sendable {
     }
 
     /// The cache file, when the cache is stored in one.
-    var file: TokenCacheFile? {
+    package var file: TokenCacheFile? {
         if case .file(let file) = backing { return file }
         return nil
     }
@@ -72,14 +82,7 @@ package final class TokenCache: Sendable {
         case .memory:
             return try state.withLock { try body($0.contents) }
         case .file(let file):
-            // Unchanged since it was last read or written under the lock: answer from memory.
-            if let quick = file.quickStamp() {
-                let answered = try state.withLock { state -> T? in
-                    guard state.loaded, state.stamp == quick else { return nil }
-                    return try body(state.contents)
-                }
-                if let answered { return answered }
-            }
+            if let answered = try readFromMemory(file, body) { return answered }
             do {
                 return try file.withLock(exclusive: false) { access in
                     try reloadIfChanged(access)
@@ -99,6 +102,21 @@ package final class TokenCache: Sendable {
         }
     }
 
+    /// `body`'s answer from the contents in memory when the file has not changed since it was last
+    /// read or written under the lock (one `stat`, no lock), else `nil`.
+    func readFromMemory<T>(_ file: TokenCacheFile, _ body: (TokenCacheContents) throws -> T) throws -> T? {
+        guard let quick = file.quickStamp() else { return nil }
+        return try state.withLock { state -> T? in
+            guard state.loaded, state.stamp == quick else { return nil }
+            return try body(state.contents)
+        }
+    }
+
+    /// Runs `body` on the contents in memory (the memory backing: no I/O, nothing to wait for).
+    func withMemoryContents<T>(_ body: (inout TokenCacheContents) throws -> T) rethrows -> T {
+        try state.withLock { try body(&$0.contents) }
+    }
+
     /// Runs `body` on the contents and stores them when it changed them.
     package func write<T: Sendable>(
         clientID: String, accountID: String? = nil, _ body: (inout TokenCacheContents) throws -> T
@@ -109,16 +127,19 @@ package final class TokenCache: Sendable {
         case .file(let file):
             return try file.withLock(exclusive: true) { access in
                 try reloadIfChanged(access, quarantining: true)
-                return try state.withLock { state in
-                    var contents = state.contents
-                    let before = contents.revision
-                    let result = try body(&contents)
-                    if contents.revision != before {
-                        state.stamp = try access.write(contents.document.serialized())
+                // The exclusive file lock keeps every other writer, in this process or another, out
+                // until the new contents are stored; `state` is held only to copy and to store them.
+                var contents = state.withLock { $0.contents }
+                let before = contents.revision
+                let result = try body(&contents)
+                if contents.revision != before {
+                    let stamp = try access.write(contents.document.serialized())
+                    state.withLock { state in
                         state.contents = contents
+                        state.stamp = stamp
                     }
-                    return result
                 }
+                return result
             }
         case .custom(let serializer):
             return try withHooks(serializer, clientID: clientID, accountID: accountID, isWrite: true) { contents in
@@ -187,32 +208,47 @@ package final class TokenCache: Sendable {
         _ serializer: any MSALTokenCacheSerializer, clientID: String, accountID: String?, isWrite: Bool,
         _ body: (inout TokenCacheContents) throws -> T
     ) throws -> T {
-        try hookLock.withLock { _ in
-            let before = MSALTokenCacheAccess(
-                clientId: clientID, accountIdentifier: accountID, isWrite: isWrite,
-                document: state.withLock { $0.contents.document }, hasStateChanged: false)
-            do {
-                try serializer.beforeAccess(before)
-            } catch {
-                throw Self.hookFailure("beforeAccess", error)
-            }
-            let (result, changed, document): (T, Bool, TokenCacheDocument) = try state.withLock { state in
-                if let loaded = before.takeLoadedDocument() {
-                    state.contents.replaceDocument(loaded)
-                }
-                let revision = state.contents.revision
-                let result = try body(&state.contents)
-                return (result, state.contents.revision != revision, state.contents.document)
-            }
-            let after = MSALTokenCacheAccess(
-                clientId: clientID, accountIdentifier: accountID, isWrite: isWrite, document: document, hasStateChanged: changed)
-            do {
-                try serializer.afterAccess(after)
-            } catch {
-                throw Self.hookFailure("afterAccess", error)
-            }
-            return result
+        if DispatchQueue.getSpecific(key: hookQueueKey) == true {
+            throw MSALError(
+                .internal, internalCode: .cacheHookFailed,
+                message:
+                    "A token cache hook called back into the token cache, which would wait for itself; hooks must only load or save the document they are given"
+            )
         }
+        return try hookQueue.sync {
+            try withHooksOnQueue(serializer, clientID: clientID, accountID: accountID, isWrite: isWrite, body)
+        }
+    }
+
+    /// One whole operation with hooks; runs on `hookQueue`.
+    func withHooksOnQueue<T: Sendable>(
+        _ serializer: any MSALTokenCacheSerializer, clientID: String, accountID: String?, isWrite: Bool,
+        _ body: (inout TokenCacheContents) throws -> T
+    ) throws -> T {
+        let before = MSALTokenCacheAccess(
+            clientId: clientID, accountIdentifier: accountID, isWrite: isWrite,
+            document: state.withLock { $0.contents.document }, hasStateChanged: false)
+        do {
+            try serializer.beforeAccess(before)
+        } catch {
+            throw Self.hookFailure("beforeAccess", error)
+        }
+        let (result, changed, document): (T, Bool, TokenCacheDocument) = try state.withLock { state in
+            if let loaded = before.takeLoadedDocument() {
+                state.contents.replaceDocument(loaded)
+            }
+            let revision = state.contents.revision
+            let result = try body(&state.contents)
+            return (result, state.contents.revision != revision, state.contents.document)
+        }
+        let after = MSALTokenCacheAccess(
+            clientId: clientID, accountIdentifier: accountID, isWrite: isWrite, document: document, hasStateChanged: changed)
+        do {
+            try serializer.afterAccess(after)
+        } catch {
+            throw Self.hookFailure("afterAccess", error)
+        }
+        return result
     }
 
     private static func hookFailure(_ hook: String, _ error: any Error) -> MSALError {

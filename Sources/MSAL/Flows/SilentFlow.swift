@@ -87,7 +87,7 @@ package struct SilentFlow: Sendable {
         let log = client.logger
         let correlationID = request.correlationID
         let skipCache = request.forceRefresh || request.hasClaimsRequest
-        if !skipCache, let cached = try cachedResult(request) {
+        if !skipCache, let cached = try await cachedResult(request) {
             if let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() {
                 // Past refresh_in: refresh now, but the token is still valid if the refresh fails.
                 log.info("Silent request: cached token past refresh_on; refreshing", correlationID: correlationID)
@@ -112,7 +112,7 @@ package struct SilentFlow: Sendable {
             return try await refresh(request, checkCacheFirst: !skipCache)
         } catch let error as MSALError {
             if client.extendedLifetimeEnabled, !skipCache, Self.serviceUnavailable(error),
-                let extended = try? cachedResult(request, extended: true)
+                let extended = try? await cachedResult(request, extended: true)
             {
                 log.warning(
                     "Silent request: service unavailable; returning a token within its extended lifetime", correlationID: correlationID)
@@ -137,9 +137,9 @@ package struct SilentFlow: Sendable {
     /// Records that the application is not a member of any family (MSAL's behaviour on
     /// `client_mismatch`): its AppMetadata gets an empty `family_id`, so family refresh tokens are
     /// no longer used for it, nor the accounts they hold listed for it.
-    private static func leaveFamily(_ client: TokenClient, environment: String) throws {
+    private static func leaveFamily(_ client: TokenClient, environment: String) async throws {
         let clientID = client.clientID
-        try client.cache.write(clientID: clientID) { contents in
+        try await client.cache.write(clientID: clientID) { contents in
             let group = contents.aliases.group(of: environment)
             var found = false
             for (key, entry) in contents.document[.appMetadata]
@@ -199,7 +199,7 @@ package struct SilentFlow: Sendable {
 
     /// The cached access token as a result, or `nil`. With `extended`, a token past expiry but
     /// within its extended lifetime.
-    private func cachedResult(_ request: Request, extended: Bool = false) throws -> MSALResult? {
+    private func cachedResult(_ request: Request, extended: Bool = false) async throws -> MSALResult? {
         let clientID = client.clientID
         let now = client.nowSeconds
         let buffer = client.expiryBuffer
@@ -207,7 +207,7 @@ package struct SilentFlow: Sendable {
         let environment = request.authority.components.hostAndPort
         let identifier = request.account.identifier ?? ""
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
-        let found = try client.cache.read(clientID: clientID, accountID: identifier) { contents in
+        let found = try await client.cache.read(clientID: clientID, accountID: identifier) { contents in
             contents.accessTokenAndIDToken(
                 homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
                 now: now, expiryBuffer: extended ? 0 : buffer, usingExtendedExpiry: extended)
@@ -239,10 +239,11 @@ package struct SilentFlow: Sendable {
         let flow = self
         // The tokens as this call found them, before any wait: a change seen under the refresh lock
         // means another process refreshed after this call was made.
-        let seen = try tokenSnapshot(request)
+        let seen = try await tokenSnapshot(request)
         let shared = try await client.refreshFlights.run(key) {
             // A caller that missed the cache may arrive just after another refresh stored the token.
-            if checkCacheFirst, let cached = try flow.cachedResult(request), cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
+            if checkCacheFirst, let cached = try await flow.cachedResult(request),
+                cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
             {
                 return cached
             }
@@ -262,13 +263,13 @@ package struct SilentFlow: Sendable {
         var accessToken: String?
     }
 
-    private func tokenSnapshot(_ request: Request) throws -> TokenSnapshot {
+    private func tokenSnapshot(_ request: Request) async throws -> TokenSnapshot {
         let clientID = client.clientID
         let identifier = request.account.identifier ?? ""
         let environment = request.authority.components.hostAndPort
         let realms = realms(request)
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
-        return try client.cache.read(clientID: clientID, accountID: identifier) { contents in
+        return try await client.cache.read(clientID: clientID, accountID: identifier) { contents in
             let refresh = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID)?.entry["secret"]
             // Expired or not: any change of the secret means a new token was stored.
             let access = contents.accessTokenAndIDToken(
@@ -297,8 +298,8 @@ package struct SilentFlow: Sendable {
             return try await redeemRefreshToken(request)
         }
         defer { lock.release() }
-        if !request.hasClaimsRequest, try tokenSnapshot(request) != seen,
-            let cached = try cachedResult(request), cached.refreshOn.map({ $0 > client.clock.now() }) ?? true
+        if !request.hasClaimsRequest, try await tokenSnapshot(request) != seen,
+            let cached = try await cachedResult(request), cached.refreshOn.map({ $0 > client.clock.now() }) ?? true
         {
             client.logger.info(
                 "Silent request: another process refreshed this account's tokens meanwhile; using its access token",
@@ -319,7 +320,7 @@ package struct SilentFlow: Sendable {
         let identifier = request.account.identifier ?? ""
         let environment = request.authority.components.hostAndPort
         let correlationID = request.correlationID
-        let stored = try client.cache.read(clientID: clientID, accountID: identifier) {
+        let stored = try await client.cache.read(clientID: clientID, accountID: identifier) {
             contents -> (key: String, secret: String, familyID: String?, familyAssumed: Bool)? in
             guard let hit = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID),
                 let secret = hit.entry["secret"], !secret.isEmpty
@@ -355,7 +356,7 @@ package struct SilentFlow: Sendable {
             if error.oauthError?.lowercased() == "invalid_grant", subError == "client_mismatch" {
                 // The service says this client is not in the family whose refresh token it sent: the
                 // token is fine for the real members, so it stays, and the client stops using it.
-                if stored.familyID != nil { try? Self.leaveFamily(client, environment: metadata.cacheEnvironment) }
+                if stored.familyID != nil { try? await Self.leaveFamily(client, environment: metadata.cacheEnvironment) }
             } else if error.oauthError?.lowercased() == "invalid_grant", stored.familyAssumed {
                 // A family refresh token tried because this app has no AppMetadata yet: it belongs to
                 // the family's apps, whose sign-in still works, so it stays (MSAL for Python does the same).
@@ -368,7 +369,7 @@ package struct SilentFlow: Sendable {
                     correlationID: correlationID)
                 // The refresh token is dead; drop it unless another writer has replaced it meanwhile.
                 // (protection_policy_required is not: once the app applies the policies, it works again.)
-                try? client.cache.write(clientID: clientID, accountID: identifier) { contents in
+                try? await client.cache.write(clientID: clientID, accountID: identifier) { contents in
                     if contents.entry(stored.key, in: .refreshToken)?["secret"] == stored.secret {
                         _ = contents.remove(key: stored.key, from: .refreshToken)
                     }

@@ -85,8 +85,9 @@ extension TokenClient {
             throw error
         }
         let account: MSALAccount?
+        let clientID = clientID
         do {
-            account = try cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
+            account = try await cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
                 var entries = entries
                 // Where the account already lives in this cloud (another MSAL may have written it
                 // under another alias host), so every peer finds the newest tokens first.

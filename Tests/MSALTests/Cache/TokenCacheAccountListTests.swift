@@ -211,7 +211,7 @@ struct TokenCacheAccountListTests {
             for _ in 0..<3 {
                 group.addTask {
                     for _ in 0..<60 {
-                        let (listed, rebuilt) = try cache.read(clientID: Support.client) { contents in
+                        let (listed, rebuilt) = try await cache.read(clientID: Support.client) { contents in
                             (Self.describe(memo.accounts(Self.query, contents: contents)), Self.rebuilt(contents))
                         }
                         #expect(listed == rebuilt)
@@ -224,7 +224,7 @@ struct TokenCacheAccountListTests {
         }
         let final = try cache.accounts(clientID: Support.client, environment: nil, signedInOnly: true, memo: memo)
         #expect(final.count == writers * (perWriter - perWriter / 5))
-        #expect(try cache.read(clientID: Support.client) { Self.describe(final) == Self.rebuilt($0) })
+        await #expect(try cache.read(clientID: Support.client) { Self.describe(final) == Self.rebuilt($0) })
     }
 
     @Test("The change log answers the accounts changed since a revision, or nil once it no longer knows")

@@ -190,6 +190,6 @@ struct TokenCacheFileBackedTests {
             }
             try await group.waitForAll()
         }
-        #expect(try cache.read(clientID: "client") { $0.document[.account].count } == 500)
+        await #expect(try cache.read(clientID: "client") { $0.document[.account].count } == 500)
     }
 }

@@ -9,7 +9,9 @@ import Testing
 @Suite("HTTP transports against a TLS server with an untrusted certificate", .serialized)
 struct TLSVerificationTests {
     /// A Python HTTPS server on 127.0.0.1 with a fresh self-signed certificate for 127.0.0.1.
-    final class UntrustedTLSServer {
+    final class UntrustedTLSServer: @unchecked Sendable {
+        // @unchecked Sendable: every property is a `let` set in `init`; `Process` is only read
+        // (`isRunning`, `processIdentifier`) after that, which Foundation allows from any thread.
         let port: Int
         let directory: URL
         private let process: Process
@@ -91,7 +93,8 @@ struct TLSVerificationTests {
 
     @Test("A self-signed certificate: tlsFailure, and no request reaches the server", arguments: TransportKind.allCases)
     func untrusted(kind: TransportKind) async throws {
-        let server = try UntrustedTLSServer()
+        // Started on a Dispatch thread: it waits for openssl(1) and for the server's first line.
+        let server = try await StressWorker.offCooperativePool { Result { try UntrustedTLSServer() } }.get()
         let url = URL(string: "https://127.0.0.1:\(server.port)/openid-configuration")!
         let limits = MSALHTTPLimits(connectTimeout: 5, totalTimeout: 10)
         do {

@@ -195,7 +195,9 @@ struct BrowserLauncherTests {
         let fakes = try FakeBrowsers()
         defer { fakes.remove() }
         let pidFile = fakes.directory.appendingPathComponent("pid").path
-        let browser = try fakes.script("browser", then: "echo $$ > '\(pidFile)'\nexec sleep 60")
+        // 600 s: the test kills it, and a loaded parallel run once resumed this test only after a
+        // 60-second launcher had ended on its own.
+        let browser = try fakes.script("browser", then: "echo $$ > '\(pidFile)'\nexec sleep 600")
         let result = try await MSALBrowserCommand(arguments: [browser], environment: fakes.environment(), launchCheck: .milliseconds(200))
             .present(authorizationURL: Self.url, redirectURI: Self.redirect)
         #expect(result == nil)

@@ -52,8 +52,12 @@ struct LoopbackRedirectListenerTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Waited for on a Dispatch thread, not one of the few cooperative threads.
+        let data = await StressWorker.offCooperativePool {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         #expect(process.terminationStatus == 0)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.hasPrefix("HTTP/1.1 200"))

@@ -28,13 +28,14 @@ struct ExtensionsLockInteropTests {
                     if tag.hasPrefix("swift") {
                         // Python's interpreter takes a moment to start; the writes must overlap.
                         try await Task.sleep(for: .milliseconds(400))
-                        // At an app's pace (100 ms between saves): back to back, they would hold the
-                        // lock nearly all the time (docs/cache-persistence.md), and msal-extensions,
-                        // which polls every 0.25 s, gives up after 5 s and writes without the lock,
-                        // losing updates by its own design. At 20 ms, under AddressSanitizer (slower
-                        // saves), a Python process did: 3 of its accounts were lost in one CI run.
+                        // At an app's pace (250 ms between saves, msal-extensions' own polling
+                        // interval): back to back, they would hold the lock nearly all the time
+                        // (docs/cache-persistence.md), and msal-extensions, which polls every 0.25 s,
+                        // gives up after 5 s and writes without the lock, losing updates by its own
+                        // design. At 20 ms under AddressSanitizer, and at 100 ms in a full parallel
+                        // run on a loaded machine (every save's fsync slower), a Python process did.
                         let outcome = try await StressWorker.run(
-                            ["cache-save", path, String(count(tag)), tag, "100"], watchdogSeconds: 180)
+                            ["cache-save", path, String(count(tag)), tag, "250"], watchdogSeconds: 180)
                         return outcome.status == 0 ? nil : "\(tag): status \(outcome.status) \(outcome.standardError)"
                     }
                     let output = try await PythonMSAL.run("extensions_add.py", [path, String(count(tag)), tag], timeout: .seconds(180))

@@ -1,0 +1,53 @@
+import Foundation
+import MSALSupport
+
+extension TokenCache {
+    /// ``read(clientID:accountID:_:)`` for async callers, without blocking a cooperative thread.
+    ///
+    /// The memory backing, and the file when it has not changed since this process last read or
+    /// wrote it (one `stat`), answer at once. Otherwise the file's lock and read run on
+    /// ``BlockingWork``, and hooks run on the cache's serial hook queue.
+    package func read<T: Sendable>(
+        clientID: String, accountID: String? = nil, _ body: @escaping @Sendable (TokenCacheContents) throws -> T
+    ) async throws -> T {
+        switch backing {
+        case .memory:
+            return try withMemoryContents { try body($0) }
+        case .file(let file):
+            if let answered = try readFromMemory(file, body) { return answered }
+            return try await BlockingWork.shared.run { try self.read(clientID: clientID, accountID: accountID, body) }
+        case .custom(let serializer):
+            return try await onHookQueue {
+                try self.withHooksOnQueue(serializer, clientID: clientID, accountID: accountID, isWrite: false) {
+                    try body($0)
+                }
+            }
+        }
+    }
+
+    /// ``write(clientID:accountID:_:)`` for async callers, without blocking a cooperative thread:
+    /// the file's lock, read, write, `fsync` and rename run on ``BlockingWork``, and hooks on the
+    /// cache's serial hook queue.
+    package func write<T: Sendable>(
+        clientID: String, accountID: String? = nil, _ body: @escaping @Sendable (inout TokenCacheContents) throws -> T
+    ) async throws -> T {
+        switch backing {
+        case .memory:
+            return try withMemoryContents(body)
+        case .file:
+            return try await BlockingWork.shared.run { try self.write(clientID: clientID, accountID: accountID, body) }
+        case .custom(let serializer):
+            return try await onHookQueue {
+                try self.withHooksOnQueue(serializer, clientID: clientID, accountID: accountID, isWrite: true, body)
+            }
+        }
+    }
+
+    /// Runs `work` on the hook queue, after the operations queued before it. The wait does not end
+    /// on cancellation: the operation may already be running the application's hooks.
+    private func onHookQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let done = OneShot<T>()
+        hookQueue.async { done.deliver(Result(catching: work)) }
+        return try await done.result().get()
+    }
+}
