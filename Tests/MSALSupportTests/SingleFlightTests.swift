@@ -40,7 +40,7 @@ struct SingleFlightTests {
                     }
                 }
             }
-            while flights.joinedCount < 98 { await Task.yield() }
+            while flights.joinedCount < 98 { try await Task.sleep(nanoseconds: 100_000) }
             #expect(flights.count == 2)
             gate.open()
             var values: [Int] = []
@@ -74,7 +74,7 @@ struct SingleFlightTests {
                 await gate.wait(); _ = finished.next(); return 42
             }
         }
-        while flights.count == 0 { await Task.yield() }
+        while flights.count == 0 { try await Task.sleep(nanoseconds: 100_000) }
         let quitter = Task {
             try await flights.run("k") {
                 Issue.record("joined callers never run"); return 0
@@ -85,7 +85,7 @@ struct SingleFlightTests {
                 Issue.record("joined callers never run"); return 0
             }
         }
-        while flights.joinedCount < 2 { await Task.yield() }
+        while flights.joinedCount < 2 { try await Task.sleep(nanoseconds: 100_000) }
         quitter.cancel()
         await #expect(throws: CancellationError.self) { try await quitter.value }
         leader.cancel()  // the leader's cancellation ends its wait, not the shared run

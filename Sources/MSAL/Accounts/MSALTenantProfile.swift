@@ -10,15 +10,12 @@ public struct MSALTenantProfile: Sendable, Hashable {
     public let tenantId: String
     /// Whether this is the account's home tenant.
     public let isHomeTenantProfile: Bool
-    /// The raw ID token issued in this tenant to this application, when the cache holds one; still
-    /// a slice of the cache document until someone asks for it.
-    private let idTokenValue: CacheString?
-
-    /// The raw ID token issued in this tenant to this application, when the cache holds one.
-    var idToken: String? { idTokenValue?.string }
+    /// The raw ID token issued in this tenant to this application, when the cache holds one: a
+    /// string of its own, so a profile an app keeps never keeps the cache document in memory.
+    let idToken: String?
 
     /// Whether the cache holds an ID token for this tenant and application.
-    var hasIDToken: Bool { idTokenValue != nil }
+    var hasIDToken: Bool { idToken != nil }
 
     /// Creates a tenant profile, for instance to test an app's own code without an identity provider.
     ///
@@ -29,18 +26,11 @@ public struct MSALTenantProfile: Sendable, Hashable {
     ///   - isHomeTenantProfile: Whether the tenant is the account's home tenant.
     ///   - idToken: A raw ID token whose claims ``claims`` decodes, or `nil`.
     public init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: String?) {
-        self.init(
-            identifier: identifier, environment: environment, tenantId: tenantId, isHomeTenantProfile: isHomeTenantProfile,
-            lazyIDToken: idToken.map(CacheString.init))
-    }
-
-    /// A profile whose ID token stays in the cache document until someone asks for it.
-    package init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, lazyIDToken idToken: CacheString?) {
         self.identifier = identifier
         self.environment = environment
         self.tenantId = tenantId
         self.isHomeTenantProfile = isHomeTenantProfile
-        self.idTokenValue = idToken
+        self.idToken = idToken
     }
 
     /// The claims of the ID token issued in this tenant, decoded on each access; `nil` when the

@@ -26,7 +26,7 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     /// was unavailable and ``MSALPublicClientApplicationConfig/extendedLifetimeEnabled`` is on.
     public let extendedLifeTimeToken: Bool
     /// The raw ID token of the account in the request's tenant, when there is one.
-    public var idToken: String? { idTokenStorage?.string }
+    public var idToken: String? { idTokenStorage }
     /// The scopes the access token was granted for.
     public var scopes: [String] {
         switch scopesStorage {
@@ -47,10 +47,9 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     /// When the token should be refreshed ahead of expiry (`refresh_in`), when the service said.
     public let refreshOn: Date?
 
-    /// The ID token as stored: a cache hit keeps it as a slice of the cache document and makes the
-    /// string only when the app reads ``idToken`` (most never do), as it keeps the scopes as the
-    /// cached target until ``scopes`` is read.
-    private let idTokenStorage: CacheString?
+    /// The ID token, a string of its own: a result an app keeps never keeps the cache document in
+    /// memory.
+    private let idTokenStorage: String?
     private let scopesStorage: ScopesStorage
 
     private enum ScopesStorage: Sendable {
@@ -67,32 +66,31 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     ) {
         self.init(
             accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken,
-            lazyIDToken: idToken.map(CacheString.init), scopesStorage: .list(scopes), tenantProfile: tenantProfile, account: account,
+            idToken: idToken, scopesStorage: .list(scopes), tenantProfile: tenantProfile, account: account,
             authority: authority, correlationId: correlationId, tokenSource: tokenSource, refreshOn: refreshOn)
     }
 
-    /// A result whose ID token stays a slice of the cache document and whose scopes stay the cached
-    /// token's space-separated `target` until read.
+    /// A result whose scopes stay the cached token's space-separated `target` until read.
     package convenience init(
-        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, lazyIDToken: CacheString?,
+        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?,
         target: String, tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority,
         correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date?
     ) {
         self.init(
             accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken,
-            lazyIDToken: lazyIDToken, scopesStorage: .target(target), tenantProfile: tenantProfile, account: account,
+            idToken: idToken, scopesStorage: .target(target), tenantProfile: tenantProfile, account: account,
             authority: authority, correlationId: correlationId, tokenSource: tokenSource, refreshOn: refreshOn)
     }
 
     private init(
-        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, lazyIDToken: CacheString?,
+        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?,
         scopesStorage: ScopesStorage, tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority,
         correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date?
     ) {
         self.accessToken = accessToken
         self.expiresOn = expiresOn
         self.extendedLifeTimeToken = extendedLifeTimeToken
-        self.idTokenStorage = lazyIDToken
+        self.idTokenStorage = idToken
         self.scopesStorage = scopesStorage
         self.tenantProfile = tenantProfile
         self.account = account

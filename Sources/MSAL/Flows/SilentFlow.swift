@@ -219,12 +219,12 @@ package struct SilentFlow: Sendable {
             ?? MSALTenantProfile(
                 identifier: "", environment: account.environment, tenantId: token.realm,
                 isHomeTenantProfile: account.homeAccountId?.tenantId.map { CacheText.equalIgnoringASCIICase($0, token.realm) } ?? false,
-                lazyIDToken: idToken)
+                idToken: idToken)
         let isExtended = extended && token.expiresOn - now <= buffer
         return MSALResult(
             accessToken: token.secret,
             expiresOn: Date(timeIntervalSince1970: Double(isExtended ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn)),
-            extendedLifeTimeToken: isExtended, lazyIDToken: idToken, target: token.target,
+            extendedLifeTimeToken: isExtended, idToken: idToken, target: token.target,
             tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
             tokenSource: .cache, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
     }

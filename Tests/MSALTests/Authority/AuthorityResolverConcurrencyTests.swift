@@ -39,7 +39,7 @@ struct AuthorityResolverConcurrencyTests {
         transport.on(AuthorityURLs.commonDiscovery, json: try AuthorityFixtures.authority("instance_discovery_common.json"))
         transport.on(AuthorityURLs.commonConfiguration, json: try AuthorityFixtures.authority("openid_configuration_common.json"))
 
-        let results = await try Self.resolveConcurrently(harness, arrivals: arrivals)
+        let results = try await Self.resolveConcurrently(harness, arrivals: arrivals)
 
         #expect(results.count == Self.callers)
         #expect(transport.count(AuthorityURLs.commonDiscovery) == 1)
@@ -61,7 +61,7 @@ struct AuthorityResolverConcurrencyTests {
             .response(MSALHTTPResponse(statusCode: 200, body: try AuthorityFixtures.authority("instance_discovery_common.json"))))
         transport.on(AuthorityURLs.commonConfiguration, json: try AuthorityFixtures.authority("openid_configuration_common.json"))
 
-        let results = await try Self.resolveConcurrently(harness, arrivals: arrivals)
+        let results = try await Self.resolveConcurrently(harness, arrivals: arrivals)
 
         #expect(results.count == Self.callers)
         #expect(transport.totalCount == 1)

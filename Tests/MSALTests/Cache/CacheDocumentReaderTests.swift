@@ -292,7 +292,7 @@ struct CacheDocumentReaderTests {
         #expect(entry[.username] == "v")
         #expect(entry.string(.homeAccountID, reusing: "h") == "h")
         #expect(entry.string(.homeAccountID, reusing: "x") == "h")
-        #expect(entry.lazyString(.username)?.string == "v")
+        #expect(entry.ownedString(.username) == "v")
         var document = TokenCacheDocument()
         document[.account]["k"] = entry
         #expect(

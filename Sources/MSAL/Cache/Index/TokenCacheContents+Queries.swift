@@ -51,7 +51,7 @@ extension TokenCacheContents {
     package func accessTokenAndIDToken(
         homeAccountID: String, environment: String, clientID: String, realms: [String],
         scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
-    ) -> (token: CachedAccessToken, idToken: CacheString?)? {
+    ) -> (token: CachedAccessToken, idToken: String?)? {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
         let client = CacheText.lowercased(clientID)
@@ -60,7 +60,7 @@ extension TokenCacheContents {
                 in: items, homeAccountID: homeAccountID, environment: environment, client: client, realms: realms,
                 scopes: scopes, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
         else { return nil }
-        return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry.lazyString(.secret))
+        return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry.ownedString(.secret))
     }
 
     /// The access token among one account's `items` for `client` (lower-cased).

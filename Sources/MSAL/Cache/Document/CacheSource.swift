@@ -61,30 +61,3 @@ package struct CacheSlice: Sendable, Hashable {
         JSONStringDecoding.unescape(raw)
     }
 }
-
-/// A string value that may still be a slice of a document: materialized on first use by the
-/// caller. What an account keeps of an ID token, so listing accounts copies no token.
-package struct CacheString: Sendable {
-    private enum Storage: Sendable {
-        case string(String)
-        case slice(CacheSlice, CacheSource)
-    }
-
-    private let storage: Storage
-
-    package init(_ string: String) {
-        storage = .string(string)
-    }
-
-    package init(slice: CacheSlice, source: CacheSource) {
-        storage = .slice(slice, source)
-    }
-
-    /// The string.
-    package var string: String {
-        switch storage {
-        case .string(let value): value
-        case .slice(let slice, let source): slice.string(in: source)
-        }
-    }
-}

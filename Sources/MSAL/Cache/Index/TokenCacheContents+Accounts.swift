@@ -66,7 +66,7 @@ extension TokenCacheContents {
                     environment: entry.string(.environment, reusing: key.environment) ?? key.environment,
                     tenantId: entry.string(.realm, reusing: realm) ?? "",
                     isHomeTenantProfile: isHome,
-                    lazyIDToken: idToken(in: items, client: client, realm: realm)?.entry.lazyString(.secret)))
+                    idToken: idToken(in: items, client: client, realm: realm)?.entry.ownedString(.secret)))
         }
         if tenantProfiles.count > 1 {
             tenantProfiles.sort { lhs, rhs in

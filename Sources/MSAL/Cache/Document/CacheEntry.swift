@@ -156,12 +156,14 @@ package struct CacheEntry: Sendable, Equatable {
         return true
     }
 
-    /// The value of schema field `field` as a ``CacheString`` (not copied out of the document yet).
-    package func lazyString(_ field: CacheKnownField) -> CacheString? {
+    /// The value of schema field `field` as a `String` of its own, which does not keep the document's
+    /// bytes alive (what public models such as ``MSALTenantProfile`` hold); `nil` when absent or not a
+    /// string.
+    package func ownedString(_ field: CacheKnownField) -> String? {
         guard let index = lastIndex(of: field) else { return nil }
         switch members[index].value {
-        case .string(let value): return CacheString(value)
-        case .slice(let slice): return CacheString(slice: slice, source: source!)
+        case .string(let value): return value
+        case .slice(let slice): return slice.string(in: source!)
         case .raw: return nil
         }
     }
