@@ -265,11 +265,10 @@ struct CacheDocumentReaderTests {
         #expect(order == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
-    @Test("Every schema field: its name, quoted name and byte matching agree")
+    @Test("Every schema field: its name and byte matching agree")
     func knownFields() {
         for field in CacheKnownField.allCases {
             #expect(field.staticName.description == field.name)
-            #expect(field.quotedName.description == "\"\(field.name)\": ")
             #expect(CacheKnownField(name: field.name) == field)
             #expect(CacheMember(name: field.name, value: .string("v")).known == field)
         }

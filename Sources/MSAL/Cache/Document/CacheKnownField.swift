@@ -41,70 +41,12 @@ package enum CacheKnownField: UInt8, Sendable, CaseIterable {
         }
     }
 
-    /// The member name (a literal: no allocation, no reference counting).
-    package var name: String {
-        switch self {
-        case .homeAccountID: "home_account_id"
-        case .environment: "environment"
-        case .credentialType: "credential_type"
-        case .clientID: "client_id"
-        case .secret: "secret"
-        case .realm: "realm"
-        case .target: "target"
-        case .cachedAt: "cached_at"
-        case .expiresOn: "expires_on"
-        case .extendedExpiresOn: "extended_expires_on"
-        case .extExpiresOn: "ext_expires_on"
-        case .refreshOn: "refresh_on"
-        case .tokenType: "token_type"
-        case .keyID: "key_id"
-        case .familyID: "family_id"
-        case .lastModificationTime: "last_modification_time"
-        case .localAccountID: "local_account_id"
-        case .username: "username"
-        case .authorityType: "authority_type"
-        case .accountSource: "account_source"
-        case .name: "name"
-        case .givenName: "given_name"
-        case .familyName: "family_name"
-        case .middleName: "middle_name"
-        case .clientInfo: "client_info"
-        case .alternativeAccountID: "alternative_account_id"
-        case .userAssertionHash: "user_assertion_hash"
-        }
-    }
+    /// The member name, made once per field from ``staticName``.
+    package var name: String { Self.names[Int(rawValue)] }
 
-    /// `"name": ` as the writer emits it.
-    package var quotedName: StaticString {
-        switch self {
-        case .homeAccountID: "\"home_account_id\": "
-        case .environment: "\"environment\": "
-        case .credentialType: "\"credential_type\": "
-        case .clientID: "\"client_id\": "
-        case .secret: "\"secret\": "
-        case .realm: "\"realm\": "
-        case .target: "\"target\": "
-        case .cachedAt: "\"cached_at\": "
-        case .expiresOn: "\"expires_on\": "
-        case .extendedExpiresOn: "\"extended_expires_on\": "
-        case .extExpiresOn: "\"ext_expires_on\": "
-        case .refreshOn: "\"refresh_on\": "
-        case .tokenType: "\"token_type\": "
-        case .keyID: "\"key_id\": "
-        case .familyID: "\"family_id\": "
-        case .lastModificationTime: "\"last_modification_time\": "
-        case .localAccountID: "\"local_account_id\": "
-        case .username: "\"username\": "
-        case .authorityType: "\"authority_type\": "
-        case .accountSource: "\"account_source\": "
-        case .name: "\"name\": "
-        case .givenName: "\"given_name\": "
-        case .familyName: "\"family_name\": "
-        case .middleName: "\"middle_name\": "
-        case .clientInfo: "\"client_info\": "
-        case .alternativeAccountID: "\"alternative_account_id\": "
-        case .userAssertionHash: "\"user_assertion_hash\": "
-        }
+    /// Every field's name, by raw value.
+    private static let names: [String] = allCases.map { field in
+        field.staticName.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The field named `name`, if the schema defines it.

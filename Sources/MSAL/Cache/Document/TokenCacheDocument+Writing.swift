@@ -169,7 +169,9 @@ extension TokenCacheDocument {
     ) {
         if offset > 0 { sink.append(", ") }
         if let known = member.known {
-            sink.append(known.quotedName)
+            sink.append(UInt8(ascii: "\""))
+            sink.append(known.staticName)
+            sink.append("\": ")
         } else {
             appendQuoted(member.name, to: &sink)
             sink.append(": ")
