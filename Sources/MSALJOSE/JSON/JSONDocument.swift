@@ -147,39 +147,13 @@ private struct JSONParser {
 
     mutating func parseNumber() throws(JOSEError) {
         let start = position
-        var isInteger = true
-        if buffer[position] == UInt8(ascii: "-") {
-            position += 1
+        switch JSONGrammar.numberEnd(in: buffer, at: start) {
+        case .success(let number):
+            position = number.end
+            try append(.number, flag: !number.isInteger, start: start, end: position)
+        case .failure(let violation):
+            throw fail(violation.message)
         }
-        guard position < buffer.count else { throw fail("invalid number") }
-        if buffer[position] == UInt8(ascii: "0") {
-            position += 1
-        } else if isDigit(buffer[position]) {
-            while position < buffer.count, isDigit(buffer[position]) { position += 1 }
-        } else {
-            throw fail("invalid number")
-        }
-        if position < buffer.count, buffer[position] == UInt8(ascii: ".") {
-            isInteger = false
-            position += 1
-            guard position < buffer.count, isDigit(buffer[position]) else { throw fail("invalid number fraction") }
-            while position < buffer.count, isDigit(buffer[position]) { position += 1 }
-        }
-        if position < buffer.count, buffer[position] | 0x20 == UInt8(ascii: "e") {
-            isInteger = false
-            position += 1
-            if position < buffer.count, buffer[position] == UInt8(ascii: "+") || buffer[position] == UInt8(ascii: "-") {
-                position += 1
-            }
-            guard position < buffer.count, isDigit(buffer[position]) else { throw fail("invalid number exponent") }
-            while position < buffer.count, isDigit(buffer[position]) { position += 1 }
-        }
-        try append(.number, flag: !isInteger, start: start, end: position)
-    }
-
-    @inline(__always)
-    func isDigit(_ byte: UInt8) -> Bool {
-        byte &- UInt8(ascii: "0") < 10
     }
 
     mutating func parseString() throws(JOSEError) {
@@ -209,61 +183,18 @@ private struct JSONParser {
     }
 
     mutating func skipEscape() throws(JOSEError) {
-        guard position + 1 < buffer.count else { throw fail("unterminated escape") }
-        switch buffer[position + 1] {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            position += 2
-        case UInt8(ascii: "u"):
-            let unit = try readHex4(at: position + 2)
-            position += 6
-            if unit >= 0xD800, unit < 0xDC00 {
-                guard position + 1 < buffer.count, buffer[position] == UInt8(ascii: "\\"), buffer[position + 1] == UInt8(ascii: "u")
-                else { throw fail("unpaired surrogate escape") }
-                let low = try readHex4(at: position + 2)
-                guard low >= 0xDC00, low < 0xE000 else { throw fail("unpaired surrogate escape") }
-                position += 6
-            } else if unit >= 0xDC00, unit < 0xE000 {
-                throw fail("unpaired surrogate escape")
-            }
-        default:
-            throw fail("invalid escape")
+        switch JSONGrammar.escapeLength(in: buffer, at: position) {
+        case .success(let length): position += length
+        case .failure(let violation): throw fail(violation.message)
         }
     }
 
-    func readHex4(at offset: Int) throws(JOSEError) -> UInt32 {
-        guard offset + 4 <= buffer.count else { throw fail("truncated \\u escape") }
-        var value: UInt32 = 0
-        for index in offset..<(offset + 4) {
-            guard let digit = Hex.value(of: buffer[index]) else { throw fail("invalid \\u escape") }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
-    }
-
-    /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).
+    /// Validates one multi-byte UTF-8 sequence (``JSONGrammar/utf8SequenceLength(in:at:)``).
     mutating func skipUTF8Sequence() throws(JOSEError) {
-        let lead = buffer[position]
-        let length: Int
-        var lowerBound: UInt8 = 0x80
-        var upperBound: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lowerBound = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upperBound = 0x9F
-        case 0xF0: length = 4; lowerBound = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upperBound = 0x8F
-        default: throw fail("invalid UTF-8")
+        switch JSONGrammar.utf8SequenceLength(in: buffer, at: position) {
+        case .success(let length): position += length
+        case .failure(let violation): throw fail(violation.message)
         }
-        guard position + length <= buffer.count else { throw fail("truncated UTF-8") }
-        let second = buffer[position + 1]
-        guard second >= lowerBound, second <= upperBound else { throw fail("invalid UTF-8") }
-        for offset in 2..<max(2, length) where buffer[position + offset] & 0xC0 != 0x80 {
-            throw fail("invalid UTF-8")
-        }
-        position += length
     }
 
     mutating func parseArray(depth: Int) throws(JOSEError) {

@@ -190,7 +190,7 @@ struct CacheDocumentReader {
             try reader.skipValue(depth: 3)
             let raw = Array(reader.bytes[valueStart..<reader.position])
             var member = reader.member(named: nameSlice, value: .raw(raw))
-            if first == UInt8(ascii: "-") || CacheDocumentReader.isDigit(first), let known = member.known,
+            if first == UInt8(ascii: "-") || JSONGrammar.isDigit(first), let known = member.known,
                 Self.numericFields.contains(known)
             {
                 member.value = Self.numericValue(raw)
@@ -408,31 +408,10 @@ struct CacheDocumentReader {
     }
 
     private mutating func skipNumber() throws(Failure) {
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < count else { throw fail("invalid number") }
-        if bytes[position] == UInt8(ascii: "0") {
-            position += 1
-        } else if Self.isDigit(bytes[position]) {
-            while position < count, Self.isDigit(bytes[position]) { position += 1 }
-        } else {
-            throw fail("invalid number")
+        switch JSONGrammar.numberEnd(in: bytes, at: position) {
+        case .success(let number): position = number.end
+        case .failure(let violation): throw fail(violation.message)
         }
-        if position < count, bytes[position] == UInt8(ascii: ".") {
-            position += 1
-            guard position < count, Self.isDigit(bytes[position]) else { throw fail("invalid number fraction") }
-            while position < count, Self.isDigit(bytes[position]) { position += 1 }
-        }
-        if position < count, bytes[position] | 0x20 == UInt8(ascii: "e") {
-            position += 1
-            if position < count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard position < count, Self.isDigit(bytes[position]) else { throw fail("invalid number exponent") }
-            while position < count, Self.isDigit(bytes[position]) { position += 1 }
-        }
-    }
-
-    @inline(__always)
-    static func isDigit(_ byte: UInt8) -> Bool {
-        byte &- UInt8(ascii: "0") < 10
     }
 
     // MARK: Strings
@@ -536,61 +515,18 @@ struct CacheDocumentReader {
     }
 
     private mutating func skipEscape() throws(Failure) {
-        guard position + 1 < count else { throw fail("unterminated escape") }
-        switch bytes[position + 1] {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            position += 2
-        case UInt8(ascii: "u"):
-            let unit = try readHex4(at: position + 2)
-            position += 6
-            if unit >= 0xD800, unit < 0xDC00 {
-                guard position + 1 < count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
-                else { throw fail("unpaired surrogate escape") }
-                let low = try readHex4(at: position + 2)
-                guard low >= 0xDC00, low < 0xE000 else { throw fail("unpaired surrogate escape") }
-                position += 6
-            } else if unit >= 0xDC00, unit < 0xE000 {
-                throw fail("unpaired surrogate escape")
-            }
-        default:
-            throw fail("invalid escape")
+        switch JSONGrammar.escapeLength(in: bytes, at: position) {
+        case .success(let length): position += length
+        case .failure(let violation): throw fail(violation.message)
         }
     }
 
-    private func readHex4(at offset: Int) throws(Failure) -> UInt32 {
-        guard offset + 4 <= count else { throw fail("truncated \\u escape") }
-        var value: UInt32 = 0
-        for index in offset..<(offset + 4) {
-            guard let digit = Hex.value(of: bytes[index]) else { throw fail("invalid \\u escape") }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
-    }
-
-    /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).
+    /// Validates one multi-byte UTF-8 sequence (``JSONGrammar/utf8SequenceLength(in:at:)``).
     private mutating func skipUTF8Sequence() throws(Failure) {
-        let lead = bytes[position]
-        let length: Int
-        var lowerBound: UInt8 = 0x80
-        var upperBound: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lowerBound = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upperBound = 0x9F
-        case 0xF0: length = 4; lowerBound = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upperBound = 0x8F
-        default: throw fail("invalid UTF-8")
+        switch JSONGrammar.utf8SequenceLength(in: bytes, at: position) {
+        case .success(let length): position += length
+        case .failure(let violation): throw fail(violation.message)
         }
-        guard position + length <= count else { throw fail("truncated UTF-8") }
-        let second = bytes[position + 1]
-        guard second >= lowerBound, second <= upperBound else { throw fail("invalid UTF-8") }
-        for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 {
-            throw fail("invalid UTF-8")
-        }
-        position += length
     }
 
     // MARK: Whitespace and errors

@@ -1,0 +1,126 @@
+import MSALSupport
+
+/// The RFC 8259 rules both JSON readers apply byte for byte: `JSONDocument` (JOSE, protocol
+/// responses) and the token cache's one-pass reader. Each rule returns the length of what it
+/// accepted, or the violation, which each reader turns into its own error; the readers keep only
+/// their fast paths (plain ASCII, whitespace runs) and what they build.
+package enum JSONGrammar {
+    /// Why bytes are not JSON.
+    package enum Violation: Error, Equatable, Sendable {
+        case unterminatedEscape
+        case invalidEscape
+        case truncatedUnicodeEscape
+        case invalidUnicodeEscape
+        case unpairedSurrogate
+        case invalidUTF8
+        case truncatedUTF8
+        case invalidNumber
+        case invalidFraction
+        case invalidExponent
+
+        /// The message the readers report.
+        package var message: String {
+            switch self {
+            case .unterminatedEscape: "unterminated escape"
+            case .invalidEscape: "invalid escape"
+            case .truncatedUnicodeEscape: "truncated \\u escape"
+            case .invalidUnicodeEscape: "invalid \\u escape"
+            case .unpairedSurrogate: "unpaired surrogate escape"
+            case .invalidUTF8: "invalid UTF-8"
+            case .truncatedUTF8: "truncated UTF-8"
+            case .invalidNumber: "invalid number"
+            case .invalidFraction: "invalid number fraction"
+            case .invalidExponent: "invalid number exponent"
+            }
+        }
+    }
+
+    /// The length of the escape whose backslash is at `position` (2, 6, or 12 for a surrogate pair).
+    @inlinable
+    package static func escapeLength(in bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> Result<Int, Violation> {
+        guard position + 1 < bytes.count else { return .failure(.unterminatedEscape) }
+        switch bytes[position + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+            UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return .success(2)
+        case UInt8(ascii: "u"):
+            guard position + 6 <= bytes.count else { return .failure(.truncatedUnicodeEscape) }
+            guard let unit = Hex.value(ofDigitsIn: bytes, at: position + 2, count: 4) else { return .failure(.invalidUnicodeEscape) }
+            if unit >= 0xDC00, unit < 0xE000 { return .failure(.unpairedSurrogate) }
+            guard unit >= 0xD800, unit < 0xDC00 else { return .success(6) }
+            let next = position + 6
+            guard next + 1 < bytes.count, bytes[next] == UInt8(ascii: "\\"), bytes[next + 1] == UInt8(ascii: "u") else {
+                return .failure(.unpairedSurrogate)
+            }
+            guard next + 6 <= bytes.count else { return .failure(.truncatedUnicodeEscape) }
+            guard let low = Hex.value(ofDigitsIn: bytes, at: next + 2, count: 4) else { return .failure(.invalidUnicodeEscape) }
+            guard low >= 0xDC00, low < 0xE000 else { return .failure(.unpairedSurrogate) }
+            return .success(12)
+        default:
+            return .failure(.invalidEscape)
+        }
+    }
+
+    /// The length of the multi-byte UTF-8 sequence whose lead byte is at `position`: no overlongs,
+    /// no surrogates, at most U+10FFFF.
+    @inlinable
+    package static func utf8SequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> Result<Int, Violation> {
+        let length: Int
+        var lowerBound: UInt8 = 0x80
+        var upperBound: UInt8 = 0xBF
+        switch bytes[position] {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lowerBound = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upperBound = 0x9F
+        case 0xF0: length = 4; lowerBound = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upperBound = 0x8F
+        default: return .failure(.invalidUTF8)
+        }
+        guard position + length <= bytes.count else { return .failure(.truncatedUTF8) }
+        let second = bytes[position + 1]
+        guard second >= lowerBound, second <= upperBound else { return .failure(.invalidUTF8) }
+        for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 {
+            return .failure(.invalidUTF8)
+        }
+        return .success(length)
+    }
+
+    /// The end of the number starting at `position` (`-`, integer part without leading zeros,
+    /// fraction, exponent), and whether it is an integer.
+    @inlinable
+    package static func numberEnd(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Result<(end: Int, isInteger: Bool), Violation> {
+        var position = start
+        var isInteger = true
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < bytes.count else { return .failure(.invalidNumber) }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else if isDigit(bytes[position]) {
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        } else {
+            return .failure(.invalidNumber)
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard position < bytes.count, isDigit(bytes[position]) else { return .failure(.invalidFraction) }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < bytes.count, isDigit(bytes[position]) else { return .failure(.invalidExponent) }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        return .success((position, isInteger))
+    }
+
+    /// Whether `byte` is an ASCII digit.
+    @inlinable @inline(__always)
+    package static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+}
