@@ -1,6 +1,9 @@
+import MSALJOSE
+
 extension MSALFixtureJSON {
     /// The compact UTF-8 serialization: no whitespace, members in document order, numbers as
-    /// written, strings escaping only `"`, `\` and control characters.
+    /// written, strings escaping `"`, `\`, control characters and DEL (the package's one JSON string
+    /// escape rule, `JSONStringEncoding`).
     public func serialized() -> [UInt8] {
         var out: [UInt8] = []
         write(to: &out)
@@ -37,24 +40,6 @@ extension MSALFixtureJSON {
     }
 
     private static func writeString(_ string: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x00..<0x20:
-                out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        JSONStringEncoding.appendQuoted(string, to: &out)
     }
 }

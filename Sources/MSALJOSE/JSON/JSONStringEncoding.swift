@@ -1,3 +1,5 @@
+import MSALSupport
+
 /// Writes JSON string literals into a byte buffer.
 ///
 /// Runs of bytes that need no escaping are copied in bulk, so long strings (tokens in a cache
@@ -6,11 +8,9 @@
 /// escaped too so a written document shows no invisible bytes. Other bytes, including UTF-8
 /// sequences, are written as they are.
 package enum JSONStringEncoding {
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// Whether `byte` must be escaped inside a JSON string literal.
-    @inline(__always)
-    private static func needsEscape(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    package static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
     }
 
@@ -44,17 +44,29 @@ package enum JSONStringEncoding {
     }
 
     private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\\"))
+        escape(byte) { output.append($0) }
+    }
+
+    /// Emits the escape of `byte` (one that ``needsEscape(_:)``), byte by byte: the short form
+    /// where RFC 8259 has one, `\u00XX` with lowercase digits otherwise. The one escape rule of
+    /// every JSON writer of the package (JOSE, the token cache, recorded fixtures).
+    @inlinable @inline(__always)
+    package static func escape(_ byte: UInt8, _ emit: (UInt8) -> Void) {
+        emit(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
-        case 0x0A: output.append(UInt8(ascii: "n"))
-        case 0x0D: output.append(UInt8(ascii: "r"))
-        case 0x09: output.append(UInt8(ascii: "t"))
-        case 0x08: output.append(UInt8(ascii: "b"))
-        case 0x0C: output.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""): emit(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): emit(UInt8(ascii: "\\"))
+        case 0x0A: emit(UInt8(ascii: "n"))
+        case 0x0D: emit(UInt8(ascii: "r"))
+        case 0x09: emit(UInt8(ascii: "t"))
+        case 0x08: emit(UInt8(ascii: "b"))
+        case 0x0C: emit(UInt8(ascii: "f"))
         default:
-            output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            emit(UInt8(ascii: "u"))
+            emit(UInt8(ascii: "0"))
+            emit(UInt8(ascii: "0"))
+            emit(Hex.digit(byte >> 4))
+            emit(Hex.digit(byte & 0x0F))
         }
     }
 }

@@ -259,21 +259,7 @@ extension TokenCacheDocument {
     }
 
     private static func appendEscape<Sink: CacheByteSink>(_ byte: UInt8, to sink: inout Sink) {
-        sink.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""): sink.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): sink.append(UInt8(ascii: "\\"))
-        case 0x0A: sink.append(UInt8(ascii: "n"))
-        case 0x0D: sink.append(UInt8(ascii: "r"))
-        case 0x09: sink.append(UInt8(ascii: "t"))
-        case 0x08: sink.append(UInt8(ascii: "b"))
-        case 0x0C: sink.append(UInt8(ascii: "f"))
-        default:
-            let hex: StaticString = "0123456789abcdef"
-            sink.append("u00")
-            sink.append(hex.utf8Start[Int(byte >> 4)])
-            sink.append(hex.utf8Start[Int(byte & 0x0F)])
-        }
+        JSONStringEncoding.escape(byte) { sink.append($0) }
     }
 }
 
