@@ -137,6 +137,12 @@ final class LoopbackListenerCore: Sendable {
         }
     }
 
+    /// How many open connections have begun their request (for tests: such a connection is never
+    /// evicted for room).
+    var requestsBegun: Int {
+        state.withLock { $0.connections.values.filter(\.hasSentRequest).count }
+    }
+
     /// Forgets a closed connection.
     func release(_ channel: any Channel) {
         state.withLock { state in

@@ -38,6 +38,9 @@ package final class LoopbackRedirectListener: Sendable {
     /// The addresses the listener is bound to: `127.0.0.1`, and `::1` when the host is `localhost` and IPv6 is available.
     package let boundAddresses: [SocketAddress]
     private let core: LoopbackListenerCore
+
+    /// How many open connections have begun their request (for tests).
+    var requestsBegun: Int { core.requestsBegun }
     private let servers: [any Channel]
 
     private init(redirectURI: URL, port: Int, core: LoopbackListenerCore, servers: [any Channel]) {

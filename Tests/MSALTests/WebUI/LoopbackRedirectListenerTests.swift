@@ -351,16 +351,17 @@ struct LoopbackRedirectListenerTests {
             try await connection.send(busy)
             held.append(connection)
         }
-        // The heads are read asynchronously: until all are in, a new connection may still evict one.
-        var turnedAway = false
-        for _ in 0..<50 where !turnedAway {
-            let extra = try await RawHTTPClient.connect(port: listener.port)
-            try? await extra.send(Array("GET /nowhere HTTP/1.1\r\nHost: localhost:\(listener.port)\r\n\r\n".utf8))
-            let answer = await extra.readToEnd()
-            turnedAway = answer.bytes.isEmpty
-            if !turnedAway { try await Task.sleep(for: .milliseconds(50)) }
+        // The heads are read asynchronously, and until all are in a new connection may still evict
+        // one (which would leave a slot free for good): wait until the listener has read every head.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while listener.requestsBegun < LoopbackRedirectListener.maximumConnections, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(turnedAway, "with every slot mid-request a new connection is closed without an answer")
+        #expect(listener.requestsBegun == LoopbackRedirectListener.maximumConnections)
+        let extra = try await RawHTTPClient.connect(port: listener.port)
+        try? await extra.send(Array("GET /nowhere HTTP/1.1\r\nHost: localhost:\(listener.port)\r\n\r\n".utf8))
+        let answer = await extra.readToEnd()
+        #expect(answer.bytes.isEmpty, "with every slot mid-request a new connection is closed without an answer")
         for connection in held {
             await connection.close()
         }
