@@ -7,15 +7,15 @@ import Testing
 @Suite("JSON grammar shared by both readers")
 struct JSONGrammarTests {
     static func escape(_ text: String) -> Result<Int, JSONGrammar.Violation> {
-        Array(text.utf8).withUnsafeBufferPointer { JSONGrammar.escapeLength(in: $0, at: 0) }
+        Array(text.utf8).withUnsafeBufferPointer { JSONGrammar.escapeLength(in: $0, at: 0) }.mapError(\.violation)
     }
 
     static func utf8(_ bytes: [UInt8]) -> Result<Int, JSONGrammar.Violation> {
-        bytes.withUnsafeBufferPointer { JSONGrammar.utf8SequenceLength(in: $0, at: 0) }
+        bytes.withUnsafeBufferPointer { JSONGrammar.utf8SequenceLength(in: $0, at: 0) }.mapError(\.violation)
     }
 
     static func number(_ text: String) -> Result<(end: Int, isInteger: Bool), JSONGrammar.Violation> {
-        Array(text.utf8).withUnsafeBufferPointer { JSONGrammar.numberEnd(in: $0, at: 0) }
+        Array(text.utf8).withUnsafeBufferPointer { JSONGrammar.numberEnd(in: $0, at: 0) }.mapError(\.violation)
     }
 
     @Test("Escapes: the eight single ones, \\u, surrogate pairs; everything else is named")
@@ -64,5 +64,26 @@ struct JSONGrammarTests {
         #expect(throws: JSONGrammar.Violation.invalidNumber) { try Self.number("+1").get() }
         #expect(throws: JSONGrammar.Violation.invalidFraction) { try Self.number("1.").get() }
         #expect(throws: JSONGrammar.Violation.invalidExponent) { try Self.number("1e+").get() }
+    }
+
+    @Test("Where each violation is reported: the readers' error offsets")
+    func positions() {
+        func at(_ text: String, _ rule: (UnsafeBufferPointer<UInt8>) -> JSONGrammar.Failure?) -> Int? {
+            Array(text.utf8).withUnsafeBufferPointer { rule($0)?.position }
+        }
+        func escape(_ text: String) -> Int? {
+            at(text) { if case .failure(let failure) = JSONGrammar.escapeLength(in: $0, at: 0) { failure } else { nil } }
+        }
+        func number(_ text: String) -> Int? {
+            at(text) { if case .failure(let failure) = JSONGrammar.numberEnd(in: $0, at: 0) { failure } else { nil } }
+        }
+        #expect(escape(#"\x"#) == 0)
+        #expect(escape(#"\u00g0"#) == 0)
+        #expect(escape(#"\uDC00"#) == 6)  // after the escape a surrogate rule rejects
+        #expect(escape(#"\uD800x"#) == 6)
+        #expect(escape(#"\uD800\u00"#) == 6)
+        #expect(number("1.") == 2)  // where the digit was expected
+        #expect(number("1e+") == 3)
+        #expect(number("-x") == 1)
     }
 }

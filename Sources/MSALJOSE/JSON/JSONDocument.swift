@@ -151,8 +151,9 @@ private struct JSONParser {
         case .success(let number):
             position = number.end
             try append(.number, flag: !number.isInteger, start: start, end: position)
-        case .failure(let violation):
-            throw fail(violation.message)
+        case .failure(let failure):
+            position = failure.position
+            throw fail(failure.violation.message)
         }
     }
 
@@ -185,7 +186,9 @@ private struct JSONParser {
     mutating func skipEscape() throws(JOSEError) {
         switch JSONGrammar.escapeLength(in: buffer, at: position) {
         case .success(let length): position += length
-        case .failure(let violation): throw fail(violation.message)
+        case .failure(let failure):
+            position = failure.position
+            throw fail(failure.violation.message)
         }
     }
 
@@ -193,7 +196,9 @@ private struct JSONParser {
     mutating func skipUTF8Sequence() throws(JOSEError) {
         switch JSONGrammar.utf8SequenceLength(in: buffer, at: position) {
         case .success(let length): position += length
-        case .failure(let violation): throw fail(violation.message)
+        case .failure(let failure):
+            position = failure.position
+            throw fail(failure.violation.message)
         }
     }
 

@@ -410,7 +410,9 @@ struct CacheDocumentReader {
     private mutating func skipNumber() throws(Failure) {
         switch JSONGrammar.numberEnd(in: bytes, at: position) {
         case .success(let number): position = number.end
-        case .failure(let violation): throw fail(violation.message)
+        case .failure(let failure):
+            position = failure.position
+            throw fail(failure.violation.message)
         }
     }
 
@@ -517,7 +519,9 @@ struct CacheDocumentReader {
     private mutating func skipEscape() throws(Failure) {
         switch JSONGrammar.escapeLength(in: bytes, at: position) {
         case .success(let length): position += length
-        case .failure(let violation): throw fail(violation.message)
+        case .failure(let failure):
+            position = failure.position
+            throw fail(failure.violation.message)
         }
     }
 
@@ -525,7 +529,9 @@ struct CacheDocumentReader {
     private mutating func skipUTF8Sequence() throws(Failure) {
         switch JSONGrammar.utf8SequenceLength(in: bytes, at: position) {
         case .success(let length): position += length
-        case .failure(let violation): throw fail(violation.message)
+        case .failure(let failure):
+            position = failure.position
+            throw fail(failure.violation.message)
         }
     }
 
