@@ -9,7 +9,7 @@ import MSALSupport
 /// long they took and the unrelated task's longest gap between two wake-ups.
 enum PoolModes {
     static let all: [String: WorkerMode] = [
-        "pool-probe": WorkerMode(usage: "file|hooks CALLS SECONDS", run: probe)
+        "pool-probe": WorkerMode(usage: "file|hooks|hooks-accounts CALLS SECONDS", run: probe)
     ]
 
     /// A transport for an application that must not reach the network.
@@ -75,7 +75,7 @@ enum PoolModes {
     /// flock(1) holds the file's lock for SECONDS. `hooks`: CALLS silent calls whose cache hooks each
     /// block for SECONDS.
     static func probe(_ arguments: [String]) throws {
-        let usage = "usage: pool-probe file|hooks CALLS SECONDS"
+        let usage = "usage: pool-probe file|hooks|hooks-accounts CALLS SECONDS"
         guard arguments.count == 3, let seconds = Double(arguments[2]), seconds > 0 else { WorkerMode.fail(usage: usage) }
         let calls = WorkerMode.count(arguments, 1, usage)
         let app: MSALPublicClientApplication
@@ -101,7 +101,7 @@ enum PoolModes {
                 guard Date() < deadline, process.isRunning else { throw CacheModes.LostUpdate(description: "flock(1) did not lock") }
                 usleep(2_000)
             }
-        case "hooks":
+        case "hooks", "hooks-accounts":
             app = try application(MSALCacheConfig(storage: .custom(SlowHooks(seconds: seconds))))
             account = try seed(app)
         default:
@@ -113,9 +113,14 @@ enum PoolModes {
             let ticking = ticker.start()
             let started = ContinuousClock.now
             let sources = try await withThrowingTaskGroup(of: MSALTokenSource.self) { group in
+                // hooks-accounts: the async account API (currentAccount), which reads the cache too.
+                let listsAccounts = arguments[0] == "hooks-accounts"
                 for _ in 0..<calls {
                     group.addTask {
-                        try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+                        if listsAccounts {
+                            return try await app.currentAccount().0 == account ? .cache : .identityProvider
+                        }
+                        return try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
                             .tokenSource
                     }
                 }

@@ -25,6 +25,20 @@ extension MSALPublicClientApplication {
         let all = try cache.accounts(
             clientID: configuration.clientId, environment: environmentFilterHost,
             signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
+        return Self.filter(all, parameters)
+    }
+
+    /// ``accounts(for:)`` for the SDK's own async APIs, which must not block a cooperative thread on
+    /// the cache file's lock or an app's cache hooks.
+    func accountsWithoutBlocking(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
+        let all = try await cache.accounts(
+            clientID: configuration.clientId, environment: environmentFilterHost,
+            signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
+        return Self.filter(all, parameters)
+    }
+
+    /// The accounts of `all` that `parameters` select.
+    private static func filter(_ all: [MSALAccount], _ parameters: MSALAccountEnumerationParameters) -> [MSALAccount] {
         guard parameters.identifier != nil || parameters.username != nil || parameters.tenantProfileIdentifier != nil else {
             return all
         }
@@ -50,8 +64,20 @@ extension MSALPublicClientApplication {
         guard let identifier = account.identifier else { return }
         client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
         let clientID = configuration.clientId
+        let environment = account.environment
         _ = try cache.write(clientID: clientID, accountID: identifier) { contents in
-            contents.removeAccount(homeAccountID: identifier, environment: account.environment, clientID: clientID)
+            contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
+        }
+    }
+
+    /// ``remove(_:)`` for the SDK's own async APIs (sign-out), without blocking a cooperative thread.
+    func removeWithoutBlocking(_ account: MSALAccount) async throws {
+        guard let identifier = account.identifier else { return }
+        client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
+        let clientID = configuration.clientId
+        let environment = account.environment
+        _ = try await cache.write(clientID: clientID, accountID: identifier) { contents in
+            contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
         }
     }
 }

@@ -7,7 +7,9 @@ extension MSALPublicClientApplication {
     /// The current account is the only signed-in account, or the first of several (ordered by
     /// identifier so the answer is stable).
     public func currentAccount(with parameters: MSALParameters? = nil) async throws -> (MSALAccount?, MSALAccount?) {
-        let accounts = try allAccounts().sorted { ($0.identifier ?? "") < ($1.identifier ?? "") }
+        let accounts = try await accountsWithoutBlocking(for: MSALAccountEnumerationParameters()).sorted {
+            ($0.identifier ?? "") < ($1.identifier ?? "")
+        }
         return (accounts.first, nil)
     }
 

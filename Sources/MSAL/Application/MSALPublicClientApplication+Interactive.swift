@@ -55,12 +55,11 @@ extension MSALPublicClientApplication {
         client.logger.info(
             "Signing out \(oii: account.identifier)\(public: signoutParameters.signoutFromBrowser ? ", then ending the browser session" : "")",
             correlationID: correlationID)
-        // Read before the tokens are removed: the profiles' ID tokens are slices of the cache.
         let profiles = account.tenantProfiles ?? []
         let idTokenHint =
             signoutParameters.signoutFromBrowser
             ? (profiles.first { $0.isHomeTenantProfile && $0.hasIDToken } ?? profiles.first { $0.hasIDToken })?.idToken : nil
-        try remove(account)
+        try await removeWithoutBlocking(account)
         guard signoutParameters.signoutFromBrowser else { return }
         let metadata = try await client.resolver.resolve(configuration.authority, correlationID: correlationID)
         guard let endpoint = metadata.endSessionEndpoint else {

@@ -1,10 +1,18 @@
-import MSALSupport
-
 extension TokenCache {
     /// The accounts `clientID` can use; see ``TokenCacheContents/accounts(clientID:environment:signedInOnly:)``.
     package func accounts(clientID: String, environment: String?, signedInOnly: Bool, memo: TokenCacheAccountMemo) throws -> [MSALAccount] {
         let query = TokenCacheAccountMemo.Query(
             clientID: CacheText.lowercased(clientID), environment: environment.map(CacheText.lowercased), signedInOnly: signedInOnly)
         return try read(clientID: clientID) { contents in memo.accounts(query, contents: contents) }
+    }
+
+    /// ``accounts(clientID:environment:signedInOnly:memo:)`` for async callers, without blocking a
+    /// cooperative thread (the async ``read(clientID:accountID:_:)``).
+    package func accounts(
+        clientID: String, environment: String?, signedInOnly: Bool, memo: TokenCacheAccountMemo
+    ) async throws -> [MSALAccount] {
+        let query = TokenCacheAccountMemo.Query(
+            clientID: CacheText.lowercased(clientID), environment: environment.map(CacheText.lowercased), signedInOnly: signedInOnly)
+        return try await read(clientID: clientID) { contents in memo.accounts(query, contents: contents) }
     }
 }

@@ -50,6 +50,14 @@ struct CooperativePoolTests {
         #expect(probe.longestGap < 1, "\(probe)")
     }
 
+    @Test("32 concurrent currentAccount() calls whose cache hooks each block for 100 ms: an unrelated task still runs every 10 ms")
+    func blockingHooksListingAccounts() async throws {
+        let probe = try await Self.probe("hooks-accounts", calls: 32, seconds: 0.1)
+        #expect(probe.fromCache == 32, "\(probe)")
+        #expect(probe.elapsed >= 3, "\(probe)")
+        #expect(probe.longestGap < 1, "\(probe)")
+    }
+
     @Test("A hook that calls back into the token cache gets cacheHookFailed instead of waiting for itself")
     func reentrantHook() async throws {
         final class Reentrant: MSALTokenCacheSerializer {

@@ -222,7 +222,7 @@ struct TokenCacheAccountListTests {
             }
             try await group.waitForAll()
         }
-        let final = try cache.accounts(clientID: Support.client, environment: nil, signedInOnly: true, memo: memo)
+        let final = try await cache.accounts(clientID: Support.client, environment: nil, signedInOnly: true, memo: memo)
         #expect(final.count == writers * (perWriter - perWriter / 5))
         await #expect(try cache.read(clientID: Support.client) { Self.describe(final) == Self.rebuilt($0) })
     }

@@ -62,7 +62,8 @@ struct TokenCacheFileBackedTests {
         #expect(document[.account].count == 400)
         #expect(document[.refreshToken].count == 400)
         let reader = try Self.cache(path)
-        let accounts = try reader.accounts(clientID: "stress-client", environment: nil, signedInOnly: true, memo: TokenCacheAccountMemo())
+        let accounts = try await reader.accounts(
+            clientID: "stress-client", environment: nil, signedInOnly: true, memo: TokenCacheAccountMemo())
         let identifiers = Set(accounts.compactMap(\.identifier))
         for tag in ["a", "b"] {
             for index in 0..<200 {
