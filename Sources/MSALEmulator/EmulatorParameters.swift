@@ -16,7 +16,9 @@ struct EmulatorParameters: Sendable {
             let equals = part.firstIndex(of: UInt8(ascii: "="))
             let rawName = equals.map { part[part.startIndex..<$0] } ?? part[...]
             let rawValue = equals.map { part[part.index(after: $0)...] } ?? part[part.endIndex...]
-            guard let name = Self.decode(rawName), let value = Self.decode(rawValue) else { return nil }
+            guard let name = PercentEncoding.decodeFormComponent(bytes: rawName),
+                let value = PercentEncoding.decodeFormComponent(bytes: rawValue)
+            else { return nil }
             pairs.append((name, value))
         }
         self.pairs = pairs
@@ -40,10 +42,5 @@ struct EmulatorParameters: Sendable {
             return pair.name
         }
         return nil
-    }
-
-    /// `+` as a space, `%XX` as a byte; the result must be UTF-8 (``PercentEncoding``'s rule).
-    private static func decode(_ bytes: some Collection<UInt8>) -> String? {
-        PercentEncoding.decodeFormComponent(bytes: bytes)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import Testing
 
 @testable import MSALJOSE
@@ -193,11 +194,10 @@ enum TestTokenFactory {
 
     // MARK: Byte helpers
 
-    /// Bytes from hexadecimal text.
+    /// Bytes from hexadecimal text (a fixed test input: not hex is a broken test).
     static func bytes(hex: String) -> [UInt8] {
-        let digits = Array(hex.utf8)
-        precondition(digits.count % 2 == 0)
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
+        guard let bytes = Hex.decode(hex) else { preconditionFailure("not hex: \(hex)") }
+        return bytes
     }
 
     /// Order n of P-256 (FIPS 186-4 D.1.2.3), big-endian.

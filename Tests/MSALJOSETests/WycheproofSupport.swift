@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import Testing
 
 @testable import MSALJOSE
@@ -56,30 +57,10 @@ enum Wycheproof {
         [UInt8](try JSONSerialization.data(withJSONObject: object))
     }
 
-    /// Decodes lowercase or uppercase hex.
+    /// Decodes lowercase or uppercase hex (MSALSupport's decoder).
     static func hex(_ text: String) throws -> [UInt8] {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { throw FormatError(description: "odd-length hex") }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else {
-                throw FormatError(description: "bad hex digit")
-            }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
+        guard let bytes = Hex.decode(text) else { throw FormatError(description: "not hex: \(text.prefix(16))") }
         return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// Lenient base64url decoding with Foundation (padding added, no strictness),

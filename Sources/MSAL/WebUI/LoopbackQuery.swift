@@ -27,7 +27,8 @@ package enum LoopbackQuery {
                 name = piece
                 value = ""
             }
-            guard let decodedName = decode(name), let decodedValue = decode(value) else {
+            guard let decodedName = PercentEncoding.decodeFormComponent(name), let decodedValue = PercentEncoding.decodeFormComponent(value)
+            else {
                 return .failure(.malformed)
             }
             guard parameters.updateValue(decodedValue, forKey: decodedName) == nil else {
@@ -35,11 +36,5 @@ package enum LoopbackQuery {
             }
         }
         return .success(parameters)
-    }
-
-    /// `text` with `+` as a space and `%XX` escapes decoded, or `nil` for a bad escape or bytes that
-    /// are not UTF-8 (``PercentEncoding``'s rule).
-    package static func decode(_ text: Substring) -> String? {
-        PercentEncoding.decodeFormComponent(text)
     }
 }

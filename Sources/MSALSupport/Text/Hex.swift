@@ -1,7 +1,7 @@
 /// Hexadecimal digits: the one decoder and encoder the package's modules share.
 ///
 /// Decoding accepts `0-9`, `a-f` and `A-F` and nothing else (no spaces, no `0x` prefix, no odd
-/// length); encoding writes lowercase digits.
+/// length); the digits written are lowercase (``digit(_:)``), or uppercase for percent-encoding.
 package enum Hex {
     /// The value of one hexadecimal digit, or `nil` for any other byte.
     @inlinable @inline(__always)
@@ -49,17 +49,6 @@ package enum Hex {
             result = result << 4 | UInt32(digit)
         }
         return result
-    }
-
-    /// `bytes` as lowercase hexadecimal digits, two per byte.
-    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digit(byte >> 4))
-            out.append(digit(byte & 0x0F))
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The lowercase digit for `nibble` (0–15).
