@@ -6,12 +6,9 @@
 /// has gone. A caller whose own task is cancelled stops waiting at once with `CancellationError`;
 /// the others keep waiting.
 package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Flight {
-        var waiters: [OneShot<Value>]
-    }
-
     private struct State {
-        var flights: [Key: Flight] = [:]
+        /// Each operation in flight, with the callers waiting for it.
+        var flights: [Key: [OneShot<Value>]] = [:]
         var joined = 0
     }
 
@@ -26,13 +23,10 @@ package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sen
     ) async throws -> Value {
         let waiter = OneShot<Value>()
         let starts = state.withLock { state -> Bool in
-            if state.flights[key] != nil {
-                state.flights[key]!.waiters.append(waiter)
-                state.joined += 1
-                return false
-            }
-            state.flights[key] = Flight(waiters: [waiter])
-            return true
+            let starts = state.flights[key] == nil
+            state.flights[key, default: []].append(waiter)
+            if !starts { state.joined += 1 }
+            return starts
         }
         if starts {
             Task {
@@ -45,7 +39,7 @@ package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     private func finish(_ key: Key, _ result: Result<Value, any Error>) {
-        let waiters = state.withLock { $0.flights.removeValue(forKey: key)?.waiters ?? [] }
+        let waiters = state.withLock { $0.flights.removeValue(forKey: key) ?? [] }
         for waiter in waiters { waiter.deliver(result) }
     }
 

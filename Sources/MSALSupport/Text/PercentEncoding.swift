@@ -42,22 +42,23 @@ package enum PercentEncoding {
     /// a space becomes `+` when `spaceAsPlus` (the WHATWG form rule) or `%20` otherwise, and every
     /// other byte becomes `%XX` with uppercase digits.
     package static func encode(_ text: some StringProtocol, unescaped: StaticString, spaceAsPlus: Bool) -> String {
-        let keep = unescaped.withUTF8Buffer { Array($0) }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                out.append(byte)
-            case UInt8(ascii: " ") where spaceAsPlus:
-                out.append(UInt8(ascii: "+"))
-            case _ where keep.contains(byte):
-                out.append(byte)
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(Hex.uppercaseDigit(byte >> 4))
-                out.append(Hex.uppercaseDigit(byte & 0x0F))
+        unescaped.withUTF8Buffer { keep in
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    out.append(byte)
+                case UInt8(ascii: " ") where spaceAsPlus:
+                    out.append(UInt8(ascii: "+"))
+                case _ where keep.contains(byte):
+                    out.append(byte)
+                default:
+                    out.append(UInt8(ascii: "%"))
+                    out.append(Hex.uppercaseDigit(byte >> 4))
+                    out.append(Hex.uppercaseDigit(byte & 0x0F))
+                }
             }
         }
         return String(decoding: out, as: UTF8.self)
