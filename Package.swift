@@ -42,15 +42,22 @@ let package = Package(
         // in `-DMSAL_TSAN` builds), the continuation shadows, the one-shot and single-flight
         // primitives, and the hex and percent codecs. Not a product; nothing in it is public.
         .target(name: "MSALSupport"),
+        // The one JSON reader and writer: the scanner that JOSE, the protocol responses and the
+        // token cache's schema mapping all drive, the parsed document, the writers. Not a product.
+        .target(
+            name: "MSALJSON",
+            dependencies: ["MSALSupport"]
+        ),
         .target(
             name: "MSALJOSE",
-            dependencies: ["COpenSSL", "MSALSupport"],
+            dependencies: ["COpenSSL", "MSALJSON", "MSALSupport"],
             swiftSettings: [.define("MSAL_TEST_ENTRY_POINTS", .when(traits: ["TestEntryPoints"]))]
         ),
         .target(
             name: "MSAL",
             dependencies: [
                 "MSALJOSE",
+                "MSALJSON",
                 "MSALSupport",
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
@@ -67,7 +74,7 @@ let package = Package(
         .target(
             name: "MSALTesting",
             dependencies: [
-                "MSAL", "MSALJOSE", "MSALSupport",
+                "MSAL", "MSALJOSE", "MSALJSON", "MSALSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -76,6 +83,7 @@ let package = Package(
             name: "MSALEmulator",
             dependencies: [
                 "MSALJOSE",
+                "MSALJSON",
                 "MSALSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -87,6 +95,7 @@ let package = Package(
             dependencies: [
                 "MSAL",
                 "MSALJOSE",
+                "MSALJSON",
                 "MSALSupport",
                 "MSALTesting",
                 "MSALEmulator",
@@ -103,8 +112,12 @@ let package = Package(
             dependencies: ["MSALSupport"]
         ),
         .testTarget(
+            name: "MSALJSONTests",
+            dependencies: ["MSALJSON", "MSALSupport"]
+        ),
+        .testTarget(
             name: "MSALJOSETests",
-            dependencies: ["MSALJOSE", "MSALSupport"]
+            dependencies: ["MSALJOSE", "MSALJSON", "MSALSupport"]
         ),
         .testTarget(
             name: "MSALTests",
@@ -112,6 +125,7 @@ let package = Package(
                 "MSAL",
                 "MSALURLSession",
                 "MSALJOSE",
+                "MSALJSON",
                 "MSALSupport",
                 "MSALTesting",
                 "MSALStressWorker",
@@ -145,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "MSALEmulatorTests",
             dependencies: [
-                "MSAL", "MSALJOSE", "MSALSupport", "MSALEmulator", "MSALStressWorker",
+                "MSAL", "MSALJOSE", "MSALJSON", "MSALSupport", "MSALEmulator", "MSALStressWorker",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

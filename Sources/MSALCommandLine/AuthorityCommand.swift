@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MSAL
-import MSALJOSE
+import MSALJSON
 
 /// `msal authority …`
 struct AuthorityCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MSAL
-import MSALJOSE
+import MSALJSON
 
 /// `--cache FILE`, shared by the cache verbs.
 struct CacheFileOptions: ParsableArguments {

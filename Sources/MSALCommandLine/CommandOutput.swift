@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MSAL
 import MSALJOSE
+import MSALJSON
 
 /// Writes results and errors in the chosen format.
 enum CommandOutput {

@@ -1,5 +1,5 @@
 import Foundation
-import MSALJOSE
+import MSALJSON
 
 /// Prints the demo's progress: short lines for people, or one JSON object per step.
 struct DemoReporter: Sendable {

@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 /// One step of `msal demo`: what it did (notes), what it verified (checks), structured details
 /// for JSON output, and the failure when an outcome was not the expected one.

@@ -2,6 +2,7 @@ import Foundation
 import MSAL
 import MSALEmulator
 import MSALJOSE
+import MSALJSON
 
 extension DemoWalkthrough {
     /// 1. The emulator listens on loopback, in this process.

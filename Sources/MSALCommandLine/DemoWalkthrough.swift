@@ -2,6 +2,7 @@ import Foundation
 import MSAL
 import MSALEmulator
 import MSALJOSE
+import MSALJSON
 
 /// `msal demo`'s walk through an app's life against the emulator running in this process: each
 /// ``Stage`` runs in order, checks what it expects, and is reported; the first unexpected outcome

@@ -1,6 +1,7 @@
 import Foundation
 import MSAL
 import MSALJOSE
+import MSALJSON
 import MSALSupport
 
 /// Shows the device code prompt on standard error, then (in text output) a progress indicator until

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import MSALEmulator
 import MSALJOSE
+import MSALJSON
 
 /// `msal emulator`: runs the local identity provider until interrupted.
 struct EmulatorCommand: AsyncParsableCommand {

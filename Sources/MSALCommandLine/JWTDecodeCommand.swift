@@ -1,6 +1,7 @@
 import ArgumentParser
 import MSAL
 import MSALJOSE
+import MSALJSON
 
 /// `msal jwt decode TOKEN`: shows header and claims without verifying anything.
 struct JWTDecodeCommand: AsyncParsableCommand {

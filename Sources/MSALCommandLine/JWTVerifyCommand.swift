@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MSAL
 import MSALJOSE
+import MSALJSON
 
 /// `msal jwt verify TOKEN --jwks FILE|URL …`: verifies signature and claims.
 struct JWTVerifyCommand: AsyncParsableCommand {

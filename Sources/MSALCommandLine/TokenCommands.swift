@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MSAL
 import MSALJOSE
+import MSALJSON
 import MSALTesting
 
 /// Options shared by `msal login`, `msal token` and `msal logout`: which application, authority,

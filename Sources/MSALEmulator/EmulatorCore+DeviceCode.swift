@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 extension EmulatorCore {
     /// The characters of user codes: upper-case letters and digits without look-alikes.

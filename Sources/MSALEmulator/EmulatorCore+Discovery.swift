@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 extension EmulatorCore {
     /// `GET /common/discovery/instance?api-version=1.1&authorization_endpoint=…`: vouches for

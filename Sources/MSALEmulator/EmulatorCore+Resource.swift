@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 extension EmulatorCore {
     /// `GET /resource/me`: the user of a valid access token, as JSON.

@@ -1,5 +1,5 @@
 import Foundation
-import MSALJOSE
+import MSALJSON
 
 /// What the request log keeps about the request being answered, filled in as the endpoint learns it.
 struct EmulatorRequestInfo: Sendable {

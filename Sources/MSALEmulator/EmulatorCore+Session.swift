@@ -1,5 +1,4 @@
 import Foundation
-import MSALJOSE
 
 extension EmulatorCore {
     /// `GET`/`POST /{tenant}/oauth2/v2.0/logout`: ends the browser session, then redirects to a

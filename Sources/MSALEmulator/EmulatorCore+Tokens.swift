@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 /// What a successful grant issues tokens for.
 struct TokenIssue: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 import MSALSupport
 
 /// The emulator's endpoints and state, independent of the socket that feeds it requests.

@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 /// One HTTP response of the emulator.
 struct EmulatorHTTPResponse: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 /// An error answer in the Microsoft identity platform's shape (RFC 6749 §5.2 plus `error_codes`,
 /// `timestamp`, `trace_id`, `correlation_id`, and optionally `suberror` and `claims`).

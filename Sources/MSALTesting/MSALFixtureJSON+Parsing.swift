@@ -1,5 +1,5 @@
 import Foundation
-import MSALJOSE
+import MSALJSON
 
 extension MSALFixtureJSON {
     /// The caps applied to a fixture document: 16 MiB (fixtures for size-cap tests carry bodies

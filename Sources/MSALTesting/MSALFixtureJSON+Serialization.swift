@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 extension MSALFixtureJSON {
     /// The compact UTF-8 serialization: no whitespace, members in document order, numbers as

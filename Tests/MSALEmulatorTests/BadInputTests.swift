@@ -1,6 +1,7 @@
 import Foundation
 import MSALEmulator
 import MSALJOSE
+import MSALJSON
 import Testing
 
 @Suite("Emulator bad inputs: every endpoint answers 4xx (an AAD error or an error page), never crashes")

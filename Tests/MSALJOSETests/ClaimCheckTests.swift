@@ -1,4 +1,5 @@
 import Foundation
+import MSALJSON
 import Testing
 
 @testable import MSALJOSE

@@ -1,3 +1,4 @@
+import MSALJSON
 import Testing
 
 @testable import MSALJOSE

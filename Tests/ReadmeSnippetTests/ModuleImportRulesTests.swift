@@ -11,13 +11,15 @@ import Testing
     /// What each module of `Sources/` may import besides the system modules.
     static let allowed: [String: Set<String>] = [
         "MSALSupport": ["Synchronization"],
-        "MSALJOSE": ["MSALSupport", "COpenSSL"],
-        "MSAL": ["MSALJOSE", "MSALSupport", "CCurl", "NIOCore", "NIOPosix", "NIOHTTP1", "Logging"],
+        "MSALJSON": ["MSALSupport"],
+        "MSALJOSE": ["MSALJSON", "MSALSupport", "COpenSSL"],
+        "MSAL": ["MSALJOSE", "MSALJSON", "MSALSupport", "CCurl", "NIOCore", "NIOPosix", "NIOHTTP1", "Logging"],
         "MSALURLSession": ["MSAL", "MSALJOSE", "MSALSupport", "FoundationNetworking"],
-        "MSALTesting": ["MSAL", "MSALJOSE", "MSALSupport", "NIOCore", "NIOPosix", "FoundationNetworking"],
-        "MSALEmulator": ["MSALJOSE", "MSALSupport", "NIOCore", "NIOPosix", "NIOHTTP1"],
+        "MSALTesting": ["MSAL", "MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "FoundationNetworking"],
+        "MSALEmulator": ["MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "NIOHTTP1"],
         "MSALCommandLine": [
-            "MSAL", "MSALJOSE", "MSALSupport", "MSALTesting", "MSALEmulator", "ArgumentParser", "Logging", "FoundationNetworking",
+            "MSAL", "MSALJOSE", "MSALJSON", "MSALSupport", "MSALTesting", "MSALEmulator", "ArgumentParser", "Logging",
+            "FoundationNetworking",
         ],
         "MSALStressWorker": ["MSAL", "MSALEmulator", "MSALSupport"],
     ]

@@ -4,7 +4,7 @@
 // Input: a cache file.
 //
 // Invariants:
-// - The one-pass reader accepts exactly what MSALJOSE's JSON reader accepts (same limits) with an
+// - The cache's schema mapping accepts exactly what `JSONDocument` accepts (same limits) with an
 //   object root whose known sections are objects; empty or blank input is an empty cache.
 // - Reading while indexing and reading then indexing give the same document and the same index,
 //   and that index equals one rebuilt from the document.
@@ -64,7 +64,7 @@ func load(_ bytes: [UInt8]) -> MSALFuzzingSupport.LoadedCache? {
     }
 }
 
-/// The one-pass reader against the general JSON reader.
+/// The cache's schema mapping against `JSONDocument` on the same scanner.
 func checkAgainstJSONReader(_ bytes: [UInt8], loaded: MSALFuzzingSupport.LoadedCache?) {
     var body = bytes[...]
     if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }

@@ -1,4 +1,5 @@
-// MSALJOSE's JSON reader and writer, which every other parser is built on (`@_spi(Fuzzing)`).
+// MSALJSON's reader (`JSONDocument` over `JSONScanner`) and writer, which every other parser is
+// built on (through MSALJOSE's `@_spi(Fuzzing)` entry point).
 //
 // Input: a JSON text.
 //

@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 /// Turns ID-token claims into Swift values for ``MSALAccount/accountClaims`` and ``MSALTenantProfile/claims``.
 enum MSALClaims {

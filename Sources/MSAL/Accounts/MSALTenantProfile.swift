@@ -1,5 +1,3 @@
-import MSALJOSE
-
 /// An account's presence in one tenant: its home tenant or a tenant it is a guest in.
 public struct MSALTenantProfile: Sendable, Hashable {
     /// The account's object id in this tenant (`local_account_id`: the `oid` claim, else `sub`).

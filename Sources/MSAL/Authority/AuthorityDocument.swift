@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 /// The shared first step of reading a discovery document: bounded JSON, a root object, and
 /// failures reported as ``MSALInternalError/invalidAuthorityMetadata`` naming the document.
@@ -21,7 +22,7 @@ package struct AuthorityDocument {
         do throws(JOSEError) {
             // A leading byte-order mark is skipped, as the error and device-code parsers do.
             let hasBOM = body.starts(with: [0xEF, 0xBB, 0xBF])
-            document = try JSONDocument(parsing: hasBOM ? Array(body.dropFirst(3)) : body, limits: .document)
+            document = try JSONDocument.parsed(hasBOM ? Array(body.dropFirst(3)) : body, limits: .document)
         } catch {
             throw fail("not JSON (\(error.message))", error)
         }

@@ -1,5 +1,5 @@
 import Foundation
-import MSALJOSE
+import MSALJSON
 
 /// An instance-discovery answer (`/common/discovery/instance?api-version=1.1`).
 package struct InstanceDiscoveryResponse: Sendable, Hashable {

@@ -1,5 +1,4 @@
 import Foundation
-import MSALJOSE
 
 /// The members of an OpenID Provider Metadata document that swift-msal uses.
 package struct OpenIDConfiguration: Sendable, Hashable {

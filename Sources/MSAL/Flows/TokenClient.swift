@@ -1,5 +1,4 @@
 import Foundation
-import MSALJOSE
 
 /// What the flows share: the application's identity and settings, and its transport, authority
 /// resolver, token cache and clock. The flows do I/O only through these.

@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 /// An RFC 6749 §5.2 error body, read leniently: HTML, a byte-order mark, truncated or absent JSON give empty fields, never a crash.
 package struct OAuthErrorResponse: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 /// Merges an app's claims request with its client capabilities, as the other MSALs do: the
 /// capabilities become `access_token.xms_cc.values`, every other member of the request is kept.

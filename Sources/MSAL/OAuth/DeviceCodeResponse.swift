@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 /// The device authorization response (RFC 8628 §3.2), read strictly but accepting the forms the
 /// service is known to send: numbers as strings, `verification_url` for `verification_uri`.

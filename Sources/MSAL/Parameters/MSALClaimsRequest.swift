@@ -1,5 +1,5 @@
 import Foundation
-import MSALJOSE
+import MSALJSON
 
 /// An OpenID Connect claims request (OpenID Connect Core §5.5), such as the claims challenge a
 /// resource returns for continuous access evaluation or conditional access.

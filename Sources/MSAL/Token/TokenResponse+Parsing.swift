@@ -1,4 +1,5 @@
 import MSALJOSE
+import MSALJSON
 
 extension TokenResponse {
     /// The longest lifetime accepted from `expires_in` and friends (one year); longer values are clamped.
@@ -16,7 +17,7 @@ extension TokenResponse {
         do throws(JOSEError) {
             // A leading byte-order mark is skipped, as the error and device-code parsers do.
             let hasBOM = body.starts(with: [0xEF, 0xBB, 0xBF])
-            document = try JSONDocument(parsing: hasBOM ? Array(body.dropFirst(3)) : body, limits: .document)
+            document = try JSONDocument.parsed(hasBOM ? Array(body.dropFirst(3)) : body, limits: .document)
         } catch {
             throw Self.invalid("is not valid JSON (\(error.message))")
         }

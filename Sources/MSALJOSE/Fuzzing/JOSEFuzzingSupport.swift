@@ -20,7 +20,7 @@
     /// - Throws: ``JOSEError`` (`invalidJSON` or `limitExceeded`).
     public static func parseJSON(_ bytes: [UInt8], maxDepth: Int, rejectDuplicateKeys: Bool) throws(JOSEError) -> ParsedJSON {
         let limits = JSONLimits(maxBytes: 512 << 20, maxDepth: maxDepth, maxValues: 64_000_000, rejectDuplicateKeys: rejectDuplicateKeys)
-        let document = try JSONDocument(parsing: bytes, limits: limits)
+        let document = try JSONDocument.parsed(bytes, limits: limits)
         let members =
             document.root.kind == .object ? document.root.members.map { (name: $0.key.string ?? "", kind: "\($0.value.kind)") } : nil
         return ParsedJSON(compact: JSONWriter.write(JSON(document.root)), rootMembers: members)

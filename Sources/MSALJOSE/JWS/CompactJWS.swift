@@ -1,3 +1,5 @@
+import MSALJSON
+
 /// The three segments of a compact JWS (RFC 7515 §7.1), split and decoded with caps.
 ///
 /// Parsing checks structure only: exactly three non-empty segments (header and
@@ -80,7 +82,7 @@ struct CompactJWS {
     static func parseObject(_ bytes: [UInt8], segment: String, code: JOSEError.Code) throws(JOSEError) -> JSONDocument {
         let document: JSONDocument
         do throws(JOSEError) {
-            document = try JSONDocument(parsing: bytes, limits: .token)
+            document = try JSONDocument.parsed(bytes, limits: .token)
         } catch {
             throw JOSEError(error.code == .invalidJSON ? code : error.code, "token \(segment): \(error.message)")
         }

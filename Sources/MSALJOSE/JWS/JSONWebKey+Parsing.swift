@@ -1,3 +1,5 @@
+import MSALJSON
+
 extension JSONWebKey {
     /// Builds a key from a parsed JWK object.
     init(jwk: JSONValue) throws(JOSEError) {

@@ -1,3 +1,5 @@
+import MSALJSON
+
 /// A public key from a JWK (RFC 7517), ready to verify JWS signatures.
 ///
 /// Only signature keys are built: RSA of 2048 to 16384 bits with an odd exponent
@@ -89,7 +91,7 @@ public struct JSONWebKey: Sendable {
     ///
     /// - Throws: ``JOSEError/Code/invalidJSON`` or ``JOSEError/Code/invalidKey`` naming the problem.
     public init(json: some Collection<UInt8>) throws(JOSEError) {
-        let document = try JSONDocument(parsing: Array(json), limits: .document)
+        let document = try JSONDocument.parsed(Array(json), limits: .document)
         try self.init(jwk: document.root)
     }
 

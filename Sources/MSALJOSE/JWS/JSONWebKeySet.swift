@@ -1,3 +1,5 @@
+import MSALJSON
+
 /// A JWK set (RFC 7517 §5), as served at an issuer's `jwks_uri`.
 ///
 /// Entries that cannot verify a supported signature (`kty: oct`, `use: enc`,
@@ -31,7 +33,7 @@ public struct JSONWebKeySet: Sendable {
     public init(json: some Collection<UInt8>) throws(JOSEError) {
         let document: JSONDocument
         do throws(JOSEError) {
-            document = try JSONDocument(parsing: Array(json), limits: .document)
+            document = try JSONDocument.parsed(Array(json), limits: .document)
         } catch {
             throw JOSEError(.invalidKeySet, "JWK set is not valid JSON: \(error.message)")
         }

@@ -1,3 +1,5 @@
+import MSALJSON
+
 /// A private key that signs compact JWS tokens (RS256/PS256 with RSA,
 /// ES256/ES384 with EC), for the local identity provider and for tests.
 package struct JWSSigningKey: Sendable {

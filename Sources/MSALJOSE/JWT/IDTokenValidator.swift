@@ -1,3 +1,5 @@
+import MSALJSON
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,3 +1,5 @@
+import MSALJSON
+
 /// A decoded JSON Web Token: its protected header and its claims.
 ///
 /// A `JWT` comes either from ``JWTVerifier/verify(_:)`` (signature checked;

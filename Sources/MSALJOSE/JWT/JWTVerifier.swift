@@ -1,3 +1,5 @@
+import MSALJSON
+
 /// Verifies compact JWS signatures against a JWK set.
 ///
 /// Order of checks, so that the most fundamental failure is the one reported:

@@ -1,3 +1,5 @@
+import MSALJSON
+
 /// The `client_info` the Microsoft identity platform returns with tokens when
 /// asked with `client_info=1`: base64url JSON with the user's `uid` and home
 /// tenant `utid`. MSAL's home account id is `uid.utid`.
@@ -23,7 +25,7 @@ public struct ClientInfo: Sendable, Hashable {
         let document: JSONDocument
         do throws(JOSEError) {
             let bytes = try Base64URL.decode(encoded, padding: .acceptCanonical)
-            document = try JSONDocument(parsing: bytes, limits: .token)
+            document = try JSONDocument.parsed(bytes, limits: .token)
         } catch {
             throw JOSEError(.invalidClientInfo, "client_info cannot be decoded: \(error.message)")
         }

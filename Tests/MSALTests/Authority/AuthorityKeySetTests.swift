@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 import Testing
 
 @testable import MSAL

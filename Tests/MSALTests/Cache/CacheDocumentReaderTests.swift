@@ -1,5 +1,5 @@
 import Foundation
-import MSALJOSE
+import MSALJSON
 import Testing
 
 @testable import MSAL
@@ -22,8 +22,8 @@ struct CacheDocumentReaderTests {
         }
     }
 
-    /// What the reader must do with `bytes`: what the previous reader (MSALJOSE's `JSONDocument`
-    /// with the same limits, then the shape checks) did.
+    /// What the reader must do with `bytes`: what `JSONDocument` with the same limits, then the
+    /// shape checks, decide (both drive `JSONScanner`; this checks the cache's mapping on top).
     enum Outcome: Equatable {
         case accepted
         case rejected(MSALInternalError)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MSALJSON
 import MSALSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import MSALJSON
 import MSALSupport
 import Testing
 

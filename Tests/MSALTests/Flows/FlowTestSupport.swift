@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 import MSALSupport
 import Testing
 

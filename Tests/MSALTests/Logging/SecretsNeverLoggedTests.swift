@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MSALJOSE
+import MSALJSON
 import MSALSupport
 import MSALTesting
 import Testing

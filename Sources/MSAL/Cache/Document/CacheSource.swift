@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 /// The bytes of a cache document as it was read, shared by every entry read from it.
 ///
@@ -17,14 +17,7 @@ package final class CacheSource: Sendable {
 /// reader (RFC 8259 escapes, UTF-8).
 package struct CacheSlice: Sendable, Hashable {
     /// How the bytes between the quotes relate to the string's UTF-8.
-    package enum Form: UInt8, Sendable {
-        /// No escape and nothing the writer escapes: the bytes are the UTF-8 and can be written as they are.
-        case clean
-        /// No escape, but a byte the writer escapes (DEL): the bytes are the UTF-8; writing re-encodes them.
-        case unescapedNeedsEncoding
-        /// Has backslash escapes: decode to get the UTF-8.
-        case escaped
-    }
+    package typealias Form = JSONStringForm
 
     package var start: Int32
     package var end: Int32
@@ -40,6 +33,11 @@ package struct CacheSlice: Sendable, Hashable {
         self.start = start
         self.end = end
         self.form = form
+    }
+
+    /// The slice of a string the reader scanned.
+    package init(_ token: JSONScanner.StringToken) {
+        self.init(start: token.start, end: token.end, form: token.form)
     }
 
     package var range: Range<Int> { Int(start)..<Int(end) }

@@ -1,4 +1,4 @@
-import MSALJOSE
+import MSALJSON
 
 extension TokenCacheDocument {
     /// Limits for reading a cache document: up to 512 MiB (a 10,000-account cache is about 64 MB),
@@ -55,12 +55,13 @@ extension TokenCacheDocument {
                 CacheSource(bytes: bytes), from: start, limits: limits, into: &document, indexingWith: aliases)
         } catch {
             switch error {
-            case .invalid(let message, let offset):
+            case .json(.invalid(let message, let offset)):
                 throw MSALError(
                     .internal, internalCode: .cacheCorrupt, message: "The token cache is not valid JSON: \(message) (offset \(offset))")
-            case .limit(let message):
+            case .json(.limit(let message)), .json(.duplicateMember(let message)):
                 // Nesting or a value count no cache document reaches: not a cache, so it is corrupt and
                 // moved aside like any unparsable file (only a file over the size cap is left in place).
+                // (Duplicate names are tolerated here: the reader never reports one.)
                 throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache is not a cache document: \(message)")
             case .section(let name):
                 throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache section \(name) is not a JSON object")

@@ -1,3 +1,5 @@
+import MSALJSON
+
 extension TokenCacheDocument {
     /// Serializes the document: the five sections (always present, possibly empty) with keys sorted
     /// (by their UTF-8 bytes: alphabetical for the schema's lower-case ASCII keys), then the unknown

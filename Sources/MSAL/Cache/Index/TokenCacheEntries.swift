@@ -1,4 +1,5 @@
 import MSALJOSE
+import MSALJSON
 
 /// What the cache needs to know about the request a token response answers.
 package struct TokenCacheWriteContext: Sendable {
@@ -183,7 +184,7 @@ package struct TokenCacheEntries: Sendable, Equatable {
         }
         do throws(JOSEError) {
             let payload = try Base64URL.decode(bytes: parts[1], padding: .acceptCanonical)
-            let document = try JSONDocument(parsing: payload, limits: .token)
+            let document = try JSONDocument.parsed(payload, limits: .token)
             guard document.root.kind == .object else {
                 throw JOSEError(.invalidPayload, "The ID token's claims are not a JSON object")
             }

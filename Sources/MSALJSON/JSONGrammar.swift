@@ -1,7 +1,8 @@
 import MSALSupport
 
-/// The RFC 8259 rules both JSON readers apply byte for byte: `JSONDocument` (JOSE, protocol
-/// responses) and the token cache's one-pass reader. Each rule returns the length of what it
+/// The RFC 8259 rules ``JSONScanner`` applies byte for byte, for every reader built on it
+/// (`JSONDocument` for JOSE and protocol responses, the token cache's schema mapping). Each rule
+/// returns the length of what it
 /// accepted, or the violation, which each reader turns into its own error; the readers keep only
 /// their fast paths (plain ASCII, whitespace runs) and what they build.
 package enum JSONGrammar {

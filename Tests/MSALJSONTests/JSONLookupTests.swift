@@ -1,6 +1,6 @@
 import Testing
 
-@testable import MSALJOSE
+@testable import MSALJSON
 
 @Suite("JSON member lookup")
 struct JSONLookupTests {

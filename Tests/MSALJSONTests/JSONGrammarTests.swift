@@ -1,10 +1,10 @@
 import Testing
 
-@testable import MSALJOSE
+@testable import MSALJSON
 
-/// The grammar rules both JSON readers share (`JSONDocument` and the token cache's reader): each
-/// returns what it accepted or the violation both readers report.
-@Suite("JSON grammar shared by both readers")
+/// The grammar rules the JSON scanner applies for every reader (`JSONDocument` and the token
+/// cache's schema mapping): each returns what it accepted or the violation reported.
+@Suite("JSON grammar the scanner applies")
 struct JSONGrammarTests {
     static func escape(_ text: String) -> Result<Int, JSONGrammar.Violation> {
         Array(text.utf8).withUnsafeBufferPointer { JSONGrammar.escapeLength(in: $0, at: 0) }.mapError(\.violation)
