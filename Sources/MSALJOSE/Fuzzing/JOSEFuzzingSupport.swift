@@ -1,5 +1,7 @@
 // Compiled only with the package trait TestEntryPoints, which FuzzTesting enables (see Package.swift).
 #if MSAL_TEST_ENTRY_POINTS
+import MSALJSON
+
 /// Entry points for the libFuzzer targets of `FuzzTesting/` (a separate package, which cannot see
 /// `package` symbols). Not API: import with `@_spi(Fuzzing) import MSALJOSE`.
 ///

@@ -1,6 +1,7 @@
 // Compiled only with the package trait TestEntryPoints, which FuzzTesting enables (see Package.swift).
 #if MSAL_TEST_ENTRY_POINTS
 import MSALJOSE
+import MSALJSON
 
 @_spi(Fuzzing) extension MSALFuzzingSupport {
     /// A cache document and its index (`TokenCacheContents`).
