@@ -2,15 +2,25 @@
 // (valgrind --tool=callgrind, perf). Not a benchmark: it prints no timing.
 //
 //   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup|silent> DOCUMENT [count]
+//   .build/release/CacheProfile memory DOCUMENT
 //
 // DOCUMENT is one of the files of scripts/make_cache_documents.py (cache-10000.json).
+//
+// `memory` is what `python_cache_bench.py` measures for MSAL for Python, in a fresh process: the
+// peak resident memory after an app has loaded the document from its cache file, listed the
+// accounts and made 16 silent requests (cache hits), through the public API only. It prints JSON.
 
 import Foundation
 @_spi(Benchmarks) import MSAL
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "memory" {
+    try await measureMemory(document: arguments[2])
+    exit(0)
+}
 guard arguments.count >= 3, let data = FileManager.default.contents(atPath: arguments[2]) else {
     print("usage: CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup|silent> DOCUMENT [count]")
+    print("       CacheProfile memory DOCUMENT")
     exit(2)
 }
 let bytes = [UInt8](data)

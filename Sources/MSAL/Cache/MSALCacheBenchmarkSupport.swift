@@ -25,6 +25,14 @@ import MSALSupport
         Loaded(contents: try TokenCacheContents(parsing: bytes))
     }
 
+    /// Reads a cache file as the file store does (under its shared lock, straight into the source
+    /// the reader compacts) and parses and indexes it.
+    public static func loadFile(_ path: String) throws -> Loaded {
+        let file = try TokenCacheFile(path: path)
+        let source = try file.withLock(exclusive: false) { try $0.readStamped()?.source } ?? CacheSource(bytes: [])
+        return Loaded(contents: try TokenCacheContents(parsing: source))
+    }
+
     /// The number of entries in the known sections (so a profiler's loop uses what it loads).
     public static func entryCount(_ loaded: Loaded) -> Int {
         (try? loaded.cache.read(clientID: "") { $0.document.entryCount }) ?? 0

@@ -159,7 +159,7 @@ package final class TokenCache: Sendable {
     private func reloadIfChanged(_ access: TokenCacheFileAccess, quarantining: Bool = false, rereads: Int = 3) throws {
         let stamp = try access.stamp()
         if state.withLock({ $0.loaded && $0.stamp == stamp }) { return }
-        guard let (bytes, readStamp) = try access.readStamped() else {
+        guard let (source, readStamp) = try access.readStamped() else {
             state.withLock { state in
                 state.contents.replaceDocument(TokenCacheDocument())
                 state.stamp = nil
@@ -170,7 +170,7 @@ package final class TokenCache: Sendable {
         let aliases = state.withLock { $0.contents.aliases }
         let parsed: Result<TokenCacheContents, MSALError>
         do throws(MSALError) {
-            parsed = .success(try TokenCacheContents(parsing: bytes, aliases: aliases))
+            parsed = .success(try TokenCacheContents(parsing: source, aliases: aliases))
         } catch {
             parsed = .failure(error)
         }

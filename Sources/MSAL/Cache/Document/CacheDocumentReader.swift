@@ -1,13 +1,25 @@
 import MSALJSON
 import MSALSupport
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Reads a unified cache document in one pass straight into ``TokenCacheDocument`` entries: the
 /// cache's schema mapping over the package's one JSON reader, ``JSONScanner``.
 ///
 /// The scanner validates (RFC 8259 grammar, strict UTF-8, escapes and surrogate pairs, nothing after
 /// the value, the caps of ``JSONLimits``) exactly as it does for `JSONDocument`; this reader builds
-/// no intermediate tape: an entry's string members become ``CacheSlice``s of the document's bytes
-/// (no `String` per member), and member names the schema defines are shared constants.
+/// no intermediate tape: an entry's string members become ``CacheSlice``s of the source (no
+/// `String` per member), and member names the schema defines are shared constants.
+///
+/// Each string value an entry keeps is moved, as soon as it is read, to the front of the source's
+/// buffer (after the values before it), and the rest of the buffer is given back at the end: the
+/// loaded cache holds its values, not the document's names, keys, punctuation and indentation.
+/// Moving is safe in place: the values kept so far are never longer than the bytes read so far, so
+/// a value only ever moves towards the start, over bytes already read.
 struct CacheDocumentReader {
     /// Why reading stopped.
     enum Failure: Error {
@@ -20,6 +32,13 @@ struct CacheDocumentReader {
     }
 
     private var scanner: JSONScanner
+    /// The same bytes as the scanner's, writable, when the source is owned: where kept values are
+    /// moved to. `nil` for a shared source, whose slices stay where the values were read.
+    private let output: UnsafeMutablePointer<UInt8>?
+    /// How many bytes of kept values are at the front of `output`.
+    private var written = 0
+    /// Where the pages given back so far end (see ``releaseConsumed()``).
+    private var released = 0
     /// The index being built along with the document, while each entry is still in the cache.
     private var indexing: Indexing?
 
@@ -41,19 +60,24 @@ struct CacheDocumentReader {
         }
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, start: Int, limits: JSONLimits) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, output: UnsafeMutablePointer<UInt8>?, start: Int, limits: JSONLimits) {
         scanner = JSONScanner(bytes: bytes, start: start, limits: limits)
+        self.output = output
     }
 
-    /// Reads `source.bytes[start...]` into `document` (an empty document); with `aliases`, also
-    /// returns the index of the entries read, built as they are read.
+    /// Reads the source's bytes from `start` into `document` (an empty document); with `aliases`,
+    /// also returns the index of the entries read, built as they are read. Compacts the source in
+    /// place (the kept values at its front): the bytes are not a document any more afterwards, and
+    /// after a failure they are not to be used at all.
     static func read(
         _ source: CacheSource, from start: Int, limits: JSONLimits, into document: inout TokenCacheDocument,
         indexingWith aliases: CacheEnvironmentAliases? = nil
     ) throws(Failure) -> TokenCacheIndex? {
+        var kept = 0
         // The buffer pointer lives only inside this closure; the reader never escapes it.
-        let result: Result<TokenCacheIndex?, Failure> = source.bytes.withUnsafeBufferPointer { buffer in
-            var reader = CacheDocumentReader(bytes: buffer, start: start, limits: limits)
+        var compacted = false
+        let result: Result<TokenCacheIndex?, Failure> = source.withBytesForReading { buffer, output in
+            var reader = CacheDocumentReader(bytes: buffer, output: output, start: start, limits: limits)
             reader.indexing = aliases.map(Indexing.init)
             // About one account per 4 KB of document (6.4 KB in MSAL for Python's form): room for
             // them up front instead of growing (and rehashing) the table many times.
@@ -63,6 +87,8 @@ struct CacheDocumentReader {
             } catch {
                 return .failure(error)
             }
+            kept = reader.written
+            compacted = output != nil
             guard var indexing = reader.indexing else { return .success(nil) }
             for section in CacheSection.allCases where indexing.stale.contains(section) {
                 indexing.index.removeAll(section)
@@ -72,7 +98,9 @@ struct CacheDocumentReader {
             }
             return .success(indexing.index)
         }
-        return try result.get()
+        let index = try result.get()
+        if compacted { source.truncate(to: kept) }
+        return index
     }
 
     /// Runs a step of the scanner, reporting its failure as this reader's.
@@ -113,6 +141,38 @@ struct CacheDocumentReader {
         try Self.scan { () throws(JSONScanner.Failure) in try scanner.endDocument() }
     }
 
+    /// Moves `length` bytes read at `start` to the end of the kept values. `written <= start`
+    /// always (every kept byte was read before `start`), so this only overwrites bytes already read.
+    @inline(__always)
+    private mutating func keep(_ start: Int, _ length: Int) {
+        // Safe: `output` is the scanner's buffer (non-nil once a value was read from it), and both
+        // ranges lie inside it: `written + length <= start + length <= count`.
+        if written != start, length > 0, let output {
+            memmove(output + written, output + start, length)
+        }
+        written += length
+    }
+
+    /// Gives the memory of whole pages between the kept values and the scanner's position back to
+    /// the system (`MADV_DONTNEED`), once a megabyte of them has piled up: everything there has been
+    /// read and either moved or copied, so while a large document loads, its resident size shrinks
+    /// as its entries grow. A page given back reads as zeros if a later value is moved onto it.
+    /// Called between entries, when no value read is still waiting to be moved.
+    private mutating func releaseConsumed() {
+        let page = Self.pageSize
+        guard scanner.position - max(written, released) >= 1 << 20, let output else { return }
+        // Page boundaries as offsets from `output` (which need not be page-aligned).
+        let address = Int(bitPattern: output)
+        let from = (address + max(written, released) + page - 1) / page * page
+        let to = (address + scanner.position) / page * page
+        guard to - from >= 1 << 20 else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: from), to - from, MADV_DONTNEED)
+        released = to - address
+    }
+
+    /// The system's page size.
+    private static let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+
     /// Validates the value at the scanner's position (inside a container of depth `depth`) and
     /// returns its bytes.
     private mutating func rawValue(depth: Int) throws(Failure) -> [UInt8] {
@@ -141,6 +201,7 @@ struct CacheDocumentReader {
                 }
                 indexing?.add(key: key, entry: entry, section: section)
                 read.append((key, exact, entry))
+                releaseConsumed()
             } while try Self.scan({ () throws(JSONScanner.Failure) in try scanner.nextMember() })
         }
         entries.reserveCapacity(entries.count + read.count)
@@ -178,7 +239,14 @@ struct CacheDocumentReader {
                 let first = scanner.current
                 if first == UInt8(ascii: "\"") {
                     let value = try Self.scan { () throws(JSONScanner.Failure) in try scanner.scanString() }
-                    members.append(member(named: name, value: .slice(CacheSlice(value))))
+                    guard output != nil else {
+                        members.append(member(named: name, value: .slice(CacheSlice(value))))
+                        continue
+                    }
+                    let length = value.end - value.start
+                    // The member first: matching its name may look at the 24 bytes from the name's start.
+                    members.append(member(named: name, value: .slice(CacheSlice(start: written, end: written + length, form: value.form))))
+                    keep(value.start, length)
                     continue
                 }
                 let raw = try rawValue(depth: 3)

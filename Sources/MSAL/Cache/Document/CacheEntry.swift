@@ -186,7 +186,7 @@ package struct CacheEntry: Sendable, Equatable {
             if slice.form == .escaped {
                 return try slice.utf8(in: source!).withUnsafeBufferPointer(body)
             }
-            return try source!.bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[slice.range])) }
+            return try source!.withBytes { bytes in try body(UnsafeBufferPointer(rebasing: bytes[slice.range])) }
         case .raw:
             return nil
         }
@@ -203,7 +203,7 @@ package struct CacheEntry: Sendable, Equatable {
         guard let index = lastIndex(of: field) else { return nil }
         switch members[index].value {
         case .slice(let slice) where slice.form != .escaped:
-            return source!.bytes.withUnsafeBufferPointer { CacheEntry.parseSeconds(UnsafeBufferPointer(rebasing: $0[slice.range])) }
+            return source!.withBytes { CacheEntry.parseSeconds(UnsafeBufferPointer(rebasing: $0[slice.range])) }
         case .raw:
             return nil
         default:

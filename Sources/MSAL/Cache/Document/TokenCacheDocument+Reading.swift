@@ -23,7 +23,7 @@ extension TokenCacheDocument {
     ///   ``MSALInternalError/cacheTooLarge`` (over the size cap).
     package init(parsing bytes: [UInt8]) throws(MSALError) {
         self.init()
-        _ = try Self.read(bytes, into: &self, indexingWith: nil)
+        _ = try Self.read(CacheSource(bytes: bytes), into: &self, indexingWith: nil)
     }
 
     /// Reads a cache document and, with `aliases`, indexes its entries as they are read (so each
@@ -31,28 +31,43 @@ extension TokenCacheDocument {
     package static func parse(
         _ bytes: [UInt8], indexingWith aliases: CacheEnvironmentAliases
     ) throws(MSALError) -> (TokenCacheDocument, TokenCacheIndex) {
+        try parse(CacheSource(bytes: bytes), indexingWith: aliases)
+    }
+
+    /// ``parse(_:indexingWith:)`` on bytes in a ``CacheSource``, which the document then holds. An
+    /// owned source (the file read straight into it) is compacted in place: the caller must not
+    /// use it afterwards.
+    package static func parse(
+        _ source: CacheSource, indexingWith aliases: CacheEnvironmentAliases
+    ) throws(MSALError) -> (TokenCacheDocument, TokenCacheIndex) {
         var document = TokenCacheDocument()
-        let index = try read(bytes, into: &document, indexingWith: aliases)
+        let index = try read(source, into: &document, indexingWith: aliases)
         return (document, index ?? TokenCacheIndex())
     }
 
     private static func read(
-        _ bytes: [UInt8], into document: inout TokenCacheDocument, indexingWith aliases: CacheEnvironmentAliases?
+        _ source: CacheSource, into document: inout TokenCacheDocument, indexingWith aliases: CacheEnvironmentAliases?
     ) throws(MSALError) -> TokenCacheIndex? {
-        var start = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
-        if bytes[start...].allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
+        let count = source.count
+        let (start, blank) = source.withBytes { bytes -> (Int, Bool) in
+            var start = 0
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+            return (start, bytes[start...].allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }))
+        }
+        if blank {
+            source.truncate(to: 0)
+            return nil
+        }
         let limits = Self.readingLimits
-        guard bytes.count - start <= limits.maxBytes, bytes.count < Int(Int32.max) else {
+        guard count - start <= limits.maxBytes, count < Int(Int32.max) else {
             throw MSALError(
                 .internal, internalCode: .cacheTooLarge,
                 message:
-                    "The token cache is not valid JSON: JSON document of \(bytes.count - start) bytes exceeds the \(limits.maxBytes)-byte limit"
+                    "The token cache is not valid JSON: JSON document of \(count - start) bytes exceeds the \(limits.maxBytes)-byte limit"
             )
         }
         do throws(CacheDocumentReader.Failure) {
-            return try CacheDocumentReader.read(
-                CacheSource(bytes: bytes), from: start, limits: limits, into: &document, indexingWith: aliases)
+            return try CacheDocumentReader.read(source, from: start, limits: limits, into: &document, indexingWith: aliases)
         } catch {
             switch error {
             case .json(.invalid(let message, let offset)):

@@ -152,7 +152,7 @@ extension TokenCacheDocument {
         }
         sink.append(UInt8(ascii: "{"))
         if let source = entry.source {
-            source.bytes.withUnsafeBufferPointer { document in
+            source.withBytes { document in
                 for (offset, member) in entry.members.enumerated() {
                     appendMember(member, offset: offset, source: document, to: &sink)
                 }

@@ -33,6 +33,13 @@ package struct TokenCacheContents: Sendable {
         self.aliases = aliases
     }
 
+    /// ``init(parsing:aliases:)`` on bytes read straight into a ``CacheSource``, which the contents
+    /// then own (the reader compacts it in place).
+    package init(parsing source: CacheSource, aliases: CacheEnvironmentAliases = .builtIn) throws(MSALError) {
+        (document, index) = try TokenCacheDocument.parse(source, indexingWith: aliases)
+        self.aliases = aliases
+    }
+
     /// Adds alias groups learned from instance discovery; rebuilds the index when a host changes group.
     package mutating func addAliases(_ hosts: [String], preferredCache: String) {
         if aliases.add(hosts, preferredCache: preferredCache) {

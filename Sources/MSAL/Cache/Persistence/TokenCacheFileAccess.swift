@@ -36,7 +36,7 @@ package struct TokenCacheFileAccess {
     /// file owned by another user, a file with group or other permission bits and a file with more than
     /// one hard link; a file over ``TokenCacheFileOptions/maximumFileSize`` is `cacheTooLarge`.
     package func read() throws -> [UInt8]? {
-        try readStamped()?.bytes
+        try readStamped()?.source.allBytes
     }
 
     /// The file's bytes with the stamp of the descriptor they were read from, or `nil` when there is no file.
@@ -50,7 +50,10 @@ package struct TokenCacheFileAccess {
         return false
     }
 
-    package func readStamped() throws -> (bytes: [UInt8], stamp: TokenCacheFileStamp)? {
+    ///
+    /// The bytes are read straight into the ``CacheSource`` the cache's reader keeps, so loading
+    /// never holds the file twice.
+    package func readStamped() throws -> (source: CacheSource, stamp: TokenCacheFileStamp)? {
         try checkOpen()
         let descriptor = openat(session.directory, file.fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if descriptor < 0 {
@@ -76,8 +79,8 @@ package struct TokenCacheFileAccess {
         guard info.st_size <= limit else {
             throw MSALError.cacheTooLarge(path, size: Int(info.st_size), limit: limit, writing: false)
         }
-        let bytes = try readAll(descriptor, expected: Int(info.st_size), limit: limit)
-        return (bytes, TokenCacheFileStamp(info))
+        let source = try readAll(descriptor, expected: Int(info.st_size), limit: limit)
+        return (source, TokenCacheFileStamp(info))
     }
 
     /// Moves the current file aside to `<path>.corrupt-<UTC yyyyMMdd'T'HHmmss'Z'>` (with `-1`, `-2`, …
@@ -143,18 +146,16 @@ package struct TokenCacheFileAccess {
 
     /// Reads to end of file, failing with `cacheTooLarge` past `limit` (the file may grow under a writer
     /// that ignores the lock).
-    private func readAll(_ descriptor: Int32, expected: Int, limit: Int) throws -> [UInt8] {
-        var bytes = [UInt8]()
+    private func readAll(_ descriptor: Int32, expected: Int, limit: Int) throws -> CacheSource {
+        let source = CacheSource(capacity: min(expected, limit) + 1)
         var chunk = max(expected + 1, 4_096)
         while true {
-            let start = bytes.count
-            let room = min(chunk, limit + 1 - start)
+            let room = min(chunk, limit + 1 - source.count)
             var failure: Int32 = 0
-            bytes.append(contentsOf: repeatElement(0, count: room))
-            let got = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
-                var total = 0
-                while total < room {
-                    let count = Glibc.read(descriptor, buffer.baseAddress! + start + total, room - total)
+            var got = 0
+            let grown = source.append(upTo: room) { space in
+                while got < space.count {
+                    let count = Glibc.read(descriptor, space.baseAddress! + got, space.count - got)
                     if count < 0 {
                         if errno == EINTR {
                             continue
@@ -165,19 +166,21 @@ package struct TokenCacheFileAccess {
                     if count == 0 {
                         break
                     }
-                    total += count
+                    got += count
                 }
-                return total
+                return got
             }
-            bytes.removeLast(room - got)
+            guard grown, !source.allocationFailed else {
+                throw MSALError.cacheTooLarge(path, size: source.count + room, limit: limit, writing: false)
+            }
             if failure != 0 {
                 throw MSALError.cacheIO(path, "read", errno: failure)
             }
-            if bytes.count > limit {
-                throw MSALError.cacheTooLarge(path, size: bytes.count, limit: limit, writing: false)
+            if source.count > limit {
+                throw MSALError.cacheTooLarge(path, size: source.count, limit: limit, writing: false)
             }
             if got < room {
-                return bytes
+                return source
             }
             chunk = 65_536
         }

@@ -59,7 +59,7 @@ struct TokenCacheFileBasicsTests {
         }
         #expect(stamp == first)
         #expect(read?.stamp == first)
-        #expect(read.map { String(decoding: $0.bytes, as: UTF8.self) } == "same bytes")
+        #expect(read.map { String(decoding: $0.source.allBytes, as: UTF8.self) } == "same bytes")
         #expect(first.size == 10)
         // Same size, same bytes, probably the same timestamp tick: still a different stamp.
         let second = try file.put("same bytes")
