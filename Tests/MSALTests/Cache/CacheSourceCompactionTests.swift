@@ -44,6 +44,17 @@ struct CacheSourceCompactionTests {
                             "caf\#u{E9}": "non-ASCII name"
                         }
                 """#)
+            sections["IdToken", default: []].append(
+                #"""
+                        "\#(home)-login.microsoftonline.com-idtoken-client-utid-": {
+                            "credential_type": "IdToken",
+                            "secret": "id.\#(secret)",
+                            "home_account_id": "\#(home)",
+                            "environment": "login.microsoftonline.com",
+                            "realm": "utid",
+                            "client_id": "client"
+                        }
+                """#)
             sections["RefreshToken", default: []].append(
                 #"""
                         "\#(home)-login.microsoftonline.com-refreshtoken-client--": {
@@ -58,7 +69,7 @@ struct CacheSourceCompactionTests {
         sections["AppMetadata"] = [
             #"        "appmetadata-login.microsoftonline.com-client": {"client_id": "client", "environment": "login.microsoftonline.com"}"#
         ]
-        sections["IdToken"] = [#"        "not-an-object": [1, 2, 3]"#]
+        sections["IdToken", default: []].append(#"        "not-an-object": [1, 2, 3]"#)
         var text = "{\n"
         for (name, entries) in sections.sorted(by: { $0.key < $1.key }) {
             text += "    \"\(name)\": {\n" + entries.joined(separator: ",\n") + "\n    },\n"
@@ -118,6 +129,11 @@ struct CacheSourceCompactionTests {
         #expect(sources.count == 1)
         let source = try #require(sources.first)
         #expect(source.count == Self.sliceBytes(loaded.document))
+        // ID tokens are strings of their own (every account list shares them), not kept bytes.
+        let idTokens = loaded.document[.idToken].values.compactMap { $0.ownedString(.secret) }
+        #expect(idTokens.count == accounts)
+        #expect(
+            loaded.document[.idToken].values.allSatisfy { entry in entry.members.allSatisfy { $0.known != .secret || $0.slice == nil } })
         #expect(source.count < text.utf8.count * 3 / 4)
         // The shared read leaves the caller's bytes as they were.
         let sharedSources = Self.sources(shared.document)

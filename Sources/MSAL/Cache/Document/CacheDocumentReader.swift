@@ -195,7 +195,7 @@ struct CacheDocumentReader {
                 allExact = allExact && exact
                 let entry: CacheEntry
                 if scanner.current == UInt8(ascii: "{") {
-                    entry = try readEntry(source: source)
+                    entry = try readEntry(source: source, idToken: section == .idToken)
                 } else {
                     entry = CacheEntry(opaque: try rawValue(depth: 2))
                 }
@@ -230,7 +230,11 @@ struct CacheDocumentReader {
     ]
 
     /// One entry object, its members in order (duplicates kept: lookups take the last one).
-    private mutating func readEntry(source: CacheSource) throws(Failure) -> CacheEntry {
+    ///
+    /// The `secret` of an ID token (`idToken`) becomes a `String` here, once: every account list
+    /// and cache hit hands the ID token out as an owned string, and this way they all share this
+    /// one instead of each copying it out of the source.
+    private mutating func readEntry(source: CacheSource, idToken: Bool) throws(Failure) -> CacheEntry {
         var members: [CacheMember] = []
         members.reserveCapacity(12)
         if try Self.scan({ () throws(JSONScanner.Failure) in try scanner.enterContainer(depth: 3) }) {
@@ -239,6 +243,14 @@ struct CacheDocumentReader {
                 let first = scanner.current
                 if first == UInt8(ascii: "\"") {
                     let value = try Self.scan { () throws(JSONScanner.Failure) in try scanner.scanString() }
+                    if idToken, value.form == .clean, value.end - value.start > 64 {
+                        var secret = member(named: name, value: .slice(CacheSlice(value)))
+                        if secret.known == .secret {
+                            secret.value = .string(string(value))
+                            members.append(secret)
+                            continue
+                        }
+                    }
                     guard output != nil else {
                         members.append(member(named: name, value: .slice(CacheSlice(value))))
                         continue

@@ -106,6 +106,7 @@ package struct CacheEntry: Sendable, Equatable {
 
     @inline(__always)
     private func string(at index: Int) -> String? {
+        if let slice = members[index].slice { return slice.string(in: source!) }
         switch members[index].value {
         case .string(let value): return value
         case .slice(let slice): return slice.string(in: source!)
@@ -144,6 +145,12 @@ package struct CacheEntry: Sendable, Equatable {
     package func string(_ field: CacheKnownField, reusing candidate: String) -> String? {
         guard let index = lastIndex(of: field) else { return nil }
         var candidate = candidate
+        if let slice = members[index].slice, slice.form != .escaped {
+            let same = source!.withBytes { bytes in
+                candidate.withUTF8 { CacheText.equal(UnsafeBufferPointer(rebasing: bytes[slice.range]), $0) }
+            }
+            return same ? candidate : slice.string(in: source!)
+        }
         let same = withUTF8(of: members[index]) { value in candidate.withUTF8 { CacheText.equal(value, $0) } }
         guard let same else { return nil }
         return same ? candidate : string(at: index)

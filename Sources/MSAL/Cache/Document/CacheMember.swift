@@ -75,7 +75,10 @@ package struct CacheMember: Sendable {
     /// The value's slice, when it is one (without building a ``Value``).
     @inline(__always)
     package var slice: CacheSlice? {
-        box?.value == nil ? CacheSlice(start: start, end: end, form: form) : nil
+        // A member of a schema field holding a slice has no box at all: nothing to retain.
+        guard let box else { return CacheSlice(start: start, end: end, form: form) }
+        if case .none = box.value { return CacheSlice(start: start, end: end, form: form) }
+        return nil
     }
 }
 

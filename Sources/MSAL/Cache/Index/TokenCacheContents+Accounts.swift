@@ -32,11 +32,9 @@ extension TokenCacheContents {
     }
 
     private func listedAccount(_ key: TokenCacheIndex.AccountKey, items: [TokenCacheIndex.Item], filter: AccountFilter) -> MSALAccount? {
-        guard filter.group == nil || key.environment == filter.group, Self.isListed(items, client: filter.client, family: filter.family)
-        else { return nil }
-        if filter.signedInOnly, refreshToken(in: items, client: filter.client, family: filter.family) == nil {
-            return nil
-        }
+        guard filter.group == nil || key.environment == filter.group else { return nil }
+        let listing = Self.listing(items, client: filter.client, family: filter.family)
+        guard listing.listed, listing.signedIn || !filter.signedInOnly else { return nil }
         return account(key, items: items, client: filter.client)
     }
 
@@ -46,38 +44,51 @@ extension TokenCacheContents {
     }
 
     /// One account from its index `items`, with the ID tokens of `client` (lower-cased). The items
-    /// are read by position, so only the fields used are touched (no copy of each item).
+    /// are read in place through a pointer, so only the fields used are touched (copying an item
+    /// would retain and release its six references).
     private func account(_ key: TokenCacheIndex.AccountKey, items: [TokenCacheIndex.Item], client: String) -> MSALAccount? {
-        guard let firstIndex = items.firstIndex(where: { $0.section == .account }) else { return nil }
+        items.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            return account(key, items: base, count: buffer.count, client: client)
+        }
+    }
+
+    private func account(
+        _ key: TokenCacheIndex.AccountKey, items: UnsafePointer<TokenCacheIndex.Item>, count: Int, client: String
+    ) -> MSALAccount? {
+        var firstIndex = 0
+        while firstIndex < count, items[firstIndex].section != .account { firstIndex += 1 }
+        guard firstIndex < count else { return nil }
         // Values equal to the index's (already lower-case) ones are those strings, not new copies.
-        guard let identifier = items[firstIndex].entry.string(.homeAccountID, reusing: key.home) else { return nil }
+        guard let identifier = (items + firstIndex).pointee.entry.string(.homeAccountID, reusing: key.home) else { return nil }
         let accountID = MSALAccountId(identifier: identifier)
-        let homeTenant = accountID.tenantId.map(CacheText.lowercased)
         var tenantProfiles: [MSALTenantProfile] = []
         var homeIndex: Int?
-        for index in firstIndex..<items.count where items[index].section == .account {
-            let realm = items[index].realm
-            let isHome = homeTenant != nil && realm == homeTenant
+        for index in firstIndex..<count where items[index].section == .account {
+            let item = items + index
+            let realm = item.pointee.realm
+            let entry = item.pointee.entry
+            // The realm is lower-case; the identifier's tenant may not be.
+            let isHome = accountID.hasTenant(equalIgnoringASCIICaseTo: realm)
             if isHome, homeIndex == nil { homeIndex = index }
-            let entry = items[index].entry
             tenantProfiles.append(
                 MSALTenantProfile(
                     identifier: entry[.localAccountID] ?? "",
                     environment: entry.string(.environment, reusing: key.environment) ?? key.environment,
                     tenantId: entry.string(.realm, reusing: realm) ?? "",
                     isHomeTenantProfile: isHome,
-                    idToken: idToken(in: items, client: client, realm: realm)?.entry.ownedString(.secret)))
+                    idToken: idToken(in: items, count: count, client: client, realm: realm)))
         }
         if tenantProfiles.count > 1 {
             tenantProfiles.sort { lhs, rhs in
                 lhs.isHomeTenantProfile != rhs.isHomeTenantProfile ? lhs.isHomeTenantProfile : lhs.tenantId < rhs.tenantId
             }
         }
-        let homeEntry = items[homeIndex ?? firstIndex].entry
-        var username = homeEntry[.username].flatMap { $0.isEmpty ? nil : $0 }
+        let home = items + (homeIndex ?? firstIndex)
+        var username = home.pointee.entry[.username].flatMap { $0.isEmpty ? nil : $0 }
         if username == nil {
-            for index in firstIndex..<items.count where items[index].section == .account {
-                if let name = items[index].entry[.username], !name.isEmpty {
+            for index in firstIndex..<count where items[index].section == .account {
+                if let name = (items + index).pointee.entry[.username], !name.isEmpty {
                     username = name
                     break
                 }
@@ -86,9 +97,22 @@ extension TokenCacheContents {
         return MSALAccount(
             identifier: identifier,
             username: username,
-            environment: homeEntry.string(.environment, reusing: key.environment) ?? key.environment,
+            environment: home.pointee.entry.string(.environment, reusing: key.environment) ?? key.environment,
             tenantProfiles: tenantProfiles,
             homeAccountId: accountID)
+    }
+
+    /// The ID token (its own copy) of the last ID-token item of `client` in `realm`.
+    private func idToken(in items: UnsafePointer<TokenCacheIndex.Item>, count: Int, client: String, realm: String) -> String? {
+        var index = count - 1
+        while index >= 0 {
+            let item = items + index
+            if item.pointee.section == .idToken, item.pointee.client == client, item.pointee.realm == realm {
+                return item.pointee.entry.ownedString(.secret)
+            }
+            index -= 1
+        }
+        return nil
     }
 }
 

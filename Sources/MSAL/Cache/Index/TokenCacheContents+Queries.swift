@@ -134,22 +134,29 @@ extension TokenCacheContents {
     /// When several match (other writers keep one per alias host or key shape), the newest by
     /// `last_modification_time` wins, as in MSAL for Python; among equals, the last in the document.
     package func refreshToken(in items: [TokenCacheIndex.Item], client: String, family: String?) -> (key: String, entry: CacheEntry)? {
-        if let index = Self.newestIndex(in: items, where: { $0.section == .refreshToken && !$0.isFamily && $0.client == client }) {
+        if let index = Self.newestIndex(
+            in: items, where: { $0.pointee.section == .refreshToken && !$0.pointee.isFamily && $0.pointee.client == client })
+        {
             return (items[index].key, items[index].entry)
         }
         guard let family,
-            let index = Self.newestIndex(in: items, where: { $0.section == .refreshToken && $0.isFamily && $0.client == family })
+            let index = Self.newestIndex(
+                in: items, where: { $0.pointee.section == .refreshToken && $0.pointee.isFamily && $0.pointee.client == family })
         else { return nil }
         return (items[index].key, items[index].entry)
     }
 
-    /// The position of the last item matching `predicate`, read in place (no copy of each item).
+    /// The position of the last item matching `predicate`, read in place: the predicate reads the
+    /// fields it needs through the pointer, so no item is copied (a copy retains its six references).
     @inline(__always)
-    private static func lastIndex(in items: [TokenCacheIndex.Item], where predicate: (borrowing TokenCacheIndex.Item) -> Bool) -> Int? {
+    private static func lastIndex(
+        in items: [TokenCacheIndex.Item], where predicate: (UnsafePointer<TokenCacheIndex.Item>) -> Bool
+    ) -> Int? {
         items.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
             var index = buffer.count - 1
             while index >= 0 {
-                if predicate(buffer[index]) { return index }
+                if predicate(base + index) { return index }
                 index -= 1
             }
             return nil
@@ -159,11 +166,22 @@ extension TokenCacheContents {
     /// The position of the item matching `predicate` with the greatest `last_modification_time`
     /// (missing or unreadable: 0), the last one among equals; read in place (no copy of each item).
     @inline(__always)
-    private static func newestIndex(in items: [TokenCacheIndex.Item], where predicate: (borrowing TokenCacheIndex.Item) -> Bool) -> Int? {
+    private static func newestIndex(
+        in items: [TokenCacheIndex.Item], where predicate: (UnsafePointer<TokenCacheIndex.Item>) -> Bool
+    ) -> Int? {
         items.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
             var best: (index: Int, time: Int64)?
-            for index in buffer.indices where predicate(buffer[index]) {
-                let time = buffer[index].entry.seconds(.lastModificationTime) ?? 0
+            var matches = 0
+            for index in buffer.indices where predicate(base + index) {
+                matches += 1
+                best = (index, 0)
+            }
+            // One match (the usual case) needs no time: it is the newest.
+            guard matches > 1 else { return best?.index }
+            best = nil
+            for index in buffer.indices where predicate(base + index) {
+                let time = (base + index).pointee.entry.seconds(.lastModificationTime) ?? 0
                 if best == nil || time >= best!.time { best = (index, time) }
             }
             return best?.index
@@ -183,7 +201,7 @@ extension TokenCacheContents {
         let client = CacheText.lowercased(clientID)
         let family = familyID.map(CacheText.lowercased)
         let newest = Self.newestIndex(in: items) { item in
-            item.section == .refreshToken && (item.isFamily ? item.client == family : item.client == client)
+            item.pointee.section == .refreshToken && (item.pointee.isFamily ? item.pointee.client == family : item.pointee.client == client)
         }
         let index = newest ?? items.lastIndex { $0.section == .account }
         return index.flatMap { items[$0].entry["environment"] }
@@ -198,7 +216,9 @@ extension TokenCacheContents {
 
     /// The ID token among one account's `items` for `client` and `realm` (both lower-cased).
     package func idToken(in items: [TokenCacheIndex.Item], client: String, realm: String) -> (key: String, entry: CacheEntry)? {
-        guard let index = Self.lastIndex(in: items, where: { $0.section == .idToken && $0.client == client && $0.realm == realm })
+        guard
+            let index = Self.lastIndex(
+                in: items, where: { $0.pointee.section == .idToken && $0.pointee.client == client && $0.pointee.realm == realm })
         else { return nil }
         return (items[index].key, items[index].entry)
     }
@@ -218,17 +238,31 @@ extension TokenCacheContents {
     /// Whether an account with `items` is one `client` (lower-cased, of `family`) can use: it has
     /// an Account entry, and a refresh token or ID token of the client or a family refresh token.
     package static func isListed(_ items: [TokenCacheIndex.Item], client: String, family: String?) -> Bool {
-        var hasAccount = false
-        var usable = false
-        for index in items.indices {
-            switch items[index].section {
-            case .account: hasAccount = true
-            case .refreshToken: usable = usable || items[index].client == (items[index].isFamily ? family : client)
-            case .idToken: usable = usable || items[index].client == client
-            case .accessToken, .appMetadata: break
+        listing(items, client: client, family: family).listed
+    }
+
+    /// Whether an account with `items` is listed for `client` (``isListed(_:client:family:)``) and
+    /// whether it holds a refresh token the client can use (its own or its family's), in one pass
+    /// that reads the fields in place.
+    package static func listing(_ items: [TokenCacheIndex.Item], client: String, family: String?) -> (listed: Bool, signedIn: Bool) {
+        items.withUnsafeBufferPointer { buffer in
+            var hasAccount = false
+            var hasIDToken = false
+            var hasRefreshToken = false
+            for item in buffer.indices.lazy.map({ buffer.baseAddress! + $0 }) {
+                switch item.pointee.section {
+                case .account: hasAccount = true
+                case .refreshToken:
+                    if !hasRefreshToken {
+                        hasRefreshToken =
+                            item.pointee.isFamily ? (family != nil && item.pointee.client == family) : item.pointee.client == client
+                    }
+                case .idToken: hasIDToken = hasIDToken || item.pointee.client == client
+                case .accessToken, .appMetadata: break
+                }
             }
+            return (hasAccount && (hasRefreshToken || hasIDToken), hasRefreshToken)
         }
-        return hasAccount && usable
     }
 
     /// The Account entries (tenant profiles) of one account.
