@@ -91,7 +91,7 @@ package struct JSONScanner {
     /// Counts the container whose bracket is at `position` and checks its depth (the root
     /// container is depth 1), moves past the bracket, and says whether it has anything in it
     /// (when empty, it also moves past the closing bracket).
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func enterContainer(depth: Int) throws(Failure) -> Bool {
         guard depth <= limits.maxDepth else { throw .limit("JSON nesting deeper than \(limits.maxDepth)") }
         try countValue()
@@ -106,7 +106,7 @@ package struct JSONScanner {
     }
 
     /// Reads a member's name and its colon, leaving `position` at the first byte of the value.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func memberName() throws(Failure) -> StringToken {
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
@@ -121,7 +121,7 @@ package struct JSONScanner {
 
     /// After a member's value: `true` at a comma (another member follows), `false` at the
     /// object's closing brace; moves past either.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func nextMember() throws(Failure) -> Bool {
         try next(closing: UInt8(ascii: "}"), unterminated: "unterminated object", expected: "expected ',' or '}'")
     }
@@ -139,7 +139,7 @@ package struct JSONScanner {
         try next(closing: UInt8(ascii: "]"), unterminated: "unterminated array", expected: "expected ',' or ']'")
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func next(closing: UInt8, unterminated: StaticString, expected: StaticString) throws(Failure) -> Bool {
         skipWhitespace()
         guard position < count else { throw fail("\(unterminated)") }
@@ -155,7 +155,7 @@ package struct JSONScanner {
     // MARK: Values
 
     /// Counts one value against `limits.maxValues`.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func countValue() throws(Failure) {
         values += 1
         guard values <= limits.maxValues else { throw .limit("JSON document has more than \(limits.maxValues) values") }
@@ -224,7 +224,7 @@ package struct JSONScanner {
 
     /// Counts and validates the string whose opening quote is at `position`, and moves past its
     /// closing quote.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func scanString() throws(Failure) -> StringToken {
         try countValue()
         position += 1
@@ -285,7 +285,7 @@ package struct JSONScanner {
 
     /// Moves past printable ASCII other than `"` and `\\`: 32 bytes at a time while they are all
     /// plain (the bulk of a token), then 8 at a time to the byte to stop at.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func skipPlainBytes() {
         guard let base = bytes.baseAddress else { return }
         let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))

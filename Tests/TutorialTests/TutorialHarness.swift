@@ -11,6 +11,13 @@ import NIOPosix
 import FoundationNetworking
 #endif
 
+#if MSAL_TSAN
+/// In ThreadSanitizer builds the tutorial's `Mutex` (Synchronization's, whose lock ThreadSanitizer
+/// cannot see) is the package's ThreadSanitizer-visible lock: a declaration of this module shadows
+/// the imported one (test wiring, like the rest of this file).
+typealias Mutex = MSALSupport.Mutex
+#endif
+
 /// Runs the tutorial's code against the recorded fixture: replay transport, fixed clock, fixed
 /// interactive secrets (the fixture's ID tokens carry the nonce), a `$BROWSER` script that plays
 /// the user, and a stub Microsoft Graph.

@@ -2,8 +2,8 @@
 // "Use MSAL"), compiled on Linux against swift-msal. Changes from the tutorial, and only these:
 // - UIKit is gone: `ViewController` is a plain class, the UI outlets and `initUI()` are removed,
 //   `updateLogging` appends to `log` instead of a text view, `updateSignOutButton` records the
-//   state instead of enabling a button (both behind a lock, which stands in for UIKit's main thread:
-//   MSAL and URLSession call back on other threads), and the two button actions lose `@objc` (Linux has no
+//   state instead of enabling a button (both behind a `Mutex` from Synchronization, which stands in
+//   for UIKit's main thread: MSAL and URLSession call back on other threads), and the two button actions lose `@objc` (Linux has no
 //   Objective-C runtime) and take `AnyObject?` instead of `UIButton`;
 // - the constants hold test values (the tutorial tells developers to put their own in), and
 //   kGraphURI points at a local stand-in for Microsoft Graph;
@@ -16,7 +16,7 @@
 
 import Foundation
 import MSAL
-import MSALSupport
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
