@@ -15,11 +15,13 @@ import Musl
 /// no intermediate tape: an entry's string members become ``CacheSlice``s of the source (no
 /// `String` per member), and member names the schema defines are shared constants.
 ///
-/// Each string value an entry keeps is moved, as soon as it is read, to the front of the source's
-/// buffer (after the values before it), and the rest of the buffer is given back at the end: the
-/// loaded cache holds its values, not the document's names, keys, punctuation and indentation.
-/// Moving is safe in place: the values kept so far are never longer than the bytes read so far, so
-/// a value only ever moves towards the start, over bytes already read.
+/// When the source is owned (the cache file was read straight into it), each string value an entry
+/// keeps is moved, as soon as it is read, to the front of the source's buffer (after the values
+/// before it), and the rest of the buffer is given back at the end: the loaded cache holds its
+/// values, not the document's names, keys, punctuation and indentation. Moving is safe in place:
+/// the values kept so far are never longer than the bytes read so far, so a value only ever moves
+/// towards the start, over bytes already read. A shared source (bytes an app handed over) is read
+/// as it is.
 struct CacheDocumentReader {
     /// Why reading stopped.
     enum Failure: Error {
@@ -66,9 +68,9 @@ struct CacheDocumentReader {
     }
 
     /// Reads the source's bytes from `start` into `document` (an empty document); with `aliases`,
-    /// also returns the index of the entries read, built as they are read. Compacts the source in
-    /// place (the kept values at its front): the bytes are not a document any more afterwards, and
-    /// after a failure they are not to be used at all.
+    /// also returns the index of the entries read, built as they are read. Compacts an owned source
+    /// in place (the kept values at its front): its bytes are not a document any more afterwards,
+    /// and after a failure they are not to be used at all.
     static func read(
         _ source: CacheSource, from start: Int, limits: JSONLimits, into document: inout TokenCacheDocument,
         indexingWith aliases: CacheEnvironmentAliases? = nil
