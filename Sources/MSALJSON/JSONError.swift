@@ -3,7 +3,9 @@
 ///
 /// The JOSE and protocol layers turn it into their own errors (`JOSEError`, `MSALError`) with the
 /// same code and message. Messages name the problem and its byte offset, never the document's text
-/// beyond a member name cut to 64 bytes.
+/// beyond a duplicate member's name cut to 64 bytes. That name is the document's own text, not yet
+/// escaped: report a `JSONError` through `JOSEError(_:)` (`JSONDocument.parsed(_:limits:)`), whose
+/// message goes through `UntrustedText`, never as it is.
 package struct JSONError: Error, Sendable, Hashable {
     /// The kind of failure.
     package enum Code: Sendable, Hashable {

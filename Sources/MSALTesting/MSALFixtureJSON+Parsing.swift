@@ -1,4 +1,5 @@
 import Foundation
+import MSALJOSE
 import MSALJSON
 
 extension MSALFixtureJSON {
@@ -27,7 +28,8 @@ extension MSALFixtureJSON {
         }
         let document: JSONDocument
         do {
-            document = try JSONDocument(parsing: input, limits: Self.parsingLimits)
+            // Through JOSE's error, whose message escapes the text a duplicate member's name brings.
+            document = try JSONDocument.parsed(input, limits: Self.parsingLimits)
         } catch {
             throw MSALError(.internal, internalCode: .invalidJSON, message: "Invalid JSON: \(error.message)")
         }

@@ -34,18 +34,7 @@ public struct MSALAccountId: Sendable, Hashable {
         var copy = identifier
         var other = tenant
         return copy.withUTF8 { utf8 in
-            other.withUTF8 { tenant in
-                guard utf8.count - dot - 1 == tenant.count else { return false }
-                for index in tenant.indices {
-                    let a = utf8[dot + 1 + index]
-                    let b = tenant[index]
-                    guard a != b else { continue }
-                    let foldedA = a &- UInt8(ascii: "A") < 26 ? a | 0x20 : a
-                    let foldedB = b &- UInt8(ascii: "A") < 26 ? b | 0x20 : b
-                    if foldedA != foldedB { return false }
-                }
-                return true
-            }
+            other.withUTF8 { CacheText.equalIgnoringASCIICase(UnsafeBufferPointer(rebasing: utf8[(dot + 1)...]), $0) }
         }
     }
 }

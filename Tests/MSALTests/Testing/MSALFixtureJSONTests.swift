@@ -68,6 +68,20 @@ struct MSALFixtureJSONTests {
         #expect(error?.message.contains("(offset 11)") == true, "\(error?.message ?? "")")
     }
 
+    @Test("A duplicate member's name reaches the error message escaped (terminal controls, bidi overrides)")
+    func duplicateMemberNameEscaped() {
+        // JSON escapes, which the reader decodes into ESC and U+202E.
+        let name = #"a\u001b[2J\u202eb"#
+        let error = #expect(throws: MSALError.self) {
+            try MSALFixtureJSON(parsing: Array("{\"\(name)\": 1, \"\(name)\": 2}".utf8))
+        }
+        #expect(error?.internalCode == .invalidJSON)
+        let message = error?.message ?? ""
+        #expect(message.contains("more than once"), "\(message)")
+        #expect(!message.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{202E}" }, "\(message)")
+        #expect(message.contains(#"\u{1b}"#), "\(message)")
+    }
+
     @Test("A second byte-order mark is not skipped")
     func secondByteOrderMark() {
         let error = #expect(throws: MSALError.self) {

@@ -100,18 +100,22 @@ package enum CacheText {
     /// realms, environments). Unlike Foundation's `caseInsensitiveCompare`, no Unicode folding and no
     /// bridging: non-ASCII bytes must match exactly.
     package static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
-        let left = lhs.utf8, right = rhs.utf8
-        guard left.count == right.count else { return false }
-        var leftIndex = left.startIndex, rightIndex = right.startIndex
-        while leftIndex != left.endIndex {
-            let a = left[leftIndex], b = right[rightIndex]
+        var left = lhs
+        var right = rhs
+        return left.withUTF8 { left in right.withUTF8 { equalIgnoringASCIICase(left, $0) } }
+    }
+
+    /// The same comparison on UTF-8 bytes.
+    package static func equalIgnoringASCIICase(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in lhs.indices {
+            let a = lhs[index]
+            let b = rhs[index]
             if a != b {
                 let foldedA = a &- UInt8(ascii: "A") < 26 ? a | 0x20 : a
                 let foldedB = b &- UInt8(ascii: "A") < 26 ? b | 0x20 : b
                 guard foldedA == foldedB else { return false }
             }
-            left.formIndex(after: &leftIndex)
-            right.formIndex(after: &rightIndex)
         }
         return true
     }
