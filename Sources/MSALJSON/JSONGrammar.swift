@@ -5,9 +5,9 @@ import MSALSupport
 /// returns the length of what it
 /// accepted, or the violation, which each reader turns into its own error; the readers keep only
 /// their fast paths (plain ASCII, whitespace runs) and what they build.
-package enum JSONGrammar {
+public enum JSONGrammar {
     /// Why bytes are not JSON.
-    package enum Violation: Error, Equatable, Sendable {
+    public enum Violation: Error, Equatable, Sendable {
         case unterminatedEscape
         case invalidEscape
         case truncatedUnicodeEscape
@@ -20,7 +20,7 @@ package enum JSONGrammar {
         case invalidExponent
 
         /// The message the readers report.
-        package var message: String {
+        @usableFromInline package var message: String {
             switch self {
             case .unterminatedEscape: "unterminated escape"
             case .invalidEscape: "invalid escape"
@@ -37,12 +37,12 @@ package enum JSONGrammar {
     }
 
     /// A violation and where the reader reports it (an absolute offset into the bytes).
-    package struct Failure: Error, Equatable, Sendable {
+    public struct Failure: Error, Equatable, Sendable {
         /// What is wrong.
-        package var violation: Violation
+        @usableFromInline package var violation: Violation
         /// Where: the escape's backslash, or just after a `\\u` escape that a surrogate rule
         /// rejects; a UTF-8 sequence's lead byte; where a number's digit was expected.
-        package var position: Int
+        @usableFromInline package var position: Int
 
         /// `violation` at `position`.
         @inlinable

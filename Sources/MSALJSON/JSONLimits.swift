@@ -1,13 +1,13 @@
 /// Caps applied while parsing JSON, so hostile input cannot exhaust memory or the stack.
-package struct JSONLimits: Sendable {
+public struct JSONLimits: Sendable {
     /// Largest document accepted, in bytes.
-    package var maxBytes: Int
+    @usableFromInline package var maxBytes: Int
     /// Deepest nesting of arrays and objects accepted (the root container is depth 1).
-    package var maxDepth: Int
+    @usableFromInline package var maxDepth: Int
     /// Most values (of any kind) accepted in one document.
-    package var maxValues: Int
+    @usableFromInline package var maxValues: Int
     /// Whether an object may name the same member twice.
-    package var rejectDuplicateKeys: Bool
+    @usableFromInline package var rejectDuplicateKeys: Bool
 
     package init(maxBytes: Int, maxDepth: Int, maxValues: Int, rejectDuplicateKeys: Bool) {
         self.maxBytes = maxBytes

@@ -10,9 +10,9 @@ import MSALSupport
 ///
 /// Every read is at an offset checked against `count` first (multi-byte loads check
 /// `position + width <= count`), so no read leaves the buffer. The buffer must outlive the scanner.
-package struct JSONScanner {
+public struct JSONScanner {
     /// Why scanning stopped.
-    package enum Failure: Error, Sendable, Equatable {
+    public enum Failure: Error, Sendable, Equatable {
         /// Not JSON: what was wrong and where (relative to the scanner's start).
         case invalid(String, offset: Int)
         /// Over one of the limits.
@@ -22,13 +22,13 @@ package struct JSONScanner {
     }
 
     /// A string's content: the bytes between its quotes, already validated.
-    package struct StringToken: Sendable, Equatable {
+    public struct StringToken: Sendable, Equatable {
         /// Offset of the first byte after the opening quote.
-        package var start: Int
+        @usableFromInline package var start: Int
         /// Offset of the closing quote.
-        package var end: Int
+        @usableFromInline package var end: Int
         /// How the bytes relate to the string's UTF-8.
-        package var form: JSONStringForm
+        @usableFromInline package var form: JSONStringForm
 
         /// The token of `start..<end` in `form`.
         @inlinable
@@ -40,17 +40,17 @@ package struct JSONScanner {
     }
 
     /// The bytes.
-    package let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
     /// `bytes.count`.
-    package let count: Int
+    @usableFromInline package let count: Int
     /// The caps applied.
-    package let limits: JSONLimits
+    @usableFromInline package let limits: JSONLimits
     /// Where the scanner is.
-    package var position: Int
+    @usableFromInline package var position: Int
     /// Values (member names included) seen so far, against `limits.maxValues`.
-    package var values = 0
+    @usableFromInline package var values = 0
     /// Where scanning began: error offsets are relative to it.
-    package let origin: Int
+    @usableFromInline package let origin: Int
 
     /// A scanner over `bytes` from `start`.
     @inlinable

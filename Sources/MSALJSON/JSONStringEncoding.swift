@@ -7,7 +7,7 @@ import MSALSupport
 /// control characters, using the short forms where they exist and `\u00XX` otherwise; DEL is
 /// escaped too so a written document shows no invisible bytes. Other bytes, including UTF-8
 /// sequences, are written as they are.
-package enum JSONStringEncoding {
+public enum JSONStringEncoding {
     /// Whether `byte` must be escaped inside a JSON string literal.
     @inlinable @inline(__always)
     package static func needsEscape(_ byte: UInt8) -> Bool {

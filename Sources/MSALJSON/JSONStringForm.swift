@@ -1,5 +1,5 @@
 /// How a JSON string's bytes between its quotes relate to its UTF-8.
-package enum JSONStringForm: UInt8, Sendable {
+public enum JSONStringForm: UInt8, Sendable {
     /// No escape and nothing a writer escapes: the bytes are the UTF-8 and can be written as they are.
     case clean
     /// No escape, but a byte the writers escape (DEL): the bytes are the UTF-8; writing re-encodes them.

@@ -2,7 +2,7 @@
 ///
 /// Decoding accepts `0-9`, `a-f` and `A-F` and nothing else (no spaces, no `0x` prefix, no odd
 /// length); the digits written are lowercase (``digit(_:)``), or uppercase for percent-encoding.
-package enum Hex {
+public enum Hex {
     /// The value of one hexadecimal digit, or `nil` for any other byte.
     @inlinable @inline(__always)
     package static func value(of byte: UInt8) -> UInt8? {

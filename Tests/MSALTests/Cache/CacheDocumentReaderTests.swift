@@ -170,6 +170,66 @@ struct CacheDocumentReaderTests {
         #expect(secrets == ["a": "first-a", "b": "second-b", "same": "second"])
     }
 
+    @Test("Duplicate and legacy keys in every order of up to five entries: the last lower-case one wins, else the last one")
+    func duplicateKeyOrders() throws {
+        // Each entry is one of four spellings of two keys; every sequence of length 1...5 (1,364 of them),
+        // in one section, and split over the section written twice.
+        let spellings = ["k", "K", "j", "J"]
+        var sequences: [[Int]] = [[]]
+        var checked = 0
+        for _ in 1...5 {
+            sequences = sequences.flatMap { sequence in spellings.indices.map { sequence + [$0] } }
+            for sequence in sequences {
+                let entries = sequence.enumerated().map { position, spelling in
+                    #""\#(spellings[spelling])": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "\#(position)", "target": "s"}"#
+                }
+                // The rule, forward: per lower-cased key, the last entry spelled in lower case, else the last entry.
+                var expected: [String: String] = [:]
+                for key in ["k", "j"] {
+                    let positions = sequence.indices.filter { spellings[sequence[$0]].lowercased() == key }
+                    let exact = positions.filter { spellings[sequence[$0]] == key }
+                    if let winner = exact.last ?? positions.last { expected[key] = String(winner) }
+                }
+                var documents = [#"{"AccessToken": {\#(entries.joined(separator: ", "))}}"#]
+                if sequence.count > 1 {
+                    // Split: a later section's entries replace the earlier's under the same key, whatever the spelling.
+                    let cut = sequence.count / 2
+                    documents.append(
+                        #"{"AccessToken": {\#(entries[..<cut].joined(separator: ", "))}, "AccessToken": {\#(entries[cut...].joined(separator: ", "))}}"#
+                    )
+                }
+                for (split, document) in documents.enumerated() {
+                    var wanted = expected
+                    if split == 1 {
+                        let cut = sequence.count / 2
+                        var first: [String: String] = [:]
+                        for key in ["k", "j"] {
+                            let positions = sequence.indices.filter { $0 < cut && spellings[sequence[$0]].lowercased() == key }
+                            let exact = positions.filter { spellings[sequence[$0]] == key }
+                            if let winner = exact.last ?? positions.last { first[key] = String(winner) }
+                        }
+                        var second: [String: String] = [:]
+                        for key in ["k", "j"] {
+                            let positions = sequence.indices.filter { $0 >= cut && spellings[sequence[$0]].lowercased() == key }
+                            let exact = positions.filter { spellings[sequence[$0]] == key }
+                            if let winner = exact.last ?? positions.last { second[key] = String(winner) }
+                        }
+                        wanted = first.merging(second) { _, later in later }
+                    }
+                    let bytes = Array(document.utf8)
+                    let contents = try TokenCacheContents(parsing: bytes)
+                    let secrets = contents.document[.accessToken].mapValues { $0["secret"] ?? "" }
+                    #expect(secrets == wanted, "\(document)")
+                    // The index built while reading equals one built from the entries kept.
+                    let separate = TokenCacheContents(document: try TokenCacheDocument(parsing: bytes))
+                    #expect(Self.describe(contents.index) == Self.describe(separate.index), "\(document)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 1_364 + 1_360)
+    }
+
     @Test("Indexing while reading gives the index built from the document read, duplicates and legacy keys included")
     func indexWhileReading() throws {
         var documents = try CacheFixtures.names("documents").map { try CacheFixtures.bytes("documents", $0) }

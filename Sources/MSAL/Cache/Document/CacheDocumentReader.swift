@@ -105,42 +105,45 @@ struct CacheDocumentReader {
         return index
     }
 
-    /// Runs a step of the scanner, reporting its failure as this reader's.
-    @inline(__always)
-    private static func scan<T>(_ step: () throws(JSONScanner.Failure) -> T) throws(Failure) -> T {
-        do throws(JSONScanner.Failure) {
-            return try step()
-        } catch {
-            throw .json(error)
-        }
-    }
-
     // MARK: Structure
 
     private mutating func readDocument(source: CacheSource, into document: inout TokenCacheDocument) throws(Failure) {
-        try Self.scan { () throws(JSONScanner.Failure) in try scanner.beginDocument() }
-        guard scanner.current == UInt8(ascii: "{") else {
-            try Self.scan { () throws(JSONScanner.Failure) in
-                try scanner.skipValue(depth: 0)
-                try scanner.endDocument()
-            }
-            throw .notAnObject
+        let shape: Failure?
+        do throws(JSONScanner.Failure) {
+            shape = try readRoot(source: source, into: &document)
+        } catch {
+            throw .json(error)
         }
-        if try Self.scan({ () throws(JSONScanner.Failure) in try scanner.enterContainer(depth: 1) }) {
+        if let shape { throw shape }
+    }
+
+    /// The document's root: `nil` when it was read, or why it is valid JSON but not a cache
+    /// document (reading stops there).
+    private mutating func readRoot(
+        source: CacheSource, into document: inout TokenCacheDocument
+    ) throws(JSONScanner.Failure) -> Failure? {
+        try scanner.beginDocument()
+        guard scanner.current == UInt8(ascii: "{") else {
+            try scanner.skipValue(depth: 0)
+            try scanner.endDocument()
+            return .notAnObject
+        }
+        if try scanner.enterContainer(depth: 1) {
             repeat {
-                let name = try Self.scan { () throws(JSONScanner.Failure) in try scanner.memberName() }
+                let name = try scanner.memberName()
                 let sectionName = string(name)
                 if let section = CacheSection(name: sectionName) {
-                    guard scanner.current == UInt8(ascii: "{") else { throw .section(sectionName) }
+                    guard scanner.current == UInt8(ascii: "{") else { return .section(sectionName) }
                     try readSection(section, source: source, into: &document.sections[section.rawValue])
                 } else {
                     let raw = try rawValue(depth: 1)
                     document.unknownMembers.removeAll { $0.name == sectionName }
                     document.unknownMembers.append(TokenCacheDocument.RawMember(name: sectionName, raw: raw))
                 }
-            } while try Self.scan({ () throws(JSONScanner.Failure) in try scanner.nextMember() })
+            } while try scanner.nextMember()
         }
-        try Self.scan { () throws(JSONScanner.Failure) in try scanner.endDocument() }
+        try scanner.endDocument()
+        return nil
     }
 
     /// Moves `length` bytes read at `start` to the end of the kept values. `written <= start`
@@ -177,51 +180,69 @@ struct CacheDocumentReader {
 
     /// Validates the value at the scanner's position (inside a container of depth `depth`) and
     /// returns its bytes.
-    private mutating func rawValue(depth: Int) throws(Failure) -> [UInt8] {
+    private mutating func rawValue(depth: Int) throws(JSONScanner.Failure) -> [UInt8] {
         let valueStart = scanner.position
-        try Self.scan { () throws(JSONScanner.Failure) in try scanner.skipValue(depth: depth) }
+        try scanner.skipValue(depth: depth)
         return Array(scanner.bytes[valueStart..<scanner.position])
     }
 
     /// One known section: its entries by lower-cased key. When a legacy mixed-case key and its
     /// lower-case form are both present, the lower-case entry wins; otherwise the last one does.
+    /// A section written twice is merged, its later entries winning under the same key.
     private mutating func readSection(
         _ section: CacheSection, source: CacheSource, into entries: inout [String: CacheEntry]
-    ) throws(Failure) {
-        var read: [(key: String, exact: Bool, entry: CacheEntry)] = []
-        var allExact = true
-        if try Self.scan({ () throws(JSONScanner.Failure) in try scanner.enterContainer(depth: 2) }) {
-            repeat {
-                let name = try Self.scan { () throws(JSONScanner.Failure) in try scanner.memberName() }
-                let (key, exact) = lowercasedKey(name)
-                allExact = allExact && exact
-                let entry: CacheEntry
-                if scanner.current == UInt8(ascii: "{") {
-                    entry = try readEntry(source: source, idToken: section == .idToken)
-                } else {
-                    entry = CacheEntry(opaque: try rawValue(depth: 2))
-                }
-                indexing?.add(key: key, entry: entry, section: section)
-                read.append((key, exact, entry))
-                releaseConsumed()
-            } while try Self.scan({ () throws(JSONScanner.Failure) in try scanner.nextMember() })
-        }
-        entries.reserveCapacity(entries.count + read.count)
-        var replaced = false
-        if allExact {
-            for item in read where entries.updateValue(item.entry, forKey: item.key) != nil {
-                replaced = true
-            }
+    ) throws(JSONScanner.Failure) {
+        var dropped = false
+        if entries.isEmpty {
+            try readEntries(of: section, source: source, into: &entries, dropped: &dropped)
         } else {
-            replaced = true
-            var exactKeys = Set<String>()
-            for item in read {
-                if !item.exact, exactKeys.contains(item.key) { continue }  // a legacy spelling never replaces the current one
-                if item.exact { exactKeys.insert(item.key) }
-                entries[item.key] = item.entry
+            var fresh: [String: CacheEntry] = [:]
+            try readEntries(of: section, source: source, into: &fresh, dropped: &dropped)
+            entries.merge(fresh) { _, new in
+                dropped = true
+                return new
             }
         }
-        if replaced { indexing?.stale.insert(section) }
+        // The index has every entry read: rebuild it from the section's final entries.
+        if dropped { indexing?.stale.insert(section) }
+    }
+
+    /// Reads a section's entries into `entries` (empty), each placed as soon as it is read (its
+    /// key and members are still in the processor's cache). Sets `dropped` when an entry read was
+    /// replaced or left out, or may have been (a legacy spelling).
+    private mutating func readEntries(
+        of section: CacheSection, source: CacheSource, into entries: inout [String: CacheEntry], dropped: inout Bool
+    ) throws(JSONScanner.Failure) {
+        guard try scanner.enterContainer(depth: 2) else { return }
+        // Room for about one entry per 2 KB of what is left to read (an access token takes 2–3 KB
+        // in MSAL for Python's form), so a large section rarely grows (and rehashes) the table.
+        entries.reserveCapacity(min((scanner.count - scanner.position) / 2048, 1 << 20))
+        var legacy = Set<String>()  // keys whose entry placed so far has a legacy spelling
+        repeat {
+            let name = try scanner.memberName()
+            let (key, exact) = lowercasedKey(name)
+            let entry: CacheEntry
+            if scanner.current == UInt8(ascii: "{") {
+                entry = try readEntry(source: source, idToken: section == .idToken)
+            } else {
+                entry = CacheEntry(opaque: try rawValue(depth: 2))
+            }
+            indexing?.add(key: key, entry: entry, section: section)
+            releaseConsumed()
+            if exact {
+                if entries.updateValue(entry, forKey: key) != nil {
+                    dropped = true
+                    if !legacy.isEmpty { legacy.remove(key) }
+                }
+            } else {
+                // A legacy spelling never replaces the lower-case one, whichever comes first.
+                dropped = true
+                if entries[key] == nil || legacy.contains(key) {
+                    entries[key] = entry
+                    legacy.insert(key)
+                }
+            }
+        } while try scanner.nextMember()
     }
 
     /// Members whose values are epoch seconds or small integers: accepted as JSON numbers on read
@@ -236,15 +257,15 @@ struct CacheDocumentReader {
     /// The `secret` of an ID token (`idToken`) becomes a `String` here, once: every account list
     /// and cache hit hands the ID token out as an owned string, and this way they all share this
     /// one instead of each copying it out of the source.
-    private mutating func readEntry(source: CacheSource, idToken: Bool) throws(Failure) -> CacheEntry {
+    private mutating func readEntry(source: CacheSource, idToken: Bool) throws(JSONScanner.Failure) -> CacheEntry {
         var members: [CacheMember] = []
         members.reserveCapacity(12)
-        if try Self.scan({ () throws(JSONScanner.Failure) in try scanner.enterContainer(depth: 3) }) {
+        if try scanner.enterContainer(depth: 3) {
             repeat {
-                let name = try Self.scan { () throws(JSONScanner.Failure) in try scanner.memberName() }
+                let name = try scanner.memberName()
                 let first = scanner.current
                 if first == UInt8(ascii: "\"") {
-                    let value = try Self.scan { () throws(JSONScanner.Failure) in try scanner.scanString() }
+                    let value = try scanner.scanString()
                     if idToken, value.form == .clean, value.end - value.start > 64 {
                         var secret = member(named: name, value: .slice(CacheSlice(value)))
                         if secret.known == .secret {
@@ -276,7 +297,7 @@ struct CacheDocumentReader {
                     member.value = .string(joined)
                 }
                 members.append(member)
-            } while try Self.scan({ () throws(JSONScanner.Failure) in try scanner.nextMember() })
+            } while try scanner.nextMember()
         }
         return CacheEntry(members: members, source: source)
     }

@@ -102,13 +102,13 @@ extension TokenCacheContents {
             homeAccountId: accountID)
     }
 
-    /// The ID token (its own copy) of the last ID-token item of `client` in `realm`.
+    /// The ID token of the last ID-token item of `client` in `realm` (the string the entry holds).
     private func idToken(in items: UnsafePointer<TokenCacheIndex.Item>, count: Int, client: String, realm: String) -> String? {
         var index = count - 1
         while index >= 0 {
             let item = items + index
             if item.pointee.section == .idToken, item.pointee.client == client, item.pointee.realm == realm {
-                return item.pointee.entry.ownedString(.secret)
+                return item.pointee.idToken
             }
             index -= 1
         }

@@ -23,19 +23,25 @@ package struct TokenCacheIndex: Sendable {
     }
 
     /// One usable entry of an account: a credential or an Account entry (a tenant profile).
+    ///
+    /// The fields account lists read for every item (section, family flag, client, realm, entry)
+    /// come first, so they share the item's first cache lines.
     package struct Item: Sendable {
         package var section: CacheSection
+        /// Whether this is a refresh token of a family (`client` is then the family id).
+        package var isFamily: Bool
         /// The client id, lower-cased; for a family refresh token the family id; empty for an Account entry.
         package var client: String
         /// The realm, lower-cased; empty for refresh tokens.
         package var realm: String
-        /// The entry's key in its section.
-        package var key: String
         /// The entry itself (the same value as in the document: a copy shares its storage), so
         /// lookups read it without hashing the key again.
         package var entry: CacheEntry
-        /// Whether this is a refresh token of a family (`client` is then the family id).
-        package var isFamily: Bool
+        /// An ID token's token: the entry's `secret`, the same string (account lists hand it out
+        /// without looking into the entry); empty otherwise.
+        package var idToken: String
+        /// The entry's key in its section.
+        package var key: String
         /// An access token's granted scopes, lower-cased; empty otherwise.
         package var scopes: Set<String>
         /// An access token's `target` as written (shared by the entries with the same one); empty otherwise.
@@ -117,7 +123,8 @@ package struct TokenCacheIndex: Sendable {
             return updateFamily(of: client)
         }
         guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo) else { return .none }
-        var item = Item(section: section, client: "", realm: "", key: key, entry: entry, isFamily: false, scopes: [], target: "")
+        var item = Item(
+            section: section, isFamily: false, client: "", realm: "", entry: entry, idToken: "", key: key, scopes: [], target: "")
         switch section {
         case .accessToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret),
@@ -136,9 +143,12 @@ package struct TokenCacheIndex: Sendable {
                 item.client = client
             }
         case .idToken:
-            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
+            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), let token = entry.ownedString(.secret) else {
+                return .none
+            }
             item.client = client
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
+            item.idToken = token
         case .account:
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
         case .appMetadata:
