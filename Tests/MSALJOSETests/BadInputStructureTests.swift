@@ -377,7 +377,9 @@ struct BadInputStructureTests {
             error = expectJOSEError(.limitExceeded, mentioning: ["exceeds"]) { () throws(JOSEError) in try F.validate(huge) }
         }
         #expect(error != nil)
-        #expect(seconds < 0.25, "took \(seconds) s")
+        // A bound against work that grows with the input (a quadratic scan of 8 MB takes minutes),
+        // not a speed measurement: a debug build under a parallel test run takes ~0.3 s here.
+        #expect(seconds < 5, "took \(seconds) s")
         expectJOSEError(.limitExceeded) { () throws(JOSEError) in _ = try JWT.decodeUnverified(huge) }
     }
 
@@ -387,14 +389,16 @@ struct BadInputStructureTests {
         let defaultCap = F.seconds {
             expectJOSEError(.limitExceeded) { () throws(JOSEError) in try F.verify(dots) }
         }
-        #expect(defaultCap < 0.25, "took \(defaultCap) s")
+        // Bounds against work that grows with the input (quadratic over a million dots takes
+        // minutes), not speed measurements (the benchmarks measure speed).
+        #expect(defaultCap < 5, "took \(defaultCap) s")
         let raised = JWTVerifier(keySet: F.trustedKeySet, maximumTokenSize: 4 * 1024 * 1024)
         let raisedCap = F.seconds {
             expectJOSEError(.malformedToken, mentioning: ["more than three"]) { () throws(JOSEError) in try raised.verify(dots) }
             expectJOSEError(.malformedToken) { () throws(JOSEError) in try raised.verify("a.b.c" + dots) }
             expectJOSEError(.malformedToken) { () throws(JOSEError) in _ = try JWT.decodeUnverified(dots, maximumSize: 4 * 1024 * 1024) }
         }
-        #expect(raisedCap < 1.0, "took \(raisedCap) s")
+        #expect(raisedCap < 10, "took \(raisedCap) s")
     }
 
     @Test("Depth: deeply nested arrays in a validly signed payload → limit_exceeded, no crash")

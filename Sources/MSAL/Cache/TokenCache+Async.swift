@@ -25,6 +25,19 @@ extension TokenCache {
         }
     }
 
+    /// ``read(clientID:accountID:_:)`` when it can answer at once: from the memory backing, or
+    /// from memory when the file has not changed since this process last read or wrote it (one
+    /// `stat`). `nil` when the answer needs the file's lock or the app's hooks: then call the async
+    /// ``read(clientID:accountID:_:)``. `body` does not escape, so a hot path (a silent cache hit)
+    /// allocates nothing to pass it.
+    package func readIfInMemory<T>(_ body: (TokenCacheContents) throws -> T) throws -> T? {
+        switch backing {
+        case .memory: return try withMemoryContents { try body($0) }
+        case .file(let file): return try readFromMemory(file, body)
+        case .custom: return nil
+        }
+    }
+
     /// ``write(clientID:accountID:_:)`` for async callers, without blocking a cooperative thread:
     /// the file's lock, read, write, `fsync` and rename run on ``BlockingWork``, and hooks on the
     /// cache's serial hook queue.

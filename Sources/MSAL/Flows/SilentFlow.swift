@@ -207,10 +207,17 @@ package struct SilentFlow: Sendable {
         let environment = request.authority.components.hostAndPort
         let identifier = request.account.identifier ?? ""
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
-        let found = try await client.cache.read(clientID: clientID, accountID: identifier) { contents in
+        @Sendable func lookup(_ contents: TokenCacheContents) -> (token: CachedAccessToken, idToken: String?)? {
             contents.accessTokenAndIDToken(
                 homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
                 now: now, expiryBuffer: extended ? 0 : buffer, usingExtendedExpiry: extended)
+        }
+        // A hit from memory passes the lookup without an escaping closure (an allocation per call).
+        let found: (token: CachedAccessToken, idToken: String?)?
+        if let answered = try client.cache.readIfInMemory(lookup) {
+            found = answered
+        } else {
+            found = try await client.cache.read(clientID: clientID, accountID: identifier) { lookup($0) }
         }
         guard let (token, idToken) = found else { return nil }
         let account = request.account

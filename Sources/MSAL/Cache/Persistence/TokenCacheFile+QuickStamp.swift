@@ -10,7 +10,9 @@ extension TokenCacheFile {
     /// reads again under the lock, where every safety check runs.
     package func quickStamp() -> TokenCacheFileStamp?? {
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        // `withCString` hands over a native string's own bytes; passing `path` as an argument
+        // would copy it into a new C string on every call.
+        guard path.withCString({ lstat($0, &info) }) == 0 else {
             return errno == ENOENT ? .some(nil) : nil
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
