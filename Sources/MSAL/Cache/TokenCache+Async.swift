@@ -10,11 +10,20 @@ extension TokenCache {
     package func read<T: Sendable>(
         clientID: String, accountID: String? = nil, _ body: @escaping @Sendable (TokenCacheContents) throws -> T
     ) async throws -> T {
+        if let answered = try readIfInMemory(body) { return answered }
+        return try await readFromStorage(clientID: clientID, accountID: accountID, body)
+    }
+
+    /// The part of ``read(clientID:accountID:_:)`` that memory did not answer: the file's lock and
+    /// read on ``BlockingWork``, the app's hooks on the cache's serial hook queue. For callers that
+    /// tried ``readIfInMemory(_:)`` first.
+    package func readFromStorage<T: Sendable>(
+        clientID: String, accountID: String? = nil, _ body: @escaping @Sendable (TokenCacheContents) throws -> T
+    ) async throws -> T {
         switch backing {
         case .memory:
             return try withMemoryContents { try body($0) }
-        case .file(let file):
-            if let answered = try readFromMemory(file, body) { return answered }
+        case .file:
             return try await BlockingWork.shared.run { try self.read(clientID: clientID, accountID: accountID, body) }
         case .custom(let serializer):
             return try await onHookQueue {
@@ -27,8 +36,8 @@ extension TokenCache {
 
     /// ``read(clientID:accountID:_:)`` when it can answer at once: from the memory backing, or
     /// from memory when the file has not changed since this process last read or wrote it (one
-    /// `stat`). `nil` when the answer needs the file's lock or the app's hooks: then call the async
-    /// ``read(clientID:accountID:_:)``. `body` does not escape, so a hot path (a silent cache hit)
+    /// `stat`). `nil` when the answer needs the file's lock or the app's hooks: then call
+    /// ``readFromStorage(clientID:accountID:_:)``. `body` does not escape, so a hot path (a silent cache hit)
     /// allocates nothing to pass it.
     package func readIfInMemory<T>(_ body: (TokenCacheContents) throws -> T) throws -> T? {
         switch backing {

@@ -217,7 +217,7 @@ package struct SilentFlow: Sendable {
         if let answered = try client.cache.readIfInMemory(lookup) {
             found = answered
         } else {
-            found = try await client.cache.read(clientID: clientID, accountID: identifier) { lookup($0) }
+            found = try await client.cache.readFromStorage(clientID: clientID, accountID: identifier) { lookup($0) }
         }
         guard let (token, idToken) = found else { return nil }
         let account = request.account

@@ -183,39 +183,29 @@ struct CacheDocumentReaderTests {
                 let entries = sequence.enumerated().map { position, spelling in
                     #""\#(spellings[spelling])": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "\#(position)", "target": "s"}"#
                 }
-                // The rule, forward: per lower-cased key, the last entry spelled in lower case, else the last entry.
-                var expected: [String: String] = [:]
-                for key in ["k", "j"] {
-                    let positions = sequence.indices.filter { spellings[sequence[$0]].lowercased() == key }
-                    let exact = positions.filter { spellings[sequence[$0]] == key }
-                    if let winner = exact.last ?? positions.last { expected[key] = String(winner) }
-                }
-                var documents = [#"{"AccessToken": {\#(entries.joined(separator: ", "))}}"#]
-                if sequence.count > 1 {
-                    // Split: a later section's entries replace the earlier's under the same key, whatever the spelling.
-                    let cut = sequence.count / 2
-                    documents.append(
-                        #"{"AccessToken": {\#(entries[..<cut].joined(separator: ", "))}, "AccessToken": {\#(entries[cut...].joined(separator: ", "))}}"#
-                    )
-                }
-                for (split, document) in documents.enumerated() {
-                    var wanted = expected
-                    if split == 1 {
-                        let cut = sequence.count / 2
-                        var first: [String: String] = [:]
-                        for key in ["k", "j"] {
-                            let positions = sequence.indices.filter { $0 < cut && spellings[sequence[$0]].lowercased() == key }
-                            let exact = positions.filter { spellings[sequence[$0]] == key }
-                            if let winner = exact.last ?? positions.last { first[key] = String(winner) }
-                        }
-                        var second: [String: String] = [:]
-                        for key in ["k", "j"] {
-                            let positions = sequence.indices.filter { $0 >= cut && spellings[sequence[$0]].lowercased() == key }
-                            let exact = positions.filter { spellings[sequence[$0]] == key }
-                            if let winner = exact.last ?? positions.last { second[key] = String(winner) }
-                        }
-                        wanted = first.merging(second) { _, later in later }
+                // The rule, forward, over the entries at `positions`: per lower-cased key, the last
+                // entry spelled in lower case, else the last entry.
+                func winners(_ positions: Range<Int>) -> [String: String] {
+                    var winners: [String: String] = [:]
+                    for key in ["k", "j"] {
+                        let matching = positions.filter { spellings[sequence[$0]].lowercased() == key }
+                        let exact = matching.filter { spellings[sequence[$0]] == key }
+                        if let winner = exact.last ?? matching.last { winners[key] = String(winner) }
                     }
+                    return winners
+                }
+                let cut = sequence.count / 2
+                // Split over the section written twice, the later section's entries replace the
+                // earlier's under the same key, whatever the spelling.
+                var documents = [(#"{"AccessToken": {\#(entries.joined(separator: ", "))}}"#, winners(sequence.indices))]
+                if sequence.count > 1 {
+                    documents.append(
+                        (
+                            #"{"AccessToken": {\#(entries[..<cut].joined(separator: ", "))}, "AccessToken": {\#(entries[cut...].joined(separator: ", "))}}"#,
+                            winners(0..<cut).merging(winners(cut..<sequence.count)) { _, later in later }
+                        ))
+                }
+                for (document, wanted) in documents {
                     let bytes = Array(document.utf8)
                     let contents = try TokenCacheContents(parsing: bytes)
                     let secrets = contents.document[.accessToken].mapValues { $0["secret"] ?? "" }
