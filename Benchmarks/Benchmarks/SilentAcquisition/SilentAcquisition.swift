@@ -94,6 +94,16 @@ func silentAcquisitionBenchmarks() {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(2))
+    // 1,000 calls per sample, in one task (scalingFactor .kilo), so the figures are per call and
+    // time the library warm, as scripts/python_cache_bench.py times MSAL for Python: call after
+    // call in one thread. With one call per sample, each sample would also time the harness
+    // starting a new task from a dispatch queue and waking a thread for it.
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .nanoseconds,
+        warmupIterations: 3,
+        scalingFactor: .kilo,
+        maxDuration: .seconds(2)
+    )
     silentAcquisitionBenchmarks()
 }
