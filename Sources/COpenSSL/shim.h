@@ -6,6 +6,7 @@
 #define OPENSSL_API_COMPAT 30000
 #define OPENSSL_NO_DEPRECATED 1
 
+#include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -14,9 +15,11 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
+#include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
 #include <openssl/opensslv.h>
+#include <openssl/x509.h>
 
 // Wrappers for what OpenSSL defines as macros, which Swift cannot call.
 
@@ -34,6 +37,11 @@ static inline int shim_ERR_GET_LIB(unsigned long error) {
 
 static inline int shim_ERR_GET_REASON(unsigned long error) {
     return ERR_GET_REASON(error);
+}
+
+// ERR_peek_last_error's reason for "no further PEM block" (PEM_R_NO_START_LINE in the PEM library).
+static inline int shim_ERR_is_PEM_no_start_line(unsigned long error) {
+    return ERR_GET_LIB(error) == ERR_LIB_PEM && ERR_GET_REASON(error) == PEM_R_NO_START_LINE;
 }
 
 static inline const char *shim_OPENSSL_VERSION_TEXT(void) {

@@ -66,6 +66,13 @@ public struct JOSEError: Error, Sendable, Hashable, CustomStringConvertible {
         /// OpenSSL failed in a way that is not a verdict on the input
         /// (allocation failure, missing provider).
         case cryptoFailure = "crypto_failure"
+        /// A PEM text holds no readable private key or certificate, a block is damaged, or an
+        /// encrypted key's password is missing or wrong.
+        case invalidPEM = "invalid_pem"
+        /// No certificate of a client credential has the private key's public half.
+        case certificateKeyMismatch = "certificate_key_mismatch"
+        /// A client credential's private key is not an RSA key of at least 2048 bits.
+        case unsupportedCredentialKey = "unsupported_credential_key"
     }
 
     /// What went wrong.

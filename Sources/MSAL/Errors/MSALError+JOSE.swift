@@ -44,6 +44,9 @@ extension MSALInternalError {
         case .nonceMismatch: self = .idTokenNonceMismatch
         case .invalidClientInfo: self = .invalidClientInfo
         case .cryptoFailure: self = .cryptoFailure
+        case .invalidPEM: self = .invalidCredential
+        case .certificateKeyMismatch: self = .certificateKeyMismatch
+        case .unsupportedCredentialKey: self = .unsupportedCredentialKey
         }
     }
 }

@@ -157,4 +157,21 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case startURLReused = -49006
     /// The device code expired before the user finished signing in (`expired_token`).
     case deviceCodeExpired = -49010
+
+    // Confidential client credentials (−50000).
+    /// A client credential cannot be used: its PEM text holds no readable private key or
+    /// certificate, a block is damaged, an encrypted key's password is missing or wrong, or its
+    /// file cannot be read.
+    case invalidCredential = -50001
+    /// No certificate of a certificate credential has the private key's public half.
+    case certificateKeyMismatch = -50002
+    /// A certificate credential's private key is not an RSA key of at least 2048 bits (the
+    /// identity platform signs client assertions with RSA only).
+    case unsupportedCredentialKey = -50003
+    /// A credential file, or the PEM text given for it, is larger than
+    /// ``MSALClientCertificate/maximumSize`` (64 KiB); an assertion is larger than 16 KiB.
+    case credentialTooLarge = -50004
+    /// The application's client assertion provider threw, or returned something that is not a
+    /// compact JWT; or the federated token file of workload identity is not set or cannot be read.
+    case clientAssertionFailed = -50005
 }

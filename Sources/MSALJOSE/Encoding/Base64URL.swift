@@ -131,6 +131,21 @@ public enum Base64URL {
         String(decoding: encodeToBytes(bytes), as: UTF8.self)
     }
 
+    /// Encodes bytes as standard base64 text (RFC 4648 §4: `+`, `/` and `=` padding), as a JWS
+    /// `x5c` member carries certificates.
+    package static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
+        var text = encodeToBytes(bytes)
+        for index in text.indices {
+            if text[index] == UInt8(ascii: "-") {
+                text[index] = UInt8(ascii: "+")
+            } else if text[index] == UInt8(ascii: "_") {
+                text[index] = UInt8(ascii: "/")
+            }
+        }
+        while text.count % 4 != 0 { text.append(UInt8(ascii: "=")) }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// Encodes bytes as base64url ASCII bytes without padding.
     package static func encodeToBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let input = Array(bytes)

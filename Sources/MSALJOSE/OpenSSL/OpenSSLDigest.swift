@@ -27,6 +27,8 @@ final class OpenSSLDigest: @unchecked Sendable {
         try body(pointer)
     }
 
+    /// SHA-1: only for the `x5t` certificate thumbprint that ADFS and generic providers expect, never for signatures.
+    static let sha1 = OpenSSLDigest(name: "SHA1")
     static let sha256 = OpenSSLDigest(name: "SHA256")
     static let sha384 = OpenSSLDigest(name: "SHA384")
     static let sha512 = OpenSSLDigest(name: "SHA512")

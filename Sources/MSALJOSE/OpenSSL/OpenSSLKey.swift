@@ -10,7 +10,8 @@ final class OpenSSLKey: @unchecked Sendable {
     // each with its own EVP_MD_CTX.
     private let pointer: OpaquePointer
 
-    private init(taking pointer: OpaquePointer) {
+    /// Takes ownership of `pointer`, which `deinit` frees.
+    init(taking pointer: OpaquePointer) {
         self.pointer = pointer
     }
 

@@ -1,0 +1,104 @@
+import Foundation
+import MSALJOSE
+import MSALSupport
+
+/// The form fields that authenticate a confidential client at a token endpoint, from its
+/// ``MSALClientCredential``.
+///
+/// A certificate's assertion is signed once and reused for ``assertionReuse`` seconds of its
+/// ``assertionLifetime`` (as MSAL for Python does), per token endpoint and header form; concurrent
+/// requests that find none share one signature. An app's assertion provider is called for every
+/// request, and what it returns is checked to be a compact JWT before it is sent.
+package final class ClientAuthentication: Sendable {
+    /// `client_assertion_type` for a JWT (RFC 7523 §2.2).
+    package static let jwtBearerAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    /// How long a signed assertion is valid (`exp` − `iat`), in seconds.
+    package static let assertionLifetime: Int64 = 600
+    /// How long a signed assertion is reused: until a minute before it expires.
+    package static let assertionReuse: Double = 540
+    /// The largest assertion an app's provider may return.
+    package static let maximumAssertionSize = 16 * 1024
+
+    private struct AssertionKey: Hashable, Sendable {
+        var tokenEndpoint: String
+        var sha256: Bool
+    }
+
+    private let credential: MSALClientCredential
+    private let clientID: String
+    private let clock: any MSALClock
+    private let assertions: SingleFlightCache<AssertionKey, String, MSALError>
+    private let signatures = Atomic<Int>(0)
+
+    /// Authentication for `clientID` with `credential`, timed by `clock`.
+    package init(credential: MSALClientCredential, clientID: String, clock: any MSALClock) {
+        self.credential = credential
+        self.clientID = clientID
+        self.clock = clock
+        self.assertions = SingleFlightCache(capacity: 64, now: { clock.now() })
+    }
+
+    /// How many assertions this value has signed with a certificate.
+    package var signatureCount: Int { signatures.load(ordering: .relaxed) }
+
+    /// The fields to add to a token request's form for `tokenEndpoint`.
+    ///
+    /// - Parameter sha256Thumbprint: a certificate's assertion names it by `x5t#S256` and is signed
+    ///   PS256 (the Microsoft identity platform); otherwise `x5t` and RS256 (ADFS, generic providers).
+    package func formFields(tokenEndpoint: String, sha256Thumbprint: Bool) async throws -> [(String, String)] {
+        switch credential.kind {
+        case .secret(let secret):
+            return [("client_secret", secret)]
+        case .certificate(let certificate, let sendX5C):
+            let key = AssertionKey(tokenEndpoint: tokenEndpoint, sha256: sha256Thumbprint)
+            let assertion = try await assertions.value(for: key) { [self] in
+                do throws(JOSEError) {
+                    let issuedAt = Int64(clock.now().timeIntervalSince1970.rounded(.down))
+                    let signed = try certificate.certificate.signAssertion(
+                        clientID: clientID, audience: tokenEndpoint, issuedAt: issuedAt, lifetime: Self.assertionLifetime,
+                        jwtID: UUID().uuidString.lowercased(), thumbprint: sha256Thumbprint ? .sha256 : .sha1, sendX5C: sendX5C)
+                    signatures.add(1, ordering: .relaxed)
+                    return .init(.success(signed), timeToLive: Self.assertionReuse)
+                } catch {
+                    return .init(.failure(MSALError(error)), timeToLive: nil)
+                }
+            }
+            return [("client_assertion_type", Self.jwtBearerAssertionType), ("client_assertion", assertion)]
+        case .assertion(let provider):
+            let request = MSALClientAssertionRequest(clientId: clientID, tokenEndpoint: tokenEndpoint)
+            let assertion: String
+            do {
+                assertion = try await provider(request)
+            } catch let error as MSALError {
+                throw error
+            } catch {
+                throw MSALError(
+                    .internal, internalCode: .clientAssertionFailed, message: "The client assertion provider failed: \(error)",
+                    underlyingError: error as? any Error & Sendable)
+            }
+            return [("client_assertion_type", Self.jwtBearerAssertionType), ("client_assertion", try Self.checked(assertion))]
+        }
+    }
+
+    /// `assertion` without surrounding white space, if it is a compact JWS or JWE of base64url
+    /// segments (the provider's answer is never quoted in the error: it may be a secret).
+    static func checked(_ assertion: String) throws -> String {
+        let trimmed = assertion.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.utf8.count <= maximumAssertionSize else {
+            throw MSALError(
+                .internal, internalCode: .credentialTooLarge,
+                message: "The client assertion is \(trimmed.utf8.count) bytes, over the \(maximumAssertionSize)-byte limit")
+        }
+        let segments = trimmed.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        let base64URL = { (byte: UInt8) in
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+                || byte == 0x5F
+        }
+        guard segments.count == 3 || segments.count == 5, segments[0].count > 0, segments.allSatisfy({ $0.allSatisfy(base64URL) }) else {
+            throw MSALError(
+                .internal, internalCode: .clientAssertionFailed,
+                message: "The client assertion is not a compact JWT (\(segments.count) segment(s), or bytes outside base64url)")
+        }
+        return trimmed
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// How a confidential client proves its identity to the token endpoint: a client secret, a
+/// certificate that signs client assertions, or assertions that the application supplies (for
+/// example workload identity federation).
+///
+/// The secret and the key never appear in ``description``, in logs or in errors.
+public struct MSALClientCredential: Sendable, CustomStringConvertible {
+    /// An application's client assertion provider: returns a signed JWT for the request.
+    public typealias AssertionProvider = @Sendable (MSALClientAssertionRequest) async throws -> String
+
+    enum Kind: Sendable {
+        case secret(String)
+        case certificate(MSALClientCertificate, sendX5C: Bool)
+        case assertion(AssertionProvider)
+    }
+
+    let kind: Kind
+
+    /// A client secret, sent as `client_secret` in the token request's body.
+    public static func secret(_ secret: String) -> MSALClientCredential {
+        MSALClientCredential(kind: .secret(secret))
+    }
+
+    /// A certificate: each token request carries an RFC 7523 client assertion signed with its key
+    /// (PS256 and `x5t#S256`; RS256 and `x5t` for ADFS and generic OpenID Connect providers). An
+    /// assertion lives 10 minutes and is reused for 9, so the key signs once per 9 minutes per
+    /// token endpoint, not once per request.
+    ///
+    /// - Parameter sendX5C: also send the certificate chain (`x5c`), for subject name and issuer
+    ///   authentication, where the app's registration names the certificate's subject instead of
+    ///   holding the certificate.
+    public static func certificate(_ certificate: MSALClientCertificate, sendX5C: Bool = false) -> MSALClientCredential {
+        MSALClientCredential(kind: .certificate(certificate, sendX5C: sendX5C))
+    }
+
+    /// Assertions from the application: `provider` is called for every token request that needs
+    /// one and returns a signed JWT for it (an app that signs its own, or one from another identity
+    /// provider under workload identity federation). Caching is the provider's choice.
+    public static func assertion(_ provider: @escaping AssertionProvider) -> MSALClientCredential {
+        MSALClientCredential(kind: .assertion(provider))
+    }
+
+    /// Workload identity federation on Kubernetes (AKS): the assertion is the service account
+    /// token in the file that `AZURE_FEDERATED_TOKEN_FILE` names, or in `tokenFile`. The file is
+    /// read again for every token request, since the platform rotates it.
+    public static func workloadIdentity(tokenFile: String? = nil) -> MSALClientCredential {
+        MSALClientCredential(
+            kind: .assertion { _ in
+                guard let path = tokenFile ?? ProcessInfo.processInfo.environment["AZURE_FEDERATED_TOKEN_FILE"], !path.isEmpty else {
+                    throw MSALError(
+                        .internal, internalCode: .clientAssertionFailed,
+                        message: "Workload identity needs a token file: AZURE_FEDERATED_TOKEN_FILE is not set")
+                }
+                let bytes: [UInt8]
+                do {
+                    bytes = try MSALClientCertificate.readFile(path)
+                } catch let error as MSALError where error.internalCode == .invalidCredential {
+                    throw MSALError(
+                        .internal, internalCode: .clientAssertionFailed, message: error.message, underlyingError: error)
+                }
+                return String(decoding: bytes, as: UTF8.self)
+            })
+    }
+
+    /// The kind of credential, never its secret or key.
+    public var description: String {
+        switch kind {
+        case .secret: return "MSALClientCredential.secret(<redacted>)"
+        case .certificate(let certificate, let sendX5C): return "MSALClientCredential.certificate(\(certificate), sendX5C: \(sendX5C))"
+        case .assertion: return "MSALClientCredential.assertion(<provider>)"
+        }
+    }
+}
