@@ -27,9 +27,11 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
     /// assertion lives 10 minutes and is reused for 9, so the key signs once per 9 minutes per
     /// token endpoint, not once per request.
     ///
-    /// - Parameter sendX5C: also send the certificate chain (`x5c`), for subject name and issuer
-    ///   authentication, where the app's registration names the certificate's subject instead of
-    ///   holding the certificate.
+    /// - Parameters:
+    ///   - certificate: the key and certificate (chain) registered for the application.
+    ///   - sendX5C: also send the certificate chain (`x5c`), for subject name and issuer
+    ///     authentication, where the app's registration names the certificate's subject instead of
+    ///     holding the certificate.
     public static func certificate(_ certificate: MSALClientCertificate, sendX5C: Bool = false) -> MSALClientCredential {
         MSALClientCredential(kind: .certificate(certificate, sendX5C: sendX5C))
     }
