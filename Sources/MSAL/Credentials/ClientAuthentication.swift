@@ -90,11 +90,9 @@ package final class ClientAuthentication: Sendable {
                 message: "The client assertion is \(trimmed.utf8.count) bytes, over the \(maximumAssertionSize)-byte limit")
         }
         let segments = trimmed.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        let base64URL = { (byte: UInt8) in
-            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
-                || byte == 0x5F
-        }
-        guard segments.count == 3 || segments.count == 5, segments[0].count > 0, segments.allSatisfy({ $0.allSatisfy(base64URL) }) else {
+        guard segments.count == 3 || segments.count == 5, segments[0].count > 0,
+            segments.allSatisfy({ $0.allSatisfy(Base64URL.isAlphabet) })
+        else {
             throw MSALError(
                 .internal, internalCode: .clientAssertionFailed,
                 message: "The client assertion is not a compact JWT (\(segments.count) segment(s), or bytes outside base64url)")

@@ -180,6 +180,11 @@ public enum Base64URL {
         }
     }
 
+    /// Whether `byte` is in the base64url alphabet (`A`–`Z`, `a`–`z`, `0`–`9`, `-`, `_`).
+    package static func isAlphabet(_ byte: UInt8) -> Bool {
+        decodeTable[Int(byte)] & 0x80 == 0
+    }
+
     private static func invalidCharacter(_ input: UnsafeBufferPointer<UInt8>, from start: Int) -> JOSEError {
         var index = start
         while index < input.count, decodeTable[Int(input[index])] & 0x80 == 0 {

@@ -27,7 +27,9 @@ extension OpenSSLKey {
             }
         }
         guard let read else {
-            let encrypted = pem.indices.contains { pem[$0...].starts(with: Array("ENCRYPTED".utf8)) }
+            // `ENCRYPTED PRIVATE KEY` (PKCS#8) or `Proc-Type: 4,ENCRYPTED` (traditional).
+            let marker = Array("ENCRYPTED".utf8)
+            let encrypted = pem.indices.contains { pem[$0...].starts(with: marker) }
             throw OpenSSLErrorQueue.error(
                 .invalidPEM,
                 encrypted
