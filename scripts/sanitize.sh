@@ -7,8 +7,8 @@
 # e.g. `scripts/sanitize.sh thread --filter SilentFlowTests` or `scripts/sanitize.sh address
 # --no-parallel`. Each build lives apart from the normal one. A report anywhere — in the test
 # process or in a worker process it starts — fails the run.
-# The run's output is kept in .build/SANITIZER-test.log, and every report in it is repeated at the
-# end, after the name of the last test that had started before it.
+# The run's output is kept in .build/SANITIZER-test.log and each process's reports in
+# .build/SANITIZER-reports; scripts/recap.sh repeats the reports and the failed tests at the end.
 #
 # address: a buffer overflow, use after free or double free, in Swift code or in the OpenSSL calls
 #   made from it, aborts the process that made it. Leak detection is off: the Swift runtime keeps
@@ -50,26 +50,26 @@ swift build --build-tests "${flags[@]}"
 echo "== Built in $((SECONDS - start)) s"
 
 start=$SECONDS
-# The run is also kept in a log, from which the reports are repeated at the end (a CI summary
-# shows the last lines of a run, where they would otherwise be lost among the passing tests).
+# Every instrumented process of the run — the test process and each worker it starts — writes its
+# reports to a file of its own in $reports (log_path), so a report cannot be lost in a worker's
+# captured standard error; scripts/recap.sh repeats them, and the issues the run recorded, at the
+# end, where a CI summary shows them.
+reports=.build/$sanitizer-reports
+rm -rf "$reports"
+mkdir -p "$reports"
+if [ "$sanitizer" = address ]; then
+    export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$PWD/$reports/report"
+else
+    export TSAN_OPTIONS="$TSAN_OPTIONS:log_path=$PWD/$reports/report"
+fi
 log=.build/$sanitizer-test.log
 set +e
 swift test --skip-build "${flags[@]}" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 echo "== Tests under $name ran in $((SECONDS - start)) s (exit $status)"
-reports=$(grep -c -E '^(WARNING: ThreadSanitizer|ERROR: AddressSanitizer)' "$log" || true)
-if [ "$reports" -gt 0 ]; then
-    echo "== $reports $name report(s) in this run, each after the last test that had started before it:"
-    # At most 40 lines of each report: the kind, both stacks' top frames and the summary line.
-    awk '
-        /^◇ Test / && / started\.$/ { test = $0 }
-        /^(WARNING: ThreadSanitizer|ERROR: AddressSanitizer)/ { inside = 1; lines = 0; print "-- during: " test }
-        inside {
-            if (lines < 40 || /^SUMMARY: /) print
-            lines++
-            if (/^SUMMARY: /) { inside = 0; if (lines > 41) print "   (" lines - 41 " lines left out; the whole report is in '"$log"')" }
-        }' "$log"
-    [ "$status" -ne 0 ] || status=66
+bash scripts/recap.sh "$log" "$reports"
+if compgen -G "$reports/report.*" > /dev/null && [ "$status" -eq 0 ]; then
+    status=66
 fi
 exit "$status"

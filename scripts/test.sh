@@ -81,7 +81,13 @@ if nm -j -C .build/debug/MSAL.build/*.o .build/debug/MSALJOSE.build/*.o \
     echo "scripts/test.sh: a normal build contains the TestEntryPoints entry points" >&2
     exit 1
 fi
-swift test --skip-build
+# The run is kept in a log, from which scripts/recap.sh repeats any recorded issue at the end.
+set +e
+swift test --skip-build 2>&1 | tee .build/test.log
+status=${PIPESTATUS[0]}
+set -e
+bash scripts/recap.sh .build/test.log
+[ "$status" -eq 0 ] || exit "$status"
 # An app's own package depending on swift-msal (package symbols invisible): its tests build
 # MSALResult and MSALAccount from the public initialisers.
 swift test --package-path Tests/ExternalPackage --scratch-path .build/external-package

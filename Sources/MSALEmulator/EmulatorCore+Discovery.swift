@@ -52,7 +52,8 @@ extension EmulatorCore {
         func strings(_ values: [String]) -> JSON { .array(values.map { .string($0) }) }
         let document = JSON.object([
             "token_endpoint": .string("\(base)/oauth2/v2.0/token"),
-            "token_endpoint_auth_methods_supported": strings(["none"]),
+            "token_endpoint_auth_methods_supported": strings(["none", "client_secret_post", "private_key_jwt"]),
+            "token_endpoint_auth_signing_alg_values_supported": strings(["RS256", "PS256"]),
             "jwks_uri": .string("\(base)/discovery/v2.0/keys"),
             "response_modes_supported": strings(["query"]),
             "subject_types_supported": strings(["pairwise"]),

@@ -31,11 +31,14 @@ extension EmulatorCore {
         }
         let now = self.now()
         do {
+            let proof = try authenticateClient(form, client: client, selector: selector, segment: segment, now: now)
             let issue: TokenIssue
             switch grant {
             case .authorizationCode: issue = try redeemCode(form, client: client, selector: selector, now: now)
             case .refreshToken: issue = try redeemRefreshToken(form, client: client, selector: selector, now: now)
             case .deviceCode: issue = try redeemDeviceCode(form, client: client, now: now)
+            case .clientCredentials:
+                return try redeemClientCredentials(form, client: client, selector: selector, proof: proof, now: now)
             }
             info.username = issue.user.username
             return try issueTokens(issue, now: now)
@@ -53,6 +56,7 @@ extension EmulatorCore {
             case .deviceCode:
                 guard let code = form["device_code"], case .approved(let userID, _) = state.deviceCodes[code]?.status else { return nil }
                 return userID
+            case .clientCredentials: return nil
             }
         }
         return userID.flatMap { user(homeObjectID: $0)?.username }

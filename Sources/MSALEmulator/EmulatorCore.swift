@@ -12,6 +12,8 @@ final class EmulatorCore: Sendable {
     /// The public JWK set document served at `/discovery/v2.0/keys`.
     let keySetDocument: JSON
     let state: Mutex<EmulatorState>
+    /// Each confidential client's registered certificates, read once (client id → verifiers).
+    let assertionVerifiers: [String: [ClientAssertionVerifier]]
     /// `http://127.0.0.1:<port>` once bound.
     private let originValue = Mutex("http://127.0.0.1:0")
 
@@ -28,6 +30,18 @@ final class EmulatorCore: Sendable {
             throw MSALEmulatorError(.keyGenerationFailed, "cannot create the RSA signing key: \(error)")
         }
         self.state = Mutex(EmulatorState(lifetimes: configuration.lifetimes.clamped))
+        var verifiers: [String: [ClientAssertionVerifier]] = [:]
+        for client in configuration.clients {
+            for case .certificate(let pem) in client.credentials {
+                do {
+                    verifiers[client.clientID, default: []].append(try ClientAssertionVerifier(certificatePEM: Array(pem.utf8)))
+                } catch {
+                    throw MSALEmulatorError(
+                        .invalidConfiguration, "client \(client.clientID) has a certificate that cannot be read: \(error.message)")
+                }
+            }
+        }
+        self.assertionVerifiers = verifiers
     }
 
     /// `http://127.0.0.1:<port>`.

@@ -20,6 +20,9 @@ struct EmulatorState: Sendable {
     var accessTokens: [String: (username: String, expiresAt: Date)] = [:]
     /// The `uti` of access tokens the protected resource refuses.
     var revokedAccessTokens: Set<String> = []
+    /// Client assertions seen and not yet expired: client id + NUL + `jti` → (expiry, SHA-256 of the
+    /// assertion), to refuse a `jti` used again.
+    var clientAssertions: [String: (expiresAt: Date, digest: [UInt8])] = [:]
 
     /// Most request records kept; older ones are dropped.
     static let maximumLogEntries = 100_000
@@ -44,6 +47,9 @@ struct EmulatorState: Sendable {
         if accessTokens.count > Self.pruneThreshold {
             accessTokens = accessTokens.filter { $0.value.expiresAt > now }
             revokedAccessTokens = revokedAccessTokens.filter { accessTokens[$0] != nil }
+        }
+        if clientAssertions.count > Self.pruneThreshold {
+            clientAssertions = clientAssertions.filter { $0.value.expiresAt > now }
         }
         if deviceCodes.count > Self.pruneThreshold {
             deviceCodes = deviceCodes.filter { $0.value.expiresAt > now }

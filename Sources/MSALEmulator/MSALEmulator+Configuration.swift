@@ -1,3 +1,5 @@
+import MSALJOSE
+
 extension MSALEmulator {
     /// What the emulator hosts: tenants, users, registered clients, token lifetimes and sign-in behaviour.
     ///
@@ -185,6 +187,26 @@ extension MSALEmulator.Configuration {
             guard clientIDs.insert(client.clientID).inserted else { throw fail("client \(client.clientID) is registered twice") }
             for uri in client.redirectURIs where RedirectURIMatcher.Parsed(uri) == nil {
                 throw fail("client \(client.clientID) has the redirect URI \(uri), which is not an absolute URI without a fragment")
+            }
+            for credential in client.credentials {
+                switch credential {
+                case .secret(let secret):
+                    guard !secret.isEmpty, secret.utf8.count <= 1024 else {
+                        throw fail("client \(client.clientID) has a secret that is empty or longer than 1024 bytes")
+                    }
+                case .certificate(let pem):
+                    do {
+                        _ = try ClientAssertionVerifier(certificatePEM: Array(pem.utf8))
+                    } catch {
+                        throw fail("client \(client.clientID) has a certificate that cannot be read: \(error.message)")
+                    }
+                }
+            }
+            for (resource, roles) in client.appRoles {
+                guard !resource.isEmpty, roles.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
+                    throw fail(
+                        "client \(client.clientID) has an app role grant with an empty resource or a role that is empty or has a space")
+                }
             }
         }
         if let autoSignIn, user(named: autoSignIn) == nil { throw fail("autoSignIn names an unknown user \(autoSignIn)") }

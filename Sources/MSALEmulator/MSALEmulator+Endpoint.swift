@@ -33,5 +33,7 @@ extension MSALEmulator {
         case refreshToken = "refresh_token"
         /// `urn:ietf:params:oauth:grant-type:device_code`.
         case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+        /// `client_credentials` (RFC 6749 §4.4): a confidential client's own app token.
+        case clientCredentials = "client_credentials"
     }
 }

@@ -19,11 +19,15 @@ extension MSALEmulator {
         /// The polling interval the device authorization response asks for (`interval`); polls closer
         /// together than this get `slow_down`. Default 5; 0 turns `slow_down` off.
         public var deviceCodeInterval: Int
+        /// The `refresh_in` of app-token responses (client credentials), in seconds: when the
+        /// client should get a new token although the one it has is still valid. Default `nil`:
+        /// none is sent, as Microsoft Entra ID usually sends none.
+        public var appTokenRefreshIn: Int?
 
         /// Creates lifetimes; every value is clamped to at least 1 second (the interval to at least 0).
         public init(
             accessToken: Int = 3600, extendedAccessToken: Int = 3600, idToken: Int = 3600, refreshToken: Int = 90 * 86_400,
-            authorizationCode: Int = 600, deviceCode: Int = 900, deviceCodeInterval: Int = 5
+            authorizationCode: Int = 600, deviceCode: Int = 900, deviceCodeInterval: Int = 5, appTokenRefreshIn: Int? = nil
         ) {
             self.accessToken = max(1, accessToken)
             self.extendedAccessToken = max(1, extendedAccessToken)
@@ -32,13 +36,15 @@ extension MSALEmulator {
             self.authorizationCode = max(1, authorizationCode)
             self.deviceCode = max(1, deviceCode)
             self.deviceCodeInterval = max(0, deviceCodeInterval)
+            self.appTokenRefreshIn = appTokenRefreshIn.map { max(1, $0) }
         }
 
         /// The lifetimes with every value in range, as the initializer clamps them.
         var clamped: Lifetimes {
             Lifetimes(
                 accessToken: accessToken, extendedAccessToken: extendedAccessToken, idToken: idToken, refreshToken: refreshToken,
-                authorizationCode: authorizationCode, deviceCode: deviceCode, deviceCodeInterval: deviceCodeInterval)
+                authorizationCode: authorizationCode, deviceCode: deviceCode, deviceCodeInterval: deviceCodeInterval,
+                appTokenRefreshIn: appTokenRefreshIn)
         }
     }
 }

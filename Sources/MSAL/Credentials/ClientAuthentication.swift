@@ -74,7 +74,7 @@ package final class ClientAuthentication: Sendable {
             } catch {
                 throw MSALError(
                     .internal, internalCode: .clientAssertionFailed, message: "The client assertion provider failed: \(error)",
-                    underlyingError: error as? any Error & Sendable)
+                    underlyingError: error)
             }
             return [("client_assertion_type", Self.jwtBearerAssertionType), ("client_assertion", try Self.checked(assertion))]
         }

@@ -70,7 +70,7 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
         } catch {
             throw MSALError(
                 .internal, internalCode: .invalidCredential, message: "The credential file \(path) cannot be read: \(error)",
-                underlyingError: error as? any Error & Sendable)
+                underlyingError: error)
         }
         guard data.count <= maximumSize else {
             throw MSALError(

@@ -72,6 +72,17 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
         self.key = key
     }
 
+    /// A new RSA key and a self-signed certificate for it, as PEM text (an unencrypted PKCS#8
+    /// `PRIVATE KEY` block, one `CERTIFICATE` block): test material for a provider that registers
+    /// the certificate and a client that signs with the key.
+    package static func generateSelfSigned(
+        commonName: String, bits: Int = 2048, days: Int = 30
+    ) throws(JOSEError) -> (privateKeyPEM: [UInt8], certificatePEM: [UInt8]) {
+        let key = try OpenSSLKey.generate(rsaBits: bits)
+        let certificate = try OpenSSLCertificate.selfSigned(key: key, commonName: commonName, days: days)
+        return (try key.privateKeyPEM(), try certificate.pemText())
+    }
+
     /// The key size, the chain's length and the certificate's SHA-256 thumbprint: nothing secret,
     /// and not the certificates' bytes.
     package var description: String {

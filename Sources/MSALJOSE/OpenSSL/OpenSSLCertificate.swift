@@ -45,6 +45,41 @@ final class OpenSSLCertificate: @unchecked Sendable {
         return certificates
     }
 
+    /// A new self-signed certificate for `key` (SHA-256, version 3, a random 63-bit serial),
+    /// valid from one hour ago for `days` days, subject and issuer `CN=commonName`.
+    static func selfSigned(key: OpenSSLKey, commonName: String, days: Int) throws(JOSEError) -> OpenSSLCertificate {
+        OpenSSLErrorQueue.clear()
+        guard let pointer = X509_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot allocate a certificate") }
+        let certificate = OpenSSLCertificate(taking: pointer)
+        var serial = try SecureRandom.bytes(count: 8)
+        serial[0] &= 0x7F
+        let serialNumber = serial.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let name = Array(commonName.utf8)
+        let built = key.withKeyPointer { key -> Bool in
+            guard X509_set_version(pointer, 2) == 1,
+                ASN1_INTEGER_set_uint64(X509_get_serialNumber(pointer), serialNumber) == 1,
+                X509_gmtime_adj(X509_getm_notBefore(pointer), -3600) != nil,
+                X509_gmtime_adj(X509_getm_notAfter(pointer), Int(days) * 86_400) != nil,
+                X509_set_pubkey(pointer, key) == 1,
+                let subject = X509_get_subject_name(pointer),
+                X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC, name, Int32(name.count), -1, 0) == 1,
+                X509_set_issuer_name(pointer, subject) == 1
+            else { return false }
+            return X509_sign(pointer, key, EVP_sha256()) > 0
+        }
+        guard built else { throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot make the self-signed certificate") }
+        return certificate
+    }
+
+    /// The certificate as one PEM `CERTIFICATE` block.
+    func pemText() throws(JOSEError) -> [UInt8] {
+        let bio = try OpenSSLMemoryBIO()
+        guard bio.withBIOPointer({ PEM_write_bio_X509($0, pointer) }) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot write the certificate as PEM")
+        }
+        return bio.readAll()
+    }
+
     /// The certificate's DER encoding.
     func derBytes() throws(JOSEError) -> [UInt8] {
         let length = i2d_X509(pointer, nil)
@@ -56,6 +91,16 @@ final class OpenSSLCertificate: @unchecked Sendable {
         }
         guard written == length else { throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot encode the certificate") }
         return bytes
+    }
+
+    /// The certificate's public key, owned by the returned object.
+    func publicKey() throws(JOSEError) -> OpenSSLKey {
+        OpenSSLErrorQueue.clear()
+        // X509_get_pubkey takes a reference of its own, which the OpenSSLKey frees.
+        guard let key = X509_get_pubkey(pointer) else {
+            throw OpenSSLErrorQueue.error(.invalidKey, "the certificate's public key cannot be read")
+        }
+        return OpenSSLKey(taking: key)
     }
 
     /// Whether the certificate's public key is the public half of `key`.

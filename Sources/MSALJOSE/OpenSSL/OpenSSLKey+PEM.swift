@@ -45,4 +45,14 @@ extension OpenSSLKey {
     var isRSA: Bool {
         withKeyPointer { EVP_PKEY_is_a($0, "RSA") } == 1
     }
+
+    /// The private key as an unencrypted PKCS#8 `PRIVATE KEY` PEM block.
+    func privateKeyPEM() throws(JOSEError) -> [UInt8] {
+        let bio = try OpenSSLMemoryBIO()
+        let written = withKeyPointer { key in
+            bio.withBIOPointer { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
+        }
+        guard written == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "cannot write the private key as PEM") }
+        return bio.readAll()
+    }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import MSALJOSE
+import MSALJSON
+
+extension EmulatorCore {
+    /// `grant_type=client_credentials`: an app token for a confidential client, in a named tenant,
+    /// for one resource's `/.default` scope. The answer has no refresh token, ID token or
+    /// `client_info`, and no `scope`, as Microsoft Entra ID answers.
+    func redeemClientCredentials(
+        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, proof: ClientProof, now: Date
+    ) throws(EmulatorOAuthError) -> EmulatorHTTPResponse {
+        guard proof != .none else {
+            throw Self.invalidClient(
+                7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.")
+        }
+        guard case .tenant(let tenant) = selector else {
+            throw EmulatorOAuthError(
+                "invalid_request", 9001023,
+                "The grant type is not supported over the /\(selector.pathSegment) endpoint. Please use a tenant-specific endpoint.")
+        }
+        guard let scopeText = form.nonEmpty("scope") else { throw .missing("scope") }
+        let resource = try Self.defaultScopeResource(scopeText)
+        let lifetimes = state.withLock { $0.lifetimes }
+        let issued = Int64(now.timeIntervalSince1970.rounded(.down))
+        let expiry = issued + Int64(lifetimes.accessToken)
+        let objectID = Self.servicePrincipalObjectID(clientID: client.clientID, tenantID: tenant.id)
+        let tokenID = String(Self.randomToken().prefix(22))
+        var claims: [JSONMember] = [
+            JSONMember(name: "aud", value: .string(resource)),
+            JSONMember(name: "iss", value: .string(issuer(tenantID: tenant.id))),
+            JSONMember(name: "iat", value: .integer(issued)),
+            JSONMember(name: "nbf", value: .integer(issued)),
+            JSONMember(name: "exp", value: .integer(expiry)),
+            JSONMember(name: "azp", value: .string(client.clientID)),
+            // 1: authenticated with a secret; 2: with a certificate (Entra's azpacr values).
+            JSONMember(name: "azpacr", value: .string(proof == .secret ? "1" : "2")),
+            JSONMember(name: "idtyp", value: .string("app")),
+            JSONMember(name: "oid", value: .string(objectID)),
+        ]
+        let roles = client.appRoles.first { $0.key.lowercased() == resource.lowercased() }?.value ?? []
+        if !roles.isEmpty {
+            claims.append(JSONMember(name: "roles", value: .array(roles.map { .string($0) })))
+        }
+        claims += [
+            JSONMember(name: "sub", value: .string(objectID)),
+            JSONMember(name: "tid", value: .string(tenant.id)),
+            JSONMember(name: "uti", value: .string(tokenID)),
+            JSONMember(name: "ver", value: .string("2.0")),
+        ]
+        let accessToken: String
+        do {
+            accessToken = try signingKey.sign(claims: .object(claims))
+        } catch {
+            throw EmulatorOAuthError(status: 500, "server_error", 90033, "The emulator could not sign the access token: \(error).")
+        }
+        var members: [JSONMember] = [
+            JSONMember(name: "token_type", value: .string("Bearer")),
+            JSONMember(name: "expires_in", value: .integer(lifetimes.accessToken)),
+            JSONMember(name: "ext_expires_in", value: .integer(max(lifetimes.accessToken, lifetimes.extendedAccessToken))),
+        ]
+        if let refreshIn = lifetimes.appTokenRefreshIn {
+            members.append(JSONMember(name: "refresh_in", value: .integer(refreshIn)))
+        }
+        members.append(JSONMember(name: "access_token", value: .string(accessToken)))
+        return .json(.object(members))
+    }
+
+    /// The resource of a client-credentials `scope`: exactly one `<resource>/.default`.
+    static func defaultScopeResource(_ text: String) throws(EmulatorOAuthError) -> String {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+        let suffix = "/.default"
+        guard parts.count == 1, let only = parts.first, only.utf8.count <= 512, only.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+            only.lowercased().hasSuffix(suffix), only.count > suffix.count
+        else {
+            throw EmulatorOAuthError(
+                "invalid_scope", 1002012,
+                "The provided value for scope \(EmulatorText.sanitized(text, limit: 256)) is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI)."
+            )
+        }
+        return String(only.dropLast(suffix.count))
+    }
+
+    /// The object id of a client's service principal in a tenant: a version-4-shaped GUID derived
+    /// from both ids, the same for every token.
+    static func servicePrincipalObjectID(clientID: String, tenantID: String) -> String {
+        var bytes = Array(((try? MessageDigest.sha256(Array("\(clientID)\u{0}\(tenantID)".utf8))) ?? []).prefix(16))
+        if bytes.count < 16 { bytes = [UInt8](repeating: 0, count: 16) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        let characters = Array(hex)
+        func slice(_ range: Range<Int>) -> String { String(characters[range]) }
+        return "\(slice(0..<8))-\(slice(8..<12))-\(slice(12..<16))-\(slice(16..<20))-\(slice(20..<32))"
+    }
+}
