@@ -41,6 +41,16 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
         self.tenantProfiles = tenantProfiles
     }
 
+    /// The account of an app token (client credentials, managed identity): no user, so no
+    /// identifier, username, home account id or tenant profiles.
+    package init(application environment: String) {
+        self.identifier = nil
+        self.username = nil
+        self.environment = environment
+        self.homeAccountId = nil
+        self.tenantProfiles = nil
+    }
+
     /// The claims of the home tenant's ID token (of any tenant's, when the home tenant has none
     /// for this application), decoded on each access.
     public var accountClaims: [String: any Sendable]? {

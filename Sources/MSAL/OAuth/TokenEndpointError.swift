@@ -8,6 +8,8 @@ package enum TokenGrant: Sendable {
     case refreshToken
     /// Device code polling (pending and slow-down are handled by the flow before mapping).
     case deviceCode
+    /// An app token (client credentials): no user is involved, so no error asks for interaction.
+    case clientCredentials
 }
 
 extension MSALError {
@@ -21,6 +23,7 @@ extension MSALError {
     /// - `invalid_client`, `invalid_scope`, `unauthorized_client`, `invalid_request`, `unsupported_grant_type` → ``Code/internal``
     ///   with the matching internal code; on a refresh every error other than `invalid_client`,
     ///   `invalid_scope` and the protection policy is ``Code/interactionRequired``: signing in again is the way out.
+    ///   An app token (client credentials) is never ``Code/interactionRequired``: there is no user.
     /// - A 4xx without an OAuth error → ``Code/internal`` with ``MSALInternalError/unhandledResponse``.
     package init(tokenEndpointResponse response: MSALHTTPResponse, grant: TokenGrant, correlationID: UUID) {
         let body = OAuthErrorResponse(body: response.body)
@@ -35,11 +38,12 @@ extension MSALError {
             code = .serverProtectionPoliciesRequired
             internalCode = nil
         case "invalid_grant":
-            code = .interactionRequired
+            code = grant == .clientCredentials ? .internal : .interactionRequired
             internalCode = .invalidGrant
         case "interaction_required", "login_required", "consent_required":
-            code = .interactionRequired
-            internalCode = nil
+            // An app token has no user to interact with: the application's registration must change.
+            code = grant == .clientCredentials ? .internal : .interactionRequired
+            internalCode = grant == .clientCredentials ? .unhandledResponse : nil
         case "access_denied", "authorization_declined":
             code = .userCanceled
             internalCode = .authorizationFailed
@@ -70,6 +74,7 @@ extension MSALError {
         case .authorizationCode: context = "Redeeming the authorization code"
         case .refreshToken: context = "Refreshing the token"
         case .deviceCode: context = "The device code sign-in"
+        case .clientCredentials: context = "Getting an app token"
         }
         self.init(
             response: response, code: code, internalCode: internalCode ?? .unhandledResponse, context: context, correlationID: correlationID

@@ -62,7 +62,8 @@ package enum TokenRequests {
     package static let protocolParameters: Set<String> = [
         "client_id", "response_type", "redirect_uri", "scope", "state", "nonce", "code_challenge",
         "code_challenge_method", "code", "code_verifier", "grant_type", "refresh_token", "device_code",
-        "client_info", "claims", "prompt", "login_hint", "domain_hint",
+        "client_info", "claims", "prompt", "login_hint", "domain_hint", "client_secret", "client_assertion",
+        "client_assertion_type", "assertion", "requested_token_use",
     ]
 
     /// The authorization request URL (authorization code flow with PKCE).
@@ -116,6 +117,20 @@ package enum TokenRequests {
         if microsoft { parameters.append(("client_info", "1")) }
         if let claims { parameters.append(("claims", claims)) }
         return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
+    }
+
+    /// The client credentials request (RFC 6749 §4.4) for an app token, with the client's
+    /// authentication fields. Retried once on a network failure or 5xx: asking twice is harmless.
+    /// `client_info=1` is sent as MSAL for Python and .NET send it (the answer has none).
+    package static func clientCredentials(
+        tokenEndpoint: URL, clientID: String, scope: String, claims: String?, authentication: [(String, String)],
+        extraQueryParameters: [String: String]?
+    ) -> MSALHTTPRequest {
+        var parameters: [(String, String)] = [("client_id", clientID), ("grant_type", "client_credentials"), ("scope", scope)]
+        parameters.append(("client_info", "1"))
+        if let claims { parameters.append(("claims", claims)) }
+        parameters += authentication
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true)
     }
 
     /// The device authorization request (RFC 8628 §3.1).

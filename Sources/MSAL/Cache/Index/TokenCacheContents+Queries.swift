@@ -63,6 +63,17 @@ extension TokenCacheContents {
         return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry.ownedString(.secret))
     }
 
+    /// The usable app token (client credentials) of `clientID` for `scopes`, as
+    /// ``accessToken(homeAccountID:environment:clientID:realms:scopes:now:expiryBuffer:usingExtendedExpiry:)``
+    /// finds a user's: app tokens are the access tokens without a home account.
+    package func appToken(
+        environment: String, clientID: String, realms: [String], scopes: Set<String>, now: Int64, expiryBuffer: Int64
+    ) -> CachedAccessToken? {
+        accessToken(
+            homeAccountID: TokenCacheIndex.applicationHome, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
+            now: now, expiryBuffer: expiryBuffer)
+    }
+
     /// The access token among one account's `items` for `client` (lower-cased).
     private func accessToken(
         in items: [TokenCacheIndex.Item], homeAccountID: String, environment: String, client: String, realms: [String],

@@ -122,7 +122,7 @@ package struct TokenCacheIndex: Sendable {
             appFamilies[client, default: [:]][key] = CacheText.lowercased(entry[.familyID] ?? "")
             return updateFamily(of: client)
         }
-        guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo) else { return .none }
+        guard let account = Self.accountKey(entry, section: section, aliases: aliases, memo: &memo) else { return .none }
         var item = Item(
             section: section, isFamily: false, client: "", realm: "", entry: entry, idToken: "", key: key, scopes: [], target: "")
         switch section {
@@ -187,7 +187,7 @@ package struct TokenCacheIndex: Sendable {
             return updateFamily(of: client)
         }
         var memo = Memo()
-        guard let account = Self.accountKey(entry, aliases: aliases, memo: &memo), var items = accounts[account],
+        guard let account = Self.accountKey(entry, section: section, aliases: aliases, memo: &memo), var items = accounts[account],
             let position = items.firstIndex(where: { $0.section == section && $0.key == key })
         else { return .none }
         items.remove(at: position)
@@ -210,9 +210,19 @@ package struct TokenCacheIndex: Sendable {
         for key in emptied { accounts[key] = nil }
     }
 
-    /// The account an entry belongs to; `nil` when it names no home account or environment.
-    private static func accountKey(_ entry: CacheEntry, aliases: CacheEnvironmentAliases, memo: inout Memo) -> AccountKey? {
-        guard let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) }),
+    /// The home account id of app tokens (client credentials, managed identity): they belong to no
+    /// user, and MSAL for Python and .NET write `home_account_id` as JSON `null` or `""`.
+    package static let applicationHome = ""
+
+    /// The account an entry belongs to; `nil` when it names no home account or environment. An
+    /// access token whose `home_account_id` is `null` or missing is an app token
+    /// (``applicationHome``).
+    private static func accountKey(
+        _ entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases, memo: inout Memo
+    ) -> AccountKey? {
+        guard
+            let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) })
+                ?? (section == .accessToken ? applicationHome : nil),
             let environment = entry.withUTF8(.environment, { memo.group($0, aliases: aliases) })
         else { return nil }
         return AccountKey(home: home, environment: environment)

@@ -1,0 +1,37 @@
+import Foundation
+
+extension MSALConfidentialClientApplication {
+    /// Gets an app token: a token for the application itself, with the application permissions
+    /// granted to it (the OAuth 2.0 client credentials grant).
+    ///
+    /// A cached token valid for longer than
+    /// ``MSALConfidentialClientApplicationConfig/tokenExpirationBuffer`` is returned with no
+    /// network call at all, unless ``MSALClientCredentialParameters/forceRefresh`` is set or the
+    /// parameters carry a claims challenge. A token past its `refresh_on` is replaced when the
+    /// service answers, and returned while it does not. The result has no ID token, and its
+    /// ``MSALResult/account`` has no identifier: no user is involved.
+    ///
+    /// - Throws: ``MSALError``: ``MSALInternalError/invalidClient`` for a credential the service
+    ///   refuses, ``MSALInternalError/invalidScope`` for a scope that is not one resource's
+    ///   `/.default`, and the credential's own errors (``MSALInternalError/clientAssertionFailed``, …).
+    public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALResult {
+        let flow = ClientCredentialsFlow(client: client, authentication: authentication)
+        return try await flow.run(try flow.request(parameters))
+    }
+
+    /// ``acquireTokenForClient(with:)`` for `scopes` with the default parameters.
+    public func acquireTokenForClient(scopes: [String]) async throws -> MSALResult {
+        try await acquireTokenForClient(with: MSALClientCredentialParameters(scopes: scopes))
+    }
+
+    /// ``acquireTokenForClient(with:)`` with a completion block, called once on an arbitrary thread.
+    public func acquireTokenForClient(with parameters: MSALClientCredentialParameters, completionBlock: @escaping MSALCompletionBlock) {
+        Task {
+            do {
+                completionBlock(try await acquireTokenForClient(with: parameters), nil)
+            } catch {
+                completionBlock(nil, error)
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import MSALSupport
+
+/// A confidential-client application: a service, daemon or web app that proves its own identity
+/// with a credential (a secret, a certificate or an assertion) and gets tokens for itself.
+///
+/// One instance is safe to use from many tasks at once, and meant to live as long as the service:
+/// its cache, its signed client assertion and its authority metadata are reused across requests,
+/// and concurrent requests that need the same token share one network request.
+public final class MSALConfidentialClientApplication: Sendable {
+    /// The configuration the application was created with (a copy).
+    public let configuration: MSALConfidentialClientApplicationConfig
+    package let cache: TokenCache
+    /// What the token flows share: transport, authority resolver, cache and clock.
+    package let client: TokenClient
+    /// The client authentication form fields, with the signed assertion they reuse.
+    package let authentication: ClientAuthentication
+
+    /// Creates an application.
+    ///
+    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for an empty client id, or a
+    ///   cache error when the cache location cannot be used.
+    public init(configuration: MSALConfidentialClientApplicationConfig) throws {
+        let clientID = configuration.clientId.trimmingCharacters(in: .whitespaces)
+        guard !clientID.isEmpty else {
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "The client id is empty")
+        }
+        let copy = MSALConfidentialClientApplicationConfig(
+            clientId: clientID, clientCredential: configuration.clientCredential, authority: configuration.authority)
+        copy.knownAuthorities = configuration.knownAuthorities
+        copy.clientApplicationCapabilities = configuration.clientApplicationCapabilities
+        copy.tokenExpirationBuffer = configuration.tokenExpirationBuffer
+        copy.cacheConfig = configuration.cacheConfig
+        copy.transport = configuration.transport
+        copy.clock = configuration.clock
+        copy.validatesAuthority = configuration.validatesAuthority
+        self.configuration = copy
+        let cache = try TokenCache(config: copy.cacheConfig)
+        self.cache = cache
+        let clock = copy.clock ?? MSALSystemClock()
+        let pipeline = HTTPPipeline(
+            transport: copy.transport ?? MSALCurlTransport(), clock: clock,
+            configuration: MSALGlobalConfig.httpConfig.pipelineConfiguration())
+        let resolver = AuthorityResolver(
+            pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),
+            policy: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        self.client = TokenClient(
+            clientID: clientID, redirectURI: nil, defaultAuthority: copy.authority, capabilities: copy.clientApplicationCapabilities,
+            expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()), extendedLifetimeEnabled: false,
+            multipleCloudsSupported: false, pipeline: pipeline, resolver: resolver, cache: cache, clock: clock,
+            refreshFlights: RefreshFlights(), derivedAuthorities: DerivedAuthorities(), secrets: SecureInteractiveSecrets(),
+            logger: MSALLogger())
+        self.authentication = ClientAuthentication(credential: copy.clientCredential, clientID: clientID, clock: clock)
+    }
+
+    /// Creates an application for `clientId` with `clientCredential` at `authority`, caching in memory.
+    public convenience init(clientId: String, clientCredential: MSALClientCredential, authority: MSALAuthority) throws {
+        try self.init(
+            configuration: MSALConfidentialClientApplicationConfig(
+                clientId: clientId, clientCredential: clientCredential, authority: authority))
+    }
+}

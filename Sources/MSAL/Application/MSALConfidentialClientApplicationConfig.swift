@@ -1,0 +1,94 @@
+import Foundation
+import MSALSupport
+
+/// The configuration of an ``MSALConfidentialClientApplication``: a service or web app that
+/// proves its own identity with a credential.
+///
+/// A reference type like ``MSALPublicClientApplicationConfig``, safe to share between tasks. The
+/// application copies it when created: later changes do not affect an existing application.
+public final class MSALConfidentialClientApplicationConfig: Sendable {
+    private struct Values: Sendable {
+        var authority: MSALAuthority
+        var knownAuthorities: [MSALAuthority] = []
+        var clientApplicationCapabilities: [String]? = nil
+        var tokenExpirationBuffer: Double = 300
+        var cacheConfig = MSALCacheConfig.memory
+        var transport: (any MSALHTTPTransport)? = nil
+        var clock: (any MSALClock)? = nil
+        var validatesAuthority = true
+    }
+
+    /// The application (client) id registered with the identity provider.
+    public let clientId: String
+    /// How the application proves its identity: a secret, a certificate or an assertion.
+    public let clientCredential: MSALClientCredential
+    private let values: Mutex<Values>
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - clientId: The application (client) id registered with the identity provider.
+    ///   - clientCredential: The application's credential.
+    ///   - authority: Where tokens come from. App tokens need a tenant: for Microsoft Entra ID name
+    ///     it (`https://login.microsoftonline.com/<tenant id or domain>`), not `common` or
+    ///     `organizations`.
+    public init(clientId: String, clientCredential: MSALClientCredential, authority: MSALAuthority) {
+        self.clientId = clientId
+        self.clientCredential = clientCredential
+        self.values = Mutex(Values(authority: authority))
+    }
+
+    /// The authority tokens are requested from unless the parameters name another.
+    public var authority: MSALAuthority {
+        get { values.withLock { $0.authority } }
+        set { values.withLock { $0.authority = newValue } }
+    }
+
+    /// Authorities trusted without instance discovery (B2C, CIAM, ADFS and custom domains need this
+    /// when validation is on).
+    public var knownAuthorities: [MSALAuthority] {
+        get { values.withLock { $0.knownAuthorities } }
+        set { values.withLock { $0.knownAuthorities = newValue } }
+    }
+
+    /// Capabilities the client declares to the service, such as `["CP1"]` (continuous access
+    /// evaluation: the resource may then answer with a claims challenge).
+    public var clientApplicationCapabilities: [String]? {
+        get { values.withLock { $0.clientApplicationCapabilities } }
+        set { values.withLock { $0.clientApplicationCapabilities = newValue } }
+    }
+
+    /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
+    public var tokenExpirationBuffer: Double {
+        get { values.withLock { $0.tokenExpirationBuffer } }
+        set { values.withLock { $0.tokenExpirationBuffer = newValue } }
+    }
+
+    /// Where the token cache is kept. Default: in memory, for the life of the application (a
+    /// service usually keeps one application for its whole run); a file or custom storage shares
+    /// it across processes and with the other MSAL libraries.
+    public var cacheConfig: MSALCacheConfig {
+        get { values.withLock { $0.cacheConfig } }
+        set { values.withLock { $0.cacheConfig = newValue } }
+    }
+
+    /// How HTTP requests are sent. `nil` (the default) is ``MSALCurlTransport``.
+    public var transport: (any MSALHTTPTransport)? {
+        get { values.withLock { $0.transport } }
+        set { values.withLock { $0.transport = newValue } }
+    }
+
+    /// The time source for token lifetimes, assertion reuse and waits. `nil` (the default) is the
+    /// system clock.
+    public var clock: (any MSALClock)? {
+        get { values.withLock { $0.clock } }
+        set { values.withLock { $0.clock = newValue } }
+    }
+
+    /// Whether unknown Microsoft Entra hosts are checked with instance discovery before use.
+    /// Default `true`; turn it off only for hosts you trust (prefer ``knownAuthorities``).
+    public var validatesAuthority: Bool {
+        get { values.withLock { $0.validatesAuthority } }
+        set { values.withLock { $0.validatesAuthority = newValue } }
+    }
+}

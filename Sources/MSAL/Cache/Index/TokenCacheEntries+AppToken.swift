@@ -1,0 +1,45 @@
+extension TokenCacheEntries {
+    /// The entries of an app token (client credentials): an AccessToken whose `home_account_id` is
+    /// JSON `null`, and the client's AppMetadata — exactly what MSAL for Python writes, so each
+    /// library answers from the other's token. No refresh token, ID token or account.
+    ///
+    /// - Parameters:
+    ///   - response: the token response (its ID token and `client_info`, if any, are ignored).
+    ///   - environment: the authority's host as configured (MSAL for Python's `environment`, which
+    ///     it also looks app tokens up by).
+    ///   - realm: the tenant segment of the token endpoint (MSAL for Python's `realm`).
+    package init(
+        appTokenResponse response: TokenResponse, clientID: String, environment: String, realm: String, requestedScopes: [String],
+        now: Int64
+    ) {
+        let target = Self.target(granted: response.scope, requested: requestedScopes, order: .sorted)
+        let expiresOn = now + response.expiresIn
+        let extendedExpiresOn = now + max(response.extendedExpiresIn ?? 0, response.expiresIn)
+        var entry = CacheEntry([
+            "credential_type": "AccessToken", "secret": response.accessToken,
+        ])
+        entry.members.append(CacheMember(name: "home_account_id", value: .raw(Array("null".utf8))))
+        for (name, value) in [
+            ("environment", environment), ("client_id", clientID), ("target", target), ("realm", realm), ("token_type", response.tokenType),
+            ("cached_at", String(now)), ("expires_on", String(expiresOn)), ("extended_expires_on", String(extendedExpiresOn)),
+        ] {
+            entry.members.append(CacheMember(name: name, value: .string(value)))
+        }
+        if let refreshIn = response.refreshIn {
+            entry.members.append(CacheMember(name: "refresh_on", value: .string(String(now + refreshIn))))
+        }
+        self.homeAccountID = TokenCacheIndex.applicationHome
+        self.realm = realm
+        self.target = target
+        self.accessToken = KeyedCacheEntry(
+            key: CacheKey.accessToken(
+                homeAccountID: TokenCacheIndex.applicationHome, environment: environment, clientID: clientID, realm: realm, target: target),
+            entry: entry)
+        self.refreshToken = nil
+        self.idToken = nil
+        self.account = nil
+        self.appMetadata = KeyedCacheEntry(
+            key: CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID)),
+            entry: CacheEntry(["client_id": clientID, "environment": environment]))
+    }
+}

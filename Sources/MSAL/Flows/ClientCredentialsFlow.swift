@@ -1,0 +1,206 @@
+import Foundation
+import MSALJOSE
+
+/// `acquireTokenForClient`: the application's own app token (client credentials) from the cache
+/// when one is usable — no network call at all — else from the token endpoint, sharing the request
+/// with concurrent callers that need the same token.
+///
+/// App tokens are cached as MSAL for Python writes them (``TokenCacheEntries/init(appTokenResponse:clientID:environment:realm:requestedScopes:now:)``):
+/// `home_account_id` `null`, `environment` the authority's host, `realm` the token endpoint's
+/// tenant; so either library answers from the other's token.
+package struct ClientCredentialsFlow: Sendable {
+    package let client: TokenClient
+    package let authentication: ClientAuthentication
+
+    package init(client: TokenClient, authentication: ClientAuthentication) {
+        self.client = client
+        self.authentication = authentication
+    }
+
+    /// The request as the flow sees it, read once from the parameters.
+    package struct Request: Sendable {
+        var scopes: [String]
+        var authority: MSALAuthority
+        var claims: String?
+        var skipsCache: Bool
+        var extraQueryParameters: [String: String]?
+        var correlationID: UUID
+    }
+
+    /// Reads and checks the parameters.
+    package func request(_ parameters: MSALClientCredentialParameters) throws -> Request {
+        let values = parameters.snapshot
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
+        var seen = Set<String>()
+        let scopes = values.scopes.map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty && seen.insert(CacheText.lowercased($0)).inserted
+        }
+        guard !scopes.isEmpty else {
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message:
+                    "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)",
+                correlationID: correlationID)
+        }
+        return Request(
+            scopes: scopes, authority: values.authority ?? client.defaultAuthority, claims: client.claimsParameter(values.claimsRequest),
+            skipsCache: parameters.forceRefresh || values.claimsRequest != nil, extraQueryParameters: values.extraQueryParameters,
+            correlationID: correlationID)
+    }
+
+    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
+    package func run(_ request: Request) async throws -> MSALResult {
+        do {
+            return try await answer(request)
+        } catch let error as MSALError {
+            throw error.correlated(request.correlationID)
+        }
+    }
+
+    private func answer(_ request: Request) async throws -> MSALResult {
+        let log = client.logger
+        let correlationID = request.correlationID
+        if !request.skipsCache, let cached = try await cachedResult(request) {
+            guard let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() else {
+                log.verbose("App token request: cache hit", correlationID: correlationID)
+                return cached
+            }
+            // Past refresh_in: ask for a new token now, but the cached one is still valid if that fails.
+            log.info("App token request: cached token past refresh_on; getting a new one", correlationID: correlationID)
+            do {
+                return try await fetch(request, checkCacheFirst: false)
+            } catch {
+                log.warning(
+                    "App token request: getting a new token failed (\(error: error)); returning the still-valid cached token",
+                    correlationID: correlationID)
+                return cached
+            }
+        }
+        log.info(
+            "App token request: \(public: request.skipsCache ? "cache skipped (force refresh or claims)" : "no usable cached token"); asking the token endpoint",
+            correlationID: correlationID)
+        return try await fetch(request, checkCacheFirst: !request.skipsCache)
+    }
+
+    /// The environment app tokens are stored and looked up under: the authority's host, as
+    /// configured (lower-cased), as MSAL for Python stores them.
+    private static func environment(_ authority: MSALAuthority) -> String {
+        CacheText.lowercased(authority.components.hostAndPort)
+    }
+
+    /// The realms an app token may be cached under: the authority's tenant segment, and the token
+    /// endpoint's when the metadata is known (Entra names a domain-named tenant by its id there).
+    private func realms(_ request: Request) -> [String] {
+        var realms = [request.authority.components.tenant]
+        if let endpoint = client.resolver.cachedMetadata(for: request.authority)?.tokenEndpoint,
+            let realm = Self.realm(of: endpoint), !CacheText.equalIgnoringASCIICase(realm, realms[0])
+        {
+            realms.append(realm)
+        }
+        return realms
+    }
+
+    /// The first path segment of a token endpoint: its tenant (MSAL for Python's `realm`).
+    private static func realm(of tokenEndpoint: URL) -> String? {
+        tokenEndpoint.path.split(separator: "/").first.map(String.init)
+    }
+
+    private func cachedResult(_ request: Request) async throws -> MSALResult? {
+        let clientID = client.clientID
+        let now = client.nowSeconds
+        let buffer = client.expiryBuffer
+        let environment = Self.environment(request.authority)
+        let realms = realms(request)
+        let scopes = Set(request.scopes.map(CacheText.lowercased))
+        @Sendable func lookup(_ contents: TokenCacheContents) -> CachedAccessToken? {
+            contents.appToken(environment: environment, clientID: clientID, realms: realms, scopes: scopes, now: now, expiryBuffer: buffer)
+        }
+        let found: CachedAccessToken?
+        if let answered = try client.cache.readIfInMemory(lookup) {
+            found = answered
+        } else {
+            found = try await client.cache.readFromStorage(clientID: clientID) { lookup($0) }
+        }
+        guard let token = found else { return nil }
+        return result(
+            secret: token.secret, expiresOn: token.expiresOn, target: token.target, realm: token.realm, environment: token.environment,
+            refreshOn: token.refreshOn, request: request, source: .cache)
+    }
+
+    private func result(
+        secret: String, expiresOn: Int64, target: String, realm: String, environment: String, refreshOn: Int64?, request: Request,
+        source: MSALTokenSource
+    ) -> MSALResult {
+        MSALResult(
+            accessToken: secret, expiresOn: Date(timeIntervalSince1970: Double(expiresOn)), extendedLifeTimeToken: false, idToken: nil,
+            target: target,
+            tenantProfile: MSALTenantProfile(
+                identifier: "", environment: environment, tenantId: realm, isHomeTenantProfile: false, idToken: nil),
+            account: MSALAccount(application: environment), authority: request.authority, correlationId: request.correlationID,
+            tokenSource: source, refreshOn: refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
+    /// Asks the token endpoint, shared with concurrent callers that need the same token.
+    private func fetch(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
+        let key = RefreshFlightKey(
+            home: TokenCacheIndex.applicationHome,
+            environment: CacheEnvironmentAliases.builtIn.group(of: Self.environment(request.authority)),
+            realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
+            claims: request.claims)
+        let flow = self
+        let shared = try await client.refreshFlights.run(key) {
+            // A caller that missed the cache may arrive just after another request stored the token.
+            if checkCacheFirst, let cached = try await flow.cachedResult(request),
+                cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
+            {
+                return cached
+            }
+            return try await flow.redeem(request)
+        }
+        // Joiners report their own correlation id.
+        guard shared.correlationId != request.correlationID else { return shared }
+        return MSALResult(
+            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: false, idToken: nil,
+            scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account, authority: shared.authority,
+            correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+    }
+
+    private func redeem(_ request: Request) async throws -> MSALResult {
+        let correlationID = request.correlationID
+        let clientID = client.clientID
+        let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
+        let kind = request.authority.kind
+        // PS256 with x5t#S256 for the Microsoft identity platform; RS256 with x5t for AD FS and other providers.
+        let fields = try await authentication.formFields(
+            tokenEndpoint: metadata.tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs)
+        var httpRequest = TokenRequests.clientCredentials(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, scope: request.scopes.joined(separator: " "), claims: request.claims,
+            authentication: fields, extraQueryParameters: request.extraQueryParameters)
+        httpRequest.sendsMicrosoftHeaders = kind.isMicrosoft
+        let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
+        guard response.statusCode == 200 else {
+            throw MSALError(tokenEndpointResponse: response, grant: .clientCredentials, correlationID: correlationID)
+        }
+        let token: TokenResponse
+        do throws(MSALError) {
+            token = try TokenResponse(parsing: response.body)
+        } catch {
+            throw error.correlated(correlationID)
+        }
+        let now = client.nowSeconds
+        let environment = Self.environment(request.authority)
+        let realm = Self.realm(of: metadata.tokenEndpoint) ?? request.authority.components.tenant
+        let entries = TokenCacheEntries(
+            appTokenResponse: token, clientID: clientID, environment: environment, realm: realm, requestedScopes: request.scopes, now: now)
+        do {
+            try await client.cache.write(clientID: clientID) { contents in contents.save(entries, clientID: clientID) }
+        } catch let error as MSALError {
+            throw error.correlated(correlationID)
+        }
+        client.logger.info(
+            "App token accepted and cached in realm \(oii: realm); scopes \(public: entries.target)", correlationID: correlationID)
+        return result(
+            secret: token.accessToken, expiresOn: now + token.expiresIn, target: entries.target, realm: realm, environment: environment,
+            refreshOn: token.refreshIn.map { now + $0 }, request: request, source: .identityProvider)
+    }
+}
