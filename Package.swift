@@ -129,6 +129,7 @@ let package = Package(
                 "MSALSupport",
                 "MSALTesting",
                 "MSALStressWorker",
+                "MSALEmulator",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -34,7 +34,7 @@ if [ "${1:-}" = "quick" ]; then
         reasons+=("the real OpenID providers (.build/oidc-venv with Django OAuth Toolkit, Debian's glewlwyd)")
     fi
     if [ ! -x .build/interop-venv/bin/python ]; then
-        skip+=('PythonInteropTests|PythonRoundTripTests|PythonSelfCheckTests|ExtensionsLockInteropTests')
+        skip+=('PythonInteropTests|PythonRoundTripTests|PythonSelfCheckTests|ExtensionsLockInteropTests|ClientAssertionPythonInteropTests|PythonConfidentialClientInteropTests')
         reasons+=("MSAL for Python and msal-extensions (.build/interop-venv)")
     fi
     if ! command -v chromium >/dev/null 2>&1; then

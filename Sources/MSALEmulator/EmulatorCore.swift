@@ -44,15 +44,24 @@ final class EmulatorCore: Sendable {
         self.assertionVerifiers = verifiers
     }
 
-    /// `http://127.0.0.1:<port>`.
-    var origin: String {
+    /// `http://127.0.0.1:<port>`: where the emulator listens.
+    var boundOrigin: String {
         get { originValue.withLock { $0 } }
         set { originValue.withLock { $0 = newValue } }
     }
 
-    /// `127.0.0.1:<port>`, the host as instance discovery names it.
+    /// The origin the emulator names itself by in what it publishes (issuers, endpoints, the
+    /// audience of client assertions): ``MSALEmulator/Configuration/advertisedOrigin``, else
+    /// ``boundOrigin``.
+    var origin: String {
+        configuration.advertisedOrigin ?? boundOrigin
+    }
+
+    /// The host (and port) of ``origin``, as instance discovery names it.
     var hostAndPort: String {
-        String(origin.dropFirst("http://".count))
+        let origin = self.origin
+        guard let separator = origin.range(of: "://") else { return origin }
+        return String(origin[separator.upperBound...])
     }
 
     /// The emulator's clock: the system clock plus the offset of ``MSALEmulator/advanceClock(by:)``.

@@ -1,3 +1,4 @@
+import Foundation
 import MSALJOSE
 
 extension MSALEmulator {
@@ -27,6 +28,13 @@ extension MSALEmulator {
         public var resourceAudience: String
         /// Caps on what one HTTP request may carry.
         public var limits: Limits
+        /// The origin the emulator names itself by in issuers, endpoints, instance discovery and
+        /// the audience it expects of client assertions, such as `https://login.microsoftonline.com`,
+        /// while it listens on `http://127.0.0.1:<port>` (``MSALEmulator/baseURL``). `nil` (the
+        /// default): the listening origin. With one, a client reaches the emulator through an HTTP
+        /// client that sends requests for this origin to ``MSALEmulator/baseURL`` instead — how a
+        /// library that insists on `https` authorities (MSAL for Python) is pointed at it.
+        public var advertisedOrigin: String?
 
         /// Caps on requests; larger ones are answered 413, 414 or 431 and the connection closed.
         public struct Limits: Sendable, Hashable {
@@ -208,6 +216,11 @@ extension MSALEmulator.Configuration {
                         "client \(client.clientID) has an app role grant with an empty resource or a role that is empty or has a space")
                 }
             }
+        }
+        if let advertisedOrigin {
+            guard let url = URL(string: advertisedOrigin), url.scheme == "https" || url.scheme == "http", url.host?.isEmpty == false,
+                url.path.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
+            else { throw fail("the advertised origin \(advertisedOrigin) is not an http(s) origin without a path") }
         }
         if let autoSignIn, user(named: autoSignIn) == nil { throw fail("autoSignIn names an unknown user \(autoSignIn)") }
         guard !resourceAudience.isEmpty else { throw fail("the resource audience is empty") }

@@ -59,7 +59,7 @@ public final class MSALEmulator: Sendable {
             await started.shutdown()
             throw MSALEmulatorError(.alreadyRunning, "the emulator is already running")
         }
-        core.origin = "http://127.0.0.1:\(started.port)"
+        core.boundOrigin = "http://127.0.0.1:\(started.port)"
         return baseURL
     }
 
@@ -79,17 +79,25 @@ public final class MSALEmulator: Sendable {
     /// The bound port; 0 before ``start(port:)``.
     public var port: Int { server.withLock { $0?.port ?? 0 } }
 
-    /// `http://127.0.0.1:<port>` (port 0 before ``start(port:)``).
+    /// `http://127.0.0.1:<port>` (port 0 before ``start(port:)``): where to connect.
     public var baseURL: URL {
         // Digits and a fixed host: always a URL.
+        URL(string: core.boundOrigin)!
+    }
+
+    /// The origin the emulator names itself by: ``Configuration/advertisedOrigin`` when set,
+    /// else ``baseURL``.
+    public var advertisedBaseURL: URL {
+        // The advertised origin was checked to be a URL; the bound one always is.
         URL(string: core.origin)!
     }
 
-    /// The authority URL of a tenant: `http://127.0.0.1:<port>/<tenant>`.
+    /// The authority URL of a tenant: `http://127.0.0.1:<port>/<tenant>`, or under
+    /// ``Configuration/advertisedOrigin`` when one is set.
     ///
     /// - Parameter tenant: A hosted tenant's id or domain, `common` or `organizations`; passed through as written.
     public func authorityURL(tenant: String) -> URL {
-        baseURL.appendingPathComponent(tenant)
+        advertisedBaseURL.appendingPathComponent(tenant)
     }
 
     /// The verification URI of the device code flow: `http://127.0.0.1:<port>/devicelogin`.

@@ -60,7 +60,7 @@ package struct ClientCredentialsFlow: Sendable {
     private func answer(_ request: Request) async throws -> MSALResult {
         let log = client.logger
         let correlationID = request.correlationID
-        if !request.skipsCache, let cached = try await cachedResult(request) {
+        if !request.skipsCache, let cached = try await cachedResultResolvingRealm(request) {
             guard let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() else {
                 log.verbose("App token request: cache hit", correlationID: correlationID)
                 return cached
@@ -103,6 +103,19 @@ package struct ClientCredentialsFlow: Sendable {
     /// The first path segment of a token endpoint: its tenant (MSAL for Python's `realm`).
     private static func realm(of tokenEndpoint: URL) -> String? {
         tokenEndpoint.path.split(separator: "/").first.map(String.init)
+    }
+
+    /// ``cachedResult(_:)``; on a miss for a tenant named by domain whose metadata is not known
+    /// yet, the metadata is fetched (discovery, no token request) and the token endpoint's tenant
+    /// tried too: MSAL for Python, and this flow, store app tokens under it.
+    private func cachedResultResolvingRealm(_ request: Request) async throws -> MSALResult? {
+        if let cached = try await cachedResult(request) { return cached }
+        let tenant = request.authority.components.tenant
+        guard !CacheText.isGUID(tenant), !TokenClient.isMultiTenant(tenant), client.resolver.cachedMetadata(for: request.authority) == nil
+        else { return nil }
+        let metadata = try await client.resolver.resolve(request.authority, correlationID: request.correlationID)
+        guard let realm = Self.realm(of: metadata.tokenEndpoint), !CacheText.equalIgnoringASCIICase(realm, tenant) else { return nil }
+        return try await cachedResult(request)
     }
 
     private func cachedResult(_ request: Request) async throws -> MSALResult? {

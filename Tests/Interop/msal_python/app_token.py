@@ -1,0 +1,109 @@
+"""MSAL for Python's ConfidentialClientApplication against swift-msal's local provider.
+
+    app_token.py SPEC_JSON
+
+SPEC_JSON (a file):
+
+    {
+      "emulator": "http://127.0.0.1:<port>",           # where MSALEmulator listens
+      "advertised": "https://login.microsoftonline.com", # the origin it names itself by
+      "authority": "https://login.microsoftonline.com/<tenant>",
+      "client_id": "...",
+      "secret": "..."                                  # or
+      "private_key_file": "...", "certificate_file": "...",
+      "scopes": ["https://graph.microsoft.com/.default"],
+      "cache_file": "...",                             # read first when it exists, written back when changed
+      "calls": 2,                                      # acquire_token_for_client calls, one after the other
+      "force_refresh_first": false                     # the first call skips the cache (claims challenge)
+    }
+
+Requests for the advertised origin go to the emulator (an http_client that rewrites the URL; the
+bodies are passed as they are, since the emulator already names itself by the advertised origin).
+Nothing is sent anywhere else.
+
+Prints one JSON object: {"msal_python_version", "results": [{"access_token", "token_source",
+"token_type", "expires_in"} or {"error", "error_description"}], "token_requests": n,
+"requests": [[method, path], ...]}. Exit status 0 when the calls ran, 1 when MSAL for Python raised.
+"""
+
+import json
+import os
+import sys
+
+import msal
+import requests
+
+
+class RewritingSession(requests.Session):
+    """A requests.Session sending every request for ADVERTISED to EMULATOR instead."""
+
+    def __init__(self, advertised, emulator):
+        super().__init__()
+        self.advertised = advertised.rstrip("/")
+        self.emulator = emulator.rstrip("/")
+        self.seen = []
+
+    def request(self, method, url, *args, **kwargs):
+        if not url.startswith(self.advertised + "/"):
+            raise RuntimeError("refused a request outside the advertised origin: " + url)
+        path = url[len(self.advertised):]
+        self.seen.append([method.upper(), path.split("?")[0]])
+        return super().request(method, self.emulator + path, *args, **kwargs)
+
+
+def main(spec_path):
+    with open(spec_path, encoding="utf-8") as handle:
+        spec = json.load(handle)
+    cache = msal.SerializableTokenCache()
+    cache_file = spec["cache_file"]
+    try:
+        with open(cache_file, encoding="utf-8") as handle:
+            cache.deserialize(handle.read())
+    except FileNotFoundError:
+        pass
+    if "secret" in spec:
+        credential = spec["secret"]
+    else:
+        with open(spec["private_key_file"], encoding="utf-8") as handle:
+            key = handle.read()
+        with open(spec["certificate_file"], encoding="utf-8") as handle:
+            certificate = handle.read()
+        credential = {"private_key": key, "public_certificate": certificate}
+    http = RewritingSession(spec["advertised"], spec["emulator"])
+    app = msal.ConfidentialClientApplication(
+        spec["client_id"], client_credential=credential, authority=spec["authority"],
+        token_cache=cache, http_client=http)
+    results = []
+    for index in range(int(spec.get("calls", 1))):
+        if index == 0 and spec.get("force_refresh_first"):
+            # acquire_token_for_client refuses force_refresh; a claims challenge skips the cache.
+            result = app.acquire_token_for_client(
+                spec["scopes"], claims_challenge=json.dumps({"access_token": {"nbf": {"essential": True, "value": "1"}}}))
+        else:
+            result = app.acquire_token_for_client(spec["scopes"])
+        if "access_token" in result:
+            results.append({
+                "access_token": result["access_token"], "token_source": result.get("token_source"),
+                "token_type": result.get("token_type"), "expires_in": result.get("expires_in"),
+            })
+        else:
+            results.append({"error": result.get("error"), "error_description": result.get("error_description")})
+    if cache.has_state_changed:
+        # Owner-only, as msal-extensions writes a cache file (swift-msal refuses a group- or
+        # world-readable one).
+        descriptor = os.open(cache_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(cache.serialize())
+    token_requests = sum(1 for method, path in http.seen if method == "POST" and path.endswith("/oauth2/v2.0/token"))
+    print(json.dumps({
+        "msal_python_version": msal.__version__, "results": results, "token_requests": token_requests,
+        "requests": http.seen,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1]))
