@@ -69,9 +69,15 @@ extension TokenCacheContents {
     package func appToken(
         environment: String, clientID: String, realms: [String], scopes: Set<String>, now: Int64, expiryBuffer: Int64
     ) -> CachedAccessToken? {
-        accessToken(
-            homeAccountID: TokenCacheIndex.applicationHome, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
-            now: now, expiryBuffer: expiryBuffer)
+        for realm in realms {
+            if let token = accessToken(
+                homeAccountID: TokenCacheIndex.applicationHome(realm: realm), environment: environment, clientID: clientID,
+                realms: [realm], scopes: scopes, now: now, expiryBuffer: expiryBuffer)
+            {
+                return token
+            }
+        }
+        return nil
     }
 
     /// The access token among one account's `items` for `client` (lower-cased).

@@ -28,12 +28,12 @@ extension TokenCacheEntries {
         if let refreshIn = response.refreshIn {
             entry.members.append(CacheMember(name: "refresh_on", value: .string(String(now + refreshIn))))
         }
-        self.homeAccountID = TokenCacheIndex.applicationHome
+        self.homeAccountID = TokenCacheIndex.applicationHome(realm: realm)
         self.realm = realm
         self.target = target
         self.accessToken = KeyedCacheEntry(
             key: CacheKey.accessToken(
-                homeAccountID: TokenCacheIndex.applicationHome, environment: environment, clientID: clientID, realm: realm, target: target),
+                homeAccountID: "", environment: environment, clientID: clientID, realm: realm, target: target),
             entry: entry)
         self.refreshToken = nil
         self.idToken = nil

@@ -210,22 +210,28 @@ package struct TokenCacheIndex: Sendable {
         for key in emptied { accounts[key] = nil }
     }
 
-    /// The home account id of app tokens (client credentials, managed identity): they belong to no
-    /// user, and MSAL for Python and .NET write `home_account_id` as JSON `null` or `""`.
-    package static let applicationHome = ""
+    /// The index's stand-in home account of the app tokens (client credentials, managed identity)
+    /// of one realm. They belong to no user — MSAL for Python writes `home_account_id` as JSON
+    /// `null` — and a service may hold one per tenant for thousands of tenants, so each realm's are
+    /// kept apart: a lookup reads one realm's few tokens. The leading U+0001 cannot start a real
+    /// home account id.
+    package static func applicationHome(realm: String) -> String {
+        "\u{1}" + CacheText.lowercased(realm)
+    }
 
     /// The account an entry belongs to; `nil` when it names no home account or environment. An
-    /// access token whose `home_account_id` is `null` or missing is an app token
-    /// (``applicationHome``).
+    /// access token whose `home_account_id` is `null`, empty or missing is an app token, under
+    /// ``applicationHome(realm:)``.
     private static func accountKey(
         _ entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases, memo: inout Memo
     ) -> AccountKey? {
-        guard
-            let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) })
-                ?? (section == .accessToken ? applicationHome : nil),
-            let environment = entry.withUTF8(.environment, { memo.group($0, aliases: aliases) })
-        else { return nil }
-        return AccountKey(home: home, environment: environment)
+        guard let environment = entry.withUTF8(.environment, { memo.group($0, aliases: aliases) }) else { return nil }
+        if let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) }), !home.isEmpty || section != .accessToken {
+            return AccountKey(home: home, environment: environment)
+        }
+        guard section == .accessToken else { return nil }
+        let realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
+        return AccountKey(home: applicationHome(realm: realm), environment: environment)
     }
 
     /// The account key for a lookup.
