@@ -77,6 +77,18 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        // acquireTokenForClient cache hits through the public async API, 1 and 1,000 tenants.
+        .executableTarget(
+            name: "AppTokenAcquisition",
+            dependencies: [
+                .product(name: "MSAL", package: "swift-msal"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/AppTokenAcquisition",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
         // Load against the local identity provider (MSALEmulator) over loopback: concurrent forced
         // refreshes, single-flight under contention, and raw-POST baselines.
         .executableTarget(

@@ -31,10 +31,8 @@ package struct ClientCredentialsFlow: Sendable {
     package func request(_ parameters: MSALClientCredentialParameters) throws -> Request {
         let values = parameters.snapshot
         let correlationID = values.correlationId ?? client.correlationIDs.make()
-        var seen = Set<String>()
-        let scopes = values.scopes.map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-            !$0.isEmpty && seen.insert(CacheText.lowercased($0)).inserted
-        }
+        // Trimmed and de-duplicated without Foundation on the common path (TokenRequests).
+        let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !scopes.isEmpty else {
             throw MSALError(
                 .internal, internalCode: .invalidParameter,
@@ -92,6 +90,8 @@ package struct ClientCredentialsFlow: Sendable {
     /// endpoint's when the metadata is known (Entra names a domain-named tenant by its id there).
     private func realms(_ request: Request) -> [String] {
         var realms = [request.authority.components.tenant]
+        // A tenant id is its token endpoint's tenant too: the lookup stays free of the metadata.
+        if CacheText.isGUID(realms[0]) { return realms }
         if let endpoint = client.resolver.cachedMetadata(for: request.authority)?.tokenEndpoint,
             let realm = Self.realm(of: endpoint), !CacheText.equalIgnoringASCIICase(realm, realms[0])
         {
