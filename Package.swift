@@ -169,7 +169,7 @@ let package = Package(
         // against real OpenID providers (Tests/Interop/providers).
         .testTarget(
             name: "MSALCommandLineTests",
-            dependencies: ["MSALCommandLine", "MSAL", "MSALSupport", "MSALStressWorker"]
+            dependencies: ["MSALCommandLine", "MSAL", "MSALJOSE", "MSALSupport", "MSALStressWorker", "MSALEmulator"]
         ),
     ],
     swiftLanguageModes: [.v6]

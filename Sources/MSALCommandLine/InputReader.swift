@@ -33,9 +33,21 @@ enum InputReader {
         if source.hasPrefix("https://") || source.hasPrefix("http://") {
             return try await download(source, transport: try transport())
         }
-        let name = "the JWK set file \(OAuthErrorResponse.sanitized(source, limit: 200))"
+        return try regularFile(
+            source, limit: maximumKeySetBytes, name: "the JWK set file \(OAuthErrorResponse.sanitized(source, limit: 200))")
+    }
+
+    /// Standard input, read with `read(2)`, up to `limit` bytes (more is `limitExceeded`).
+    static func standardInput(limit: Int) throws -> [UInt8] {
+        try readAll(STDIN_FILENO, limit: limit, name: "standard input")
+    }
+
+    /// The bytes of the regular file at `path`, at most `limit`; `name` names it in errors.
+    ///
+    /// A FIFO, a device or a directory is refused at once instead of blocking or failing obscurely.
+    static func regularFile(_ path: String, limit: Int, name: String) throws -> [UInt8] {
         // O_NONBLOCK: opening a FIFO with no writer must not wait for one.
-        let descriptor = open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard descriptor >= 0 else {
             throw failure("cannot open \(name)", errno: errno)
         }
@@ -48,17 +60,16 @@ enum InputReader {
         case S_IFREG:
             break
         case S_IFDIR:
-            throw MSALError(
-                .internal, internalCode: .invalidParameter, message: "\(name) is a directory; name the JSON file of the key set")
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "\(name) is a directory; name the file")
         default:
             throw MSALError(
                 .internal, internalCode: .invalidParameter,
-                message: "\(name) is not a regular file (a FIFO, socket or device); save the key set to a file, or pass its https URL")
+                message: "\(name) is not a regular file (a FIFO, socket or device); save it to a file first")
         }
-        guard info.st_size <= maximumKeySetBytes else {
-            throw MSALError(.internal, internalCode: .limitExceeded, message: "\(name) is larger than \(maximumKeySetBytes) bytes")
+        guard info.st_size <= limit else {
+            throw MSALError(.internal, internalCode: .limitExceeded, message: "\(name) is larger than \(limit) bytes")
         }
-        return try readAll(descriptor, limit: maximumKeySetBytes, name: name)
+        return try readAll(descriptor, limit: limit, name: name)
     }
 
     /// Every byte of `descriptor` up to `limit` (more is `limitExceeded`), read with `read(2)`.

@@ -32,7 +32,9 @@ struct ReadmeCLITests {
         for line in lines[(open + 1)..<close] {
             if line.hasPrefix("msal ") {
                 finish()
-                let words = line.split(separator: " ").dropFirst().prefix { $0.allSatisfy { $0.isLowercase } }.map(String.init)
+                let words = line.split(separator: " ").dropFirst().prefix { word in
+                    word.first?.isLowercase == true && word.allSatisfy { $0.isLowercase || $0 == "-" }
+                }.map(String.init)
                 current = ListedVerb(words: words)
             } else if line.hasPrefix("APP_OPTIONS:") {
                 finish()
@@ -83,7 +85,8 @@ struct ReadmeCLITests {
         let verbs = try Self.listedVerbs()
         #expect(
             verbs.map { $0.words.joined(separator: " ") } == [
-                "login", "token", "logout", "accounts", "cache show", "cache remove", "authority show", "jwt decode", "jwt verify",
+                "login", "token", "logout", "app-token", "accounts", "cache show", "cache remove", "authority show", "jwt decode",
+                "jwt verify",
                 "demo", "emulator",
             ])
         for verb in verbs {

@@ -263,7 +263,10 @@ struct GenericOIDCFlowTests {
 
     @Test("Browser sign-out opens end_session_endpoint with id_token_hint, logout_hint and post_logout_redirect_uri")
     func endSession() async throws {
-        let harness = try Harness(redirectURI: "http://127.0.0.1:45931/")
+        // A port free now, not a fixed one: a fixed port in the ephemeral range was once taken by
+        // another test's connection during a parallel run.
+        let redirectURI = "http://127.0.0.1:\(try await LoopbackTest.freePort())/"
+        let harness = try Harness(redirectURI: redirectURI)
         _ = try await harness.signIn()
         let signOutUI = MSALScriptedWebUI(.handOff([]))
         let parameters = MSALSignoutParameters(webviewParameters: MSALWebviewParameters(webUI: signOutUI))
@@ -275,7 +278,7 @@ struct GenericOIDCFlowTests {
                 GenericOIDCProvider.issuer + "/protocol/openid-connect/logout?"))
         #expect(page.parameter("client_id") == GenericOIDCProvider.clientID)
         #expect(page.parameter("logout_hint") == GenericOIDCProvider.email)
-        #expect(page.parameter("post_logout_redirect_uri") == "http://127.0.0.1:45931/")
+        #expect(page.parameter("post_logout_redirect_uri") == redirectURI)
         let hint = try #require(page.parameter("id_token_hint"))
         #expect(try JWT.decodeUnverified(hint).claims.root["sub"]?.string == GenericOIDCProvider.subject)
         #expect(try harness.app.allAccounts().isEmpty)
