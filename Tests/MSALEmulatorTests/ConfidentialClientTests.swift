@@ -273,9 +273,13 @@ struct ConfidentialClientTests {
     func completionBlock() async throws {
         try await EmulatorHarness.with(Grant.configuration) { harness in
             let app = try Self.application(harness)
-            let token: String = try await withCheckedThrowingContinuation { continuation in
+            let token: String = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: [Self.graphDefault])) { result, error in
-                    if let result { continuation.resume(returning: result.accessToken) } else { continuation.resume(throwing: error!) }
+                    if let result {
+                        continuation.resume(returning: result.accessToken)
+                    } else {
+                        continuation.resume(throwing: error ?? MSALError(.internal, internalCode: .unexpected, message: "no result, no error"))
+                    }
                 }
             }
             #expect(try await app.acquireTokenForClient(scopes: [Self.graphDefault]).accessToken == token)
