@@ -39,6 +39,7 @@ extension EmulatorCore {
             case .deviceCode: issue = try redeemDeviceCode(form, client: client, now: now)
             case .clientCredentials:
                 return try redeemClientCredentials(form, client: client, selector: selector, proof: proof, now: now)
+            case .jwtBearer: issue = try redeemOnBehalfOf(form, client: client, selector: selector, proof: proof, now: now)
             }
             info.username = issue.user.username
             return try issueTokens(issue, now: now)
@@ -56,7 +57,7 @@ extension EmulatorCore {
             case .deviceCode:
                 guard let code = form["device_code"], case .approved(let userID, _) = state.deviceCodes[code]?.status else { return nil }
                 return userID
-            case .clientCredentials: return nil
+            case .clientCredentials, .jwtBearer: return nil
             }
         }
         return userID.flatMap { user(homeObjectID: $0)?.username }

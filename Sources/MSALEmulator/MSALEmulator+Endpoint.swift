@@ -35,5 +35,8 @@ extension MSALEmulator {
         case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
         /// `client_credentials` (RFC 6749 §4.4): a confidential client's own app token.
         case clientCredentials = "client_credentials"
+        /// `urn:ietf:params:oauth:grant-type:jwt-bearer` (RFC 7523 §2.1) with
+        /// `requested_token_use=on_behalf_of`: a middle-tier API's token for its caller's user.
+        case jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
     }
 }

@@ -278,7 +278,8 @@ struct ConfidentialClientTests {
                     if let result {
                         continuation.resume(returning: result.accessToken)
                     } else {
-                        continuation.resume(throwing: error ?? MSALError(.internal, internalCode: .unexpected, message: "no result, no error"))
+                        continuation.resume(
+                            throwing: error ?? MSALError(.internal, internalCode: .unexpected, message: "no result, no error"))
                     }
                 }
             }
