@@ -94,13 +94,11 @@ struct AppTokenCommand: AsyncParsableCommand {
             let authorityObject = try authorityKind.authority(authority, options: allowHTTPLoopback ? [.allowInsecureLoopback] : [])
             let configuration = MSALConfidentialClientApplicationConfig(
                 clientId: clientID, clientCredential: try credential(), authority: authorityObject)
-            if authorityObject.url.host.map({ ["127.0.0.1", "localhost", "[::1]", "::1"].contains($0) }) == true {
+            if ApplicationOptions.isLocal(authorityObject) {
                 // A local identity provider is trusted as given: there is no instance discovery for it.
                 configuration.knownAuthorities = [authorityObject]
             }
-            var path = cache.path
-            if let given = path, !given.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + given }
-            configuration.cacheConfig = MSALCacheConfig(storage: .file(path: path))
+            configuration.cacheConfig = cache.config
             configuration.transport = try network.transport()
             let application = try MSALConfidentialClientApplication(configuration: configuration)
             let parameters = MSALClientCredentialParameters(

@@ -13,11 +13,16 @@ struct CacheFileOptions: ParsableArguments {
 
     /// Opens the cache; a relative path is taken from the current directory.
     func open() throws -> TokenCache {
+        try TokenCache(config: config)
+    }
+
+    /// The file cache at ``path`` (a relative path taken from the current directory), else the default file.
+    var config: MSALCacheConfig {
         var resolved = path
         if let path, !path.hasPrefix("/") {
             resolved = FileManager.default.currentDirectoryPath + "/" + path
         }
-        return try TokenCache(config: MSALCacheConfig(storage: .file(path: resolved)))
+        return MSALCacheConfig(storage: .file(path: resolved))
     }
 }
 

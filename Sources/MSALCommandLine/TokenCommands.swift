@@ -59,15 +59,18 @@ struct ApplicationOptions: ParsableArguments {
             }
             config.tokenExpirationBuffer = expirationBuffer
         }
-        if let authorityObject, authorityObject.url.host.map({ ["127.0.0.1", "localhost", "[::1]", "::1"].contains($0) }) == true {
+        if let authorityObject, Self.isLocal(authorityObject) {
             // A local identity provider is trusted as given: there is no instance discovery for it.
             config.knownAuthorities = [authorityObject]
         }
-        var path = cache.path
-        if let given = path, !given.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + given }
-        config.cacheConfig = MSALCacheConfig(storage: .file(path: path))
+        config.cacheConfig = cache.config
         config.transport = try network.transport()
         return try MSALPublicClientApplication(configuration: config)
+    }
+
+    /// Whether `authority` is on a loopback host (a local identity provider).
+    static func isLocal(_ authority: MSALAuthority) -> Bool {
+        authority.url.host.map { ["127.0.0.1", "localhost", "[::1]", "::1"].contains($0) } == true
     }
 
     /// The account with `identifier`, else the current one; `nil` when none is signed in.

@@ -83,13 +83,15 @@ extension EmulatorCore {
     /// The object id of a client's service principal in a tenant: a version-4-shaped GUID derived
     /// from both ids, the same for every token.
     static func servicePrincipalObjectID(clientID: String, tenantID: String) -> String {
-        var bytes = Array(((try? MessageDigest.sha256(Array("\(clientID)\u{0}\(tenantID)".utf8))) ?? []).prefix(16))
-        if bytes.count < 16 { bytes = [UInt8](repeating: 0, count: 16) }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        if let digest = try? MessageDigest.sha256(Array("\(clientID)\u{0}\(tenantID)".utf8)) { bytes = Array(digest.prefix(16)) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        let characters = Array(hex)
-        func slice(_ range: Range<Int>) -> String { String(characters[range]) }
-        return "\(slice(0..<8))-\(slice(8..<12))-\(slice(12..<16))-\(slice(16..<20))-\(slice(20..<32))"
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+        return uuid.uuidString.lowercased()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALJOSE
 
 /// Decides what one HTTP request to the loopback listener is: the redirect, or something to turn away.
 ///
@@ -99,18 +100,9 @@ package struct LoopbackRequestRules: Sendable {
         return URL(string: query.isEmpty ? base : "\(base)?\(query)") ?? redirectURI
     }
 
-    /// Compares `a` and `b` in time that depends on their lengths only, not on where they differ.
+    /// Compares `a` and `b` in time that depends on their lengths only, not on where they differ
+    /// (`MessageDigest.constantTimeEquals`, OpenSSL's `CRYPTO_memcmp`).
     package static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        var difference = UInt8(truncatingIfNeeded: left.count ^ right.count)
-        difference |= left.count == right.count ? 0 : 1
-        let length = max(left.count, right.count)
-        for index in 0..<length {
-            let x = index < left.count ? left[index] : 0
-            let y = index < right.count ? right[index] : 0
-            difference |= x ^ y
-        }
-        return difference == 0
+        MessageDigest.constantTimeEquals(Array(a.utf8), Array(b.utf8))
     }
 }
