@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import MSAL
 import MSALEmulator
+import MSALSupport
 import Testing
 
 /// The default `MSALCurlTransport` with short timeouts for the requests a test breaks on
@@ -11,15 +12,26 @@ final class FaultDeadlineTransport: MSALHTTPTransport {
     private let inner = MSALCurlTransport()
     private let faultedPath: @Sendable (String) -> Bool
     private let short: MSALHTTPLimits
+    /// How many more matching requests get the short limits (`nil`: all of them).
+    private let remaining: Mutex<Int?>
 
-    /// `short` applies to requests whose path `faultedPath` accepts.
-    init(short: MSALHTTPLimits, faultedPath: @escaping @Sendable (String) -> Bool) {
+    /// `short` applies to requests whose path `faultedPath` accepts; only to the first `times` of
+    /// them when given, so that the healthy retry after a fault injected `times` times keeps the
+    /// usual limits (a 1 s idle limit on a healthy request expired once on a loaded CI machine).
+    init(short: MSALHTTPLimits, times: Int? = nil, faultedPath: @escaping @Sendable (String) -> Bool) {
         self.short = short
+        self.remaining = Mutex(times)
         self.faultedPath = faultedPath
     }
 
     func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         guard faultedPath(request.url.path) else { return try await inner.send(request, limits: limits) }
+        let isShort = remaining.withLock { remaining -> Bool in
+            guard let count = remaining else { return true }
+            remaining = max(count - 1, 0)
+            return count > 0
+        }
+        guard isShort else { return try await inner.send(request, limits: limits) }
         var limits = limits
         limits.connectTimeout = short.connectTimeout
         limits.totalTimeout = short.totalTimeout
@@ -146,16 +158,18 @@ struct FaultCacheDirectory {
 
 extension EmulatorHarness {
     /// An application on the file cache at `cachePath`, with the default transport wrapped by
-    /// ``FaultDeadlineTransport`` when `short` limits are given for `faulted` requests.
+    /// ``FaultDeadlineTransport`` when `short` limits are given for `faulted` requests (for the
+    /// first `shortTimes` of them when given).
     func fileApplication(
-        cachePath: String, authorityURL: URL? = nil, faulted: FaultedEndpoint? = nil, short: MSALHTTPLimits? = nil
+        cachePath: String, authorityURL: URL? = nil, faulted: FaultedEndpoint? = nil, short: MSALHTTPLimits? = nil,
+        shortTimes: Int? = nil
     ) throws -> MSALPublicClientApplication {
         let authority = try authorityURL.map { try MSALAADAuthority(url: $0, options: .allowInsecureLoopback) } ?? self.authority()
         let configuration = MSALPublicClientApplicationConfig(clientId: Self.clientID, redirectUri: nil, authority: authority)
         configuration.cacheConfig = MSALCacheConfig(storage: .file(path: cachePath))
         configuration.clock = clock
         if let faulted, let short {
-            configuration.transport = FaultDeadlineTransport(short: short, faultedPath: { faulted.matches($0) })
+            configuration.transport = FaultDeadlineTransport(short: short, times: shortTimes, faultedPath: { faulted.matches($0) })
         }
         return try MSALPublicClientApplication(configuration: configuration)
     }

@@ -104,7 +104,8 @@ struct TransportFaultTests {
         arguments: FaultedEndpoint.silentRefresh, [WireFaultCase.resetMidBody, .stallBeforeHeaders])
     func silentRetryRecovers(_ endpoint: FaultedEndpoint, _ wire: WireFaultCase) async throws {
         try await Self.withSignedInCache { harness, directory, account, before in
-            let app = try harness.fileApplication(cachePath: directory.cacheFile, faulted: endpoint, short: wire.limits)
+            let app = try harness.fileApplication(
+                cachePath: directory.cacheFile, faulted: endpoint, short: wire.limits, shortTimes: 1)
             harness.inject(wire.fault, at: endpoint, times: 1)
             let parameters = Self.forcedRefresh(account)
             let result = try await app.acquireTokenSilent(with: parameters)
