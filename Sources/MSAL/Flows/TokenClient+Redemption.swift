@@ -15,6 +15,10 @@ package struct TokenRedemption: Sendable {
     package var expectedAccount: MSALAccount?
     package var grant: TokenGrant
     package var correlationID: UUID
+    /// The hash of the incoming assertion an on-behalf-of request was made with (also when its
+    /// refresh token is redeemed): the access and refresh tokens are cached under it
+    /// (``TokenCacheEntries/markOnBehalfOf(assertionHash:)``). `nil` for every other request.
+    package var userAssertionHash: String? = nil
 }
 
 extension TokenClient {
@@ -67,8 +71,11 @@ extension TokenClient {
             requestedScopes: redemption.scopes, now: now,
             redeemedAccountID: isRefresh ? redemption.expectedAccount?.identifier : nil)
         let entries: TokenCacheEntries
+        let assertionHash = redemption.userAssertionHash
         do throws(MSALError) {
-            entries = try TokenCacheEntries(response: token, context: context)
+            var built = try TokenCacheEntries(response: token, context: context)
+            if let assertionHash { built.markOnBehalfOf(assertionHash: assertionHash) }
+            entries = built
         } catch {
             var error = error
             error.correlationID = correlationID
@@ -98,6 +105,7 @@ extension TokenClient {
                     var moved = context
                     moved.environment = existing
                     entries = try TokenCacheEntries(response: token, context: moved)
+                    if let assertionHash { entries.markOnBehalfOf(assertionHash: assertionHash) }
                 }
                 if isRefresh, let idToken = entries.idToken {
                     try Self.checkSameUser(idToken, in: contents, entries: entries, clientID: clientID, correlationID: correlationID)

@@ -10,6 +10,10 @@ package enum TokenGrant: Sendable {
     case deviceCode
     /// An app token (client credentials): no user is involved, so no error asks for interaction.
     case clientCredentials
+    /// The on-behalf-of grant: an error the user can fix (consent, multi-factor authentication,
+    /// a conditional access claims challenge) is ``MSALError/Code/interactionRequired``, which
+    /// the middle tier passes back to its caller with the claims.
+    case onBehalfOf
 }
 
 extension MSALError {
@@ -75,6 +79,7 @@ extension MSALError {
         case .refreshToken: context = "Refreshing the token"
         case .deviceCode: context = "The device code sign-in"
         case .clientCredentials: context = "Getting an app token"
+        case .onBehalfOf: context = "Getting a token on behalf of the caller"
         }
         self.init(
             response: response, code: code, internalCode: internalCode ?? .unhandledResponse, context: context, correlationID: correlationID

@@ -106,9 +106,11 @@ package enum TokenRequests {
     ///
     /// `scope` `nil` leaves the parameter out, which RFC 6749 §6 defines as the scope originally
     /// granted: what a generic OpenID Connect provider is asked (it may refuse a wider one).
+    ///
+    /// A confidential client adds its `authentication` fields.
     package static func refresh(
         tokenEndpoint: URL, clientID: String, refreshToken: String, scope: String?, claims: String?,
-        extraQueryParameters: [String: String]?, microsoft: Bool = true
+        extraQueryParameters: [String: String]?, microsoft: Bool = true, authentication: [(String, String)] = []
     ) -> MSALHTTPRequest {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
@@ -116,6 +118,7 @@ package enum TokenRequests {
         if let scope { parameters.append(("scope", scope)) }
         if microsoft { parameters.append(("client_info", "1")) }
         if let claims { parameters.append(("claims", claims)) }
+        parameters += authentication
         return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
     }
 
@@ -131,6 +134,25 @@ package enum TokenRequests {
         if let claims { parameters.append(("claims", claims)) }
         parameters += authentication
         return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true)
+    }
+
+    /// The on-behalf-of request (the JWT bearer grant of RFC 7523 §2.1 with Entra's
+    /// `requested_token_use=on_behalf_of`): the middle tier's `assertion` (the access token it was
+    /// called with) traded for the same user's tokens for `scope`, with the client's
+    /// authentication fields. Retried once on a network failure or 5xx: presenting the same
+    /// assertion twice is harmless.
+    package static func onBehalfOf(
+        tokenEndpoint: URL, clientID: String, assertion: String, scope: String, claims: String?, authentication: [(String, String)],
+        extraQueryParameters: [String: String]?, microsoft: Bool = true
+    ) -> MSALHTTPRequest {
+        var parameters: [(String, String)] = [
+            ("client_id", clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion),
+            ("requested_token_use", "on_behalf_of"), ("scope", scope),
+        ]
+        if microsoft { parameters.append(("client_info", "1")) }
+        if let claims { parameters.append(("claims", claims)) }
+        parameters += authentication
+        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
     }
 
     /// The device authorization request (RFC 8628 §3.1).

@@ -93,7 +93,7 @@ final class LocalOIDCProvider: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         let errorLog = state.appendingPathComponent("launcher-stderr.log")
-        FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errorLog)
         try process.run()
         // Kill it if it has not printed its line within a minute.

@@ -28,7 +28,9 @@ struct CacheDocumentConformanceTests {
         #expect(try TokenCacheDocument(parsing: written).serialized() == written)
     }
 
-    @Test("Every access token is found by its account, client, realm and scopes, under every alias of its cloud", arguments: documents)
+    @Test(
+        "Every access token is found by its account (an on-behalf-of one, with user_assertion_hash, only by that hash), client, realm and scopes, under every alias of its cloud",
+        arguments: documents)
     func accessTokensAnswerLookups(name: String) throws {
         let contents = try TokenCacheContents.fixture(name)
         var checked = 0
@@ -38,12 +40,27 @@ struct CacheDocumentConformanceTests {
                 let target = entry["target"], let expiresOn = entry.seconds("expires_on"), entry["secret"] != nil
             else { continue }
             let scopes = TokenCacheContents.lookupScopes(target.split(separator: " ").map(String.init))
+            let assertionHash = entry["user_assertion_hash"].flatMap { $0.isEmpty ? nil : $0 }
             for alias in contents.aliases.aliases(of: environment) {
-                let found = contents.accessToken(
+                let byAccount = contents.accessToken(
                     homeAccountID: home.uppercased(), environment: alias, clientID: client, realms: [realm], scopes: scopes,
                     now: expiresOn - 3600, expiryBuffer: 300)
+                let found: CachedAccessToken?
+                if let assertionHash {
+                    // MSAL.NET's on-behalf-of tokens answer only their assertion, never the user's own requests.
+                    #expect(byAccount?.key != key, "\(name): \(key) has user_assertion_hash but answered its account")
+                    found = contents.onBehalfOfAccessToken(
+                        hash: assertionHash, environment: alias, clientID: client, realms: [realm], scopes: scopes,
+                        now: expiresOn - 3600, expiryBuffer: 300)
+                } else {
+                    found = byAccount
+                }
                 #expect(found != nil, "\(name): \(key) not found under \(alias)")
                 #expect((found?.expiresOn ?? 0) >= expiresOn)
+            }
+            if assertionHash != nil {
+                checked += 1
+                continue
             }
             // Past the buffer the same lookup finds nothing, and the entry is still there.
             let expired = contents.accessToken(

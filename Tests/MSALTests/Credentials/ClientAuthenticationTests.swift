@@ -22,8 +22,8 @@ struct ClientAuthenticationTests {
     let clientID = "0f3c5a9e-2b71-4d8e-a6c4-9e1b7d2f5a30"
     let endpoint = "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token"
 
-    private func certificateCredential(_ material: OpenSSLMaterial) throws -> MSALClientCertificate {
-        try material.rsaKeyAndCertificate("app")
+    private func certificateCredential(_ material: OpenSSLMaterial) async throws -> MSALClientCertificate {
+        try await material.rsaKeyAndCertificate("app")
         return try MSALClientCertificate(privateKeyFile: material.path("app.key"), certificateFile: material.path("app.crt"))
     }
 
@@ -40,7 +40,7 @@ struct ClientAuthenticationTests {
         let material = try OpenSSLMaterial()
         let clock = ManualClock()
         let authentication = ClientAuthentication(
-            credential: .certificate(try certificateCredential(material)), clientID: clientID, clock: clock)
+            credential: .certificate(try await certificateCredential(material)), clientID: clientID, clock: clock)
         let first = try await authentication.formFields(tokenEndpoint: endpoint, sha256Thumbprint: true)
         #expect(field("client_assertion_type", first) == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
         let assertion = try #require(field("client_assertion", first))
@@ -79,7 +79,7 @@ struct ClientAuthenticationTests {
     func concurrentRequestsShareOneSignature() async throws {
         let material = try OpenSSLMaterial()
         let authentication = ClientAuthentication(
-            credential: .certificate(try certificateCredential(material), sendX5C: true), clientID: clientID, clock: ManualClock())
+            credential: .certificate(try await certificateCredential(material), sendX5C: true), clientID: clientID, clock: ManualClock())
         let assertions = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<64 {
                 group.addTask {
@@ -169,10 +169,10 @@ struct ClientAuthenticationTests {
     @Test(
         "MSALClientCertificate: the SHA-256 thumbprint openssl prints; files over 64 KiB, missing files and bad PEM are typed errors; the key is never described"
     )
-    func publicCertificate() throws {
+    func publicCertificate() async throws {
         let material = try OpenSSLMaterial()
-        let certificate = try certificateCredential(material)
-        try material.openssl("x509", "-in", "app.crt", "-noout", "-fingerprint", "-sha256", "-out", "fingerprint.txt")
+        let certificate = try await certificateCredential(material)
+        try await material.openssl("x509", "-in", "app.crt", "-noout", "-fingerprint", "-sha256", "-out", "fingerprint.txt")
         let printed = String(decoding: try material.bytes("fingerprint.txt"), as: UTF8.self)
         let hex = try #require(printed.split(separator: "=").last).replacingOccurrences(of: ":", with: "").trimmingCharacters(
             in: .whitespacesAndNewlines)
@@ -194,12 +194,12 @@ struct ClientAuthenticationTests {
             try MSALClientCertificate(privateKeyPEM: String(decoding: try material.bytes("app.crt"), as: UTF8.self), certificatePEM: "")
         }
         #expect(swapped?.internalCode == .invalidCredential && swapped?.code == .internal)
-        try material.rsaKeyAndCertificate("small", bits: 1024)
+        try await material.rsaKeyAndCertificate("small", bits: 1024)
         let weak = #expect(throws: MSALError.self) {
             try MSALClientCertificate(privateKeyFile: material.path("small.key"), certificateFile: material.path("small.crt"))
         }
         #expect(weak?.internalCode == .unsupportedCredentialKey)
-        try material.rsaKeyAndCertificate("other")
+        try await material.rsaKeyAndCertificate("other")
         let mismatch = #expect(throws: MSALError.self) {
             try MSALClientCertificate(privateKeyFile: material.path("app.key"), certificateFile: material.path("other.crt"))
         }

@@ -19,29 +19,40 @@ final class OpenSSLMaterial {
     func bytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: folder.appendingPathComponent(name))) }
 
     /// Runs `openssl arguments…` in the folder; throws with its standard error unless it exits 0.
-    func openssl(_ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    ///
+    /// Waited for on a Dispatch thread: key generation takes up to seconds, and a test blocked on
+    /// one of the two cooperative threads of a 2-core machine stalls every other test of the run.
+    func openssl(_ arguments: String...) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
             throw PythonMSAL.Failure("no /usr/bin/openssl: run `bash scripts/setup.sh` (it installs the openssl package)")
         }
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PythonMSAL.Failure("openssl \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+        let folder = folder
+        let outcome = await StressWorker.offCooperativePool { () -> Result<(Int32, String), any Error> in
+            Result {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+                process.arguments = arguments
+                process.currentDirectoryURL = folder
+                let errors = Pipe()
+                process.standardError = errors
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                let message = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, String(decoding: message, as: UTF8.self))
+            }
+        }
+        let (status, message) = try outcome.get()
+        guard status == 0 else {
+            throw PythonMSAL.Failure("openssl \(arguments.joined(separator: " ")): \(message)")
         }
     }
 
     /// An RSA key of `bits` in PKCS#8 PEM and a self-signed certificate for it.
-    func rsaKeyAndCertificate(_ name: String, bits: Int = 2048) throws {
-        try openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:\(bits)", "-out", "\(name).key")
-        try openssl("req", "-new", "-x509", "-key", "\(name).key", "-subj", "/CN=swift-msal \(name)", "-days", "2", "-out", "\(name).crt")
+    func rsaKeyAndCertificate(_ name: String, bits: Int = 2048) async throws {
+        try await openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:\(bits)", "-out", "\(name).key")
+        try await openssl(
+            "req", "-new", "-x509", "-key", "\(name).key", "-subj", "/CN=swift-msal \(name)", "-days", "2", "-out", "\(name).crt")
     }
 }
 
@@ -66,7 +77,7 @@ struct ClientAssertionPythonInteropTests {
         "PS256 with x5t#S256 and x5c: PyJWT verifies it with the certificate; thumbprint, chain and claims as RFC 7523 and MSAL send them")
     func ps256AssertionVerifiesElsewhere() async throws {
         let material = try OpenSSLMaterial()
-        try material.rsaKeyAndCertificate("app")
+        try await material.rsaKeyAndCertificate("app")
         let credential = try ClientCertificate(privateKeyPEM: material.bytes("app.key"), certificatePEM: material.bytes("app.crt"))
         #expect(credential.keyBits == 2048)
         let assertion = try credential.signAssertion(
@@ -91,7 +102,7 @@ struct ClientAssertionPythonInteropTests {
     @Test("RS256 with the SHA-1 x5t (ADFS and other providers), no x5c unless asked: PyJWT verifies it")
     func rs256AssertionVerifiesElsewhere() async throws {
         let material = try OpenSSLMaterial()
-        try material.rsaKeyAndCertificate("app", bits: 3072)
+        try await material.rsaKeyAndCertificate("app", bits: 3072)
         let credential = try ClientCertificate(privateKeyPEM: material.bytes("app.key"), certificatePEM: material.bytes("app.crt"))
         let assertion = try credential.signAssertion(
             clientID: clientID, audience: audience, issuedAt: Int64(Date().timeIntervalSince1970), lifetime: 600, jwtID: "j",
@@ -108,27 +119,27 @@ struct ClientAssertionPythonInteropTests {
 @Suite("Client certificate credentials: PEM text from openssl, and what is refused")
 struct ClientCertificateTests {
     @Test("A chain given CA first: the key's own certificate leads x5c, the others follow in their order")
-    func chainPutsTheKeysCertificateFirst() throws {
+    func chainPutsTheKeysCertificateFirst() async throws {
         let material = try OpenSSLMaterial()
-        try material.rsaKeyAndCertificate("ca")
-        try material.openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "leaf.key")
-        try material.openssl("req", "-new", "-key", "leaf.key", "-subj", "/CN=leaf", "-out", "leaf.csr")
-        try material.openssl(
+        try await material.rsaKeyAndCertificate("ca")
+        try await material.openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "leaf.key")
+        try await material.openssl("req", "-new", "-key", "leaf.key", "-subj", "/CN=leaf", "-out", "leaf.csr")
+        try await material.openssl(
             "x509", "-req", "-in", "leaf.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-out", "leaf.crt")
-        try material.openssl("x509", "-in", "leaf.crt", "-outform", "DER", "-out", "leaf.der")
-        try material.openssl("x509", "-in", "ca.crt", "-outform", "DER", "-out", "ca.der")
+        try await material.openssl("x509", "-in", "leaf.crt", "-outform", "DER", "-out", "leaf.der")
+        try await material.openssl("x509", "-in", "ca.crt", "-outform", "DER", "-out", "ca.der")
         let credential = try ClientCertificate(
             privateKeyPEM: material.bytes("leaf.key"), certificatePEM: material.bytes("ca.crt") + material.bytes("leaf.crt"))
         #expect(credential.chain == [try material.bytes("leaf.der"), try material.bytes("ca.der")])
     }
 
     @Test("Encrypted PKCS#8 and traditional PKCS#1 keys are read; a wrong or missing password is invalidPEM, and says which")
-    func keyFormsAndPasswords() throws {
+    func keyFormsAndPasswords() async throws {
         let material = try OpenSSLMaterial()
-        try material.openssl(
+        try await material.openssl(
             "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-aes-256-cbc", "-pass", "pass:s3cret pass", "-out",
             "encrypted.key")
-        try material.openssl(
+        try await material.openssl(
             "req", "-new", "-x509", "-key", "encrypted.key", "-passin", "pass:s3cret pass", "-subj", "/CN=e", "-out", "encrypted.crt")
         let key = try material.bytes("encrypted.key")
         let certificate = try material.bytes("encrypted.crt")
@@ -142,32 +153,32 @@ struct ClientCertificateTests {
         #expect(missing?.code == .invalidPEM)
         #expect(missing?.message.contains("no password") == true)
 
-        try material.openssl("genrsa", "-traditional", "-out", "traditional.key", "2048")
-        try material.openssl("req", "-new", "-x509", "-key", "traditional.key", "-subj", "/CN=t", "-out", "traditional.crt")
+        try await material.openssl("genrsa", "-traditional", "-out", "traditional.key", "2048")
+        try await material.openssl("req", "-new", "-x509", "-key", "traditional.key", "-subj", "/CN=t", "-out", "traditional.crt")
         let traditional = try material.bytes("traditional.key")
         #expect(String(decoding: traditional, as: UTF8.self).hasPrefix("-----BEGIN RSA PRIVATE KEY-----"))
         #expect(try ClientCertificate(privateKeyPEM: traditional, certificatePEM: material.bytes("traditional.crt")).keyBits == 2048)
     }
 
     @Test("An RSA key under 2048 bits and an EC key are unsupportedCredentialKey; a certificate of another key is certificateKeyMismatch")
-    func keysThatCannotSign() throws {
+    func keysThatCannotSign() async throws {
         let material = try OpenSSLMaterial()
-        try material.rsaKeyAndCertificate("small", bits: 1024)
+        try await material.rsaKeyAndCertificate("small", bits: 1024)
         let small = #expect(throws: JOSEError.self) {
             try ClientCertificate(privateKeyPEM: material.bytes("small.key"), certificatePEM: material.bytes("small.crt"))
         }
         #expect(small?.code == .unsupportedCredentialKey)
         #expect(small?.message.contains("1024 bits") == true)
 
-        try material.openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ec.key")
-        try material.openssl("req", "-new", "-x509", "-key", "ec.key", "-subj", "/CN=ec", "-out", "ec.crt")
+        try await material.openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ec.key")
+        try await material.openssl("req", "-new", "-x509", "-key", "ec.key", "-subj", "/CN=ec", "-out", "ec.crt")
         let ec = #expect(throws: JOSEError.self) {
             try ClientCertificate(privateKeyPEM: material.bytes("ec.key"), certificatePEM: material.bytes("ec.crt"))
         }
         #expect(ec?.code == .unsupportedCredentialKey)
 
-        try material.rsaKeyAndCertificate("one")
-        try material.rsaKeyAndCertificate("two")
+        try await material.rsaKeyAndCertificate("one")
+        try await material.rsaKeyAndCertificate("two")
         let mismatch = #expect(throws: JOSEError.self) {
             try ClientCertificate(privateKeyPEM: material.bytes("one.key"), certificatePEM: material.bytes("two.crt"))
         }
@@ -180,9 +191,9 @@ struct ClientCertificateTests {
     }
 
     @Test("Text that is not what it should be: empty, garbage, a key where the certificate goes, a damaged block, oversized")
-    func badText() throws {
+    func badText() async throws {
         let material = try OpenSSLMaterial()
-        try material.rsaKeyAndCertificate("app")
+        try await material.rsaKeyAndCertificate("app")
         let key = try material.bytes("app.key")
         let certificate = try material.bytes("app.crt")
         var damaged = certificate
@@ -212,17 +223,17 @@ struct ClientCertificateTests {
     }
 
     @Test("Generated material (a provider's test certificate) reads in openssl; an openssl-made certificate verifies our assertions")
-    func generatedMaterialAndVerifier() throws {
+    func generatedMaterialAndVerifier() async throws {
         let material = try OpenSSLMaterial()
         let generated = try ClientCertificate.generateSelfSigned(commonName: "generated by swift-msal")
         try Data(generated.privateKeyPEM).write(to: URL(fileURLWithPath: material.path("generated.key")))
         try Data(generated.certificatePEM).write(to: URL(fileURLWithPath: material.path("generated.crt")))
         // openssl checks the key's consistency and the certificate's self-signature.
-        try material.openssl("pkey", "-in", "generated.key", "-check", "-noout")
-        try material.openssl("verify", "-CAfile", "generated.crt", "generated.crt")
-        try material.openssl("x509", "-in", "generated.crt", "-noout", "-checkend", "86400")
+        try await material.openssl("pkey", "-in", "generated.key", "-check", "-noout")
+        try await material.openssl("verify", "-CAfile", "generated.crt", "generated.crt")
+        try await material.openssl("x509", "-in", "generated.crt", "-noout", "-checkend", "86400")
 
-        try material.rsaKeyAndCertificate("peer")
+        try await material.rsaKeyAndCertificate("peer")
         let credential = try ClientCertificate(privateKeyPEM: material.bytes("peer.key"), certificatePEM: material.bytes("peer.crt"))
         let verifier = try ClientAssertionVerifier(certificatePEM: material.bytes("peer.crt"))
         #expect(verifier.sha256Thumbprint == credential.sha256Thumbprint)
@@ -244,8 +255,8 @@ struct ClientCertificateTests {
         #expect(!other.isNamed(by: try ClientAssertionVerifier.thumbprint(of: assertion)))
         #expect((#expect(throws: JOSEError.self) { try other.verify(assertion) })?.code == .invalidSignature)
         // A certificate whose key is not RSA cannot register for assertions.
-        try material.openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ec.key")
-        try material.openssl("req", "-new", "-x509", "-key", "ec.key", "-subj", "/CN=ec", "-days", "2", "-out", "ec.crt")
+        try await material.openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ec.key")
+        try await material.openssl("req", "-new", "-x509", "-key", "ec.key", "-subj", "/CN=ec", "-days", "2", "-out", "ec.crt")
         #expect(
             (#expect(throws: JOSEError.self) { try ClientAssertionVerifier(certificatePEM: material.bytes("ec.crt")) })?.code
                 == .unsupportedCredentialKey)

@@ -20,6 +20,15 @@ package enum CacheKey {
         CacheText.lowercased([homeAccountID, environment, realm].joined(separator: "-"))
     }
 
+    /// The key of an on-behalf-of access or refresh token (one with `user_assertion_hash`): its
+    /// usual key with `-obo` appended, so it never replaces the user's own token of the same
+    /// scopes. One per user and scopes, whichever caller's assertion obtained it last, so the
+    /// cache does not grow with every new incoming token. Peers read entries by their members,
+    /// not their keys.
+    package static func onBehalfOf(_ key: String) -> String {
+        key + "-obo"
+    }
+
     /// `appmetadata-<environment>-<client_id>`, not lower-cased.
     package static func appMetadata(environment: String, clientID: String) -> String {
         "appmetadata-\(environment)-\(clientID)"

@@ -80,6 +80,40 @@ extension TokenCacheContents {
         return nil
     }
 
+    /// The usable on-behalf-of access token obtained with the incoming assertion whose hash is
+    /// `hash` (``TokenCacheIndex/assertionHome(hash:)``), as
+    /// ``accessToken(homeAccountID:environment:clientID:realms:scopes:now:expiryBuffer:usingExtendedExpiry:)``
+    /// finds a user's; `realms` `nil` accepts any realm (an authority that names no tenant: the
+    /// assertion's own tenant answered). Never a token another assertion obtained, even the same user's.
+    package func onBehalfOfAccessToken(
+        hash: String, environment: String, clientID: String, realms: [String]?, scopes: Set<String>, now: Int64, expiryBuffer: Int64
+    ) -> CachedAccessToken? {
+        guard let items = onBehalfOfItems(hash: hash, environment: environment) else { return nil }
+        let client = CacheText.lowercased(clientID)
+        var candidates = realms ?? []
+        if realms == nil {
+            for item in items where item.section == .accessToken && !candidates.contains(item.realm) { candidates.append(item.realm) }
+        }
+        return accessToken(
+            in: items, homeAccountID: "", environment: environment, client: client, realms: candidates, scopes: scopes, now: now,
+            expiryBuffer: expiryBuffer, usingExtendedExpiry: false)
+    }
+
+    /// The refresh token obtained with the incoming assertion whose hash is `hash`, for `clientID`
+    /// (or the family its AppMetadata names).
+    package func onBehalfOfRefreshToken(hash: String, environment: String, clientID: String) -> (key: String, entry: CacheEntry)? {
+        guard let items = onBehalfOfItems(hash: hash, environment: environment) else { return nil }
+        let client = CacheText.lowercased(clientID)
+        return refreshToken(in: items, client: client, family: index.knownFamily(of: client))
+    }
+
+    /// The items of the assertion whose hash is exactly `hash` (the index groups hashes lower-cased).
+    private func onBehalfOfItems(hash: String, environment: String) -> [TokenCacheIndex.Item]? {
+        let key = TokenCacheIndex.accountKey(home: TokenCacheIndex.assertionHome(hash: hash), environment: environment, aliases: aliases)
+        guard let items = index.accounts[key]?.filter({ $0.entry[.userAssertionHash] == hash }), !items.isEmpty else { return nil }
+        return items
+    }
+
     /// The access token among one account's `items` for `client` (lower-cased).
     private func accessToken(
         in items: [TokenCacheIndex.Item], homeAccountID: String, environment: String, client: String, realms: [String],

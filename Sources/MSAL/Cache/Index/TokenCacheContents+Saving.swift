@@ -12,17 +12,19 @@ extension TokenCacheContents {
     /// never touched.
     package mutating func save(_ entries: TokenCacheEntries, clientID: String) {
         let accessToken = entries.accessToken.entry
+        // On-behalf-of tokens replace only tokens of the same assertion, never the user's own.
+        let tokenHome = entries.userAssertionHash.map { TokenCacheIndex.assertionHome(hash: $0) } ?? entries.homeAccountID
         if let environment = accessToken["environment"] {
             let granted = CacheText.scopeSet(entries.target).subtracting(Self.overlapNeutralScopes)
             for record in accessTokenKeys(
-                homeAccountID: entries.homeAccountID, environment: environment, clientID: clientID, realm: entries.realm)
+                homeAccountID: tokenHome, environment: environment, clientID: clientID, realm: entries.realm)
             where record.key != entries.accessToken.key && !record.scopes.subtracting(Self.overlapNeutralScopes).isDisjoint(with: granted) {
                 remove(key: record.key, from: .accessToken)
             }
         }
         upsert(accessToken, key: entries.accessToken.key, in: .accessToken)
         if let refreshToken = entries.refreshToken {
-            removeReplacedRefreshTokens(by: refreshToken, homeAccountID: entries.homeAccountID, clientID: clientID)
+            removeReplacedRefreshTokens(by: refreshToken, homeAccountID: tokenHome, clientID: clientID)
             upsert(refreshToken.entry, key: refreshToken.key, in: .refreshToken)
         }
         if let idToken = entries.idToken {

@@ -111,7 +111,7 @@ package struct TokenCacheContents: Sendable {
     /// Members that describe one issued token; an update never inherits them from the entry it replaces.
     private static let replacedFields: Set<String> = [
         "secret", "cached_at", "expires_on", "extended_expires_on", "ext_expires_on", "refresh_on", "token_type",
-        "key_id", "target", "last_modification_time",
+        "key_id", "target", "last_modification_time", "user_assertion_hash",
     ]
 
     /// Removes the entry under `key`; returns it.

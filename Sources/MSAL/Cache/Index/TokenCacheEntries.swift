@@ -56,6 +56,9 @@ package struct TokenCacheEntries: Sendable, Equatable {
     package var idToken: KeyedCacheEntry?
     package var account: KeyedCacheEntry?
     package var appMetadata: KeyedCacheEntry
+    /// The hash of the incoming assertion the access and refresh tokens were obtained with on
+    /// behalf of a caller (``markOnBehalfOf(assertionHash:)``); `nil` for every other response.
+    package var userAssertionHash: String? = nil
 
     /// The username written when the ID token names none (the value MSAL for iOS and .NET write).
     package static let missingUsername = "Missing from the token response"

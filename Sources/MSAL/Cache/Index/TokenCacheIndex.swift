@@ -219,13 +219,30 @@ package struct TokenCacheIndex: Sendable {
         "\u{1}" + CacheText.lowercased(realm)
     }
 
+    /// The index's stand-in home account of the on-behalf-of tokens obtained with one incoming
+    /// assertion: the access and refresh tokens that carry `user_assertion_hash` (as MSAL.NET
+    /// writes it). Keeping them apart from their user's own tokens means a lookup for the user
+    /// (silent requests, account lists) never returns a token obtained with a caller's assertion,
+    /// and an on-behalf-of lookup reads only the few tokens of that one assertion. Lower-cased as
+    /// every index key is (the lookups compare the exact hash too); the leading U+0002 cannot
+    /// start a real home account id.
+    package static func assertionHome(hash: String) -> String {
+        "\u{2}" + CacheText.lowercased(hash)
+    }
+
     /// The account an entry belongs to; `nil` when it names no home account or environment. An
     /// access token whose `home_account_id` is `null`, empty or missing is an app token, under
-    /// ``applicationHome(realm:)``.
+    /// ``applicationHome(realm:)``; an access or refresh token with a `user_assertion_hash` is an
+    /// on-behalf-of token, under ``assertionHome(hash:)``.
     private static func accountKey(
         _ entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases, memo: inout Memo
     ) -> AccountKey? {
         guard let environment = entry.withUTF8(.environment, { memo.group($0, aliases: aliases) }) else { return nil }
+        if section == .accessToken || section == .refreshToken,
+            let hash = entry.withUTF8(.userAssertionHash, { $0.isEmpty ? nil : CacheText.lowercased(utf8: $0) }) ?? nil
+        {
+            return AccountKey(home: "\u{2}" + hash, environment: environment)
+        }
         if let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) }), !home.isEmpty || section != .accessToken {
             return AccountKey(home: home, environment: environment)
         }

@@ -1,0 +1,288 @@
+import Foundation
+import MSALJOSE
+
+/// `acquireTokenOnBehalfOf`: a middle-tier API (a confidential client) trades the access token
+/// its caller sent it — the user assertion — for the same user's tokens for a downstream API
+/// (the JWT bearer grant with `requested_token_use=on_behalf_of`).
+///
+/// The tokens are cached under the hash of the incoming assertion (``assertionHash(_:)``,
+/// `user_assertion_hash` as MSAL.NET writes it), so a result is only ever returned to a caller
+/// that presents the very same assertion: two callers, even for the same user, never share one.
+/// When the access token has expired, the refresh token obtained with the same assertion is
+/// redeemed silently (the incoming token has usually expired by then too); when that one is
+/// refused, the assertion is presented again.
+package struct OnBehalfOfFlow: Sendable {
+    package let client: TokenClient
+    package let authentication: ClientAuthentication
+
+    package init(client: TokenClient, authentication: ClientAuthentication) {
+        self.client = client
+        self.authentication = authentication
+    }
+
+    /// The request as the flow sees it, read once from the parameters.
+    package struct Request: Sendable {
+        var scopes: [String]
+        var authority: MSALAuthority
+        var claims: String?
+        var skipsCache: Bool
+        var extraQueryParameters: [String: String]?
+        var correlationID: UUID
+        var assertion: String
+        var assertionHash: String
+    }
+
+    /// The cache key of an incoming assertion: the base64url form (no padding) of the SHA-256 of
+    /// its UTF-8 bytes, as MSAL.NET computes `user_assertion_hash`.
+    package static func assertionHash(_ assertion: String) throws(MSALError) -> String {
+        do throws(JOSEError) {
+            return Base64URL.encode(try MessageDigest.sha256(Array(assertion.utf8)))
+        } catch {
+            throw MSALError(error)
+        }
+    }
+
+    /// Whether `assertion` has the form of a JWT (RFC 7519 §7.2): three (signed) or five (encrypted)
+    /// dot-separated base64url segments. The grant takes nothing else, and anything else (a
+    /// `Bearer ` prefix left on, a header with a line break) is a caller's mistake to report before
+    /// it reaches the wire.
+    static func isCompactJWT(_ assertion: String) -> Bool {
+        var segments = 1
+        for byte in assertion.utf8 {
+            switch byte {
+            case UInt8(ascii: "."): segments += 1
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
+                continue
+            default: return false
+            }
+        }
+        return segments == 3 || segments == 5
+    }
+
+    /// Reads and checks the parameters.
+    package func request(_ parameters: MSALOnBehalfOfParameters) throws -> Request {
+        let values = parameters.snapshot
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
+        let scopes = TokenRequests.resourceScopes(values.scopes)
+        guard !scopes.isEmpty else {
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "The request names no scopes (name the downstream API's scopes, such as https://graph.microsoft.com/User.Read)",
+                correlationID: correlationID)
+        }
+        let assertion = parameters.userAssertion
+        guard Self.isCompactJWT(assertion) else {
+            // The value is a credential: the message describes it without quoting it.
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: assertion.isEmpty
+                    ? "The user assertion is empty (pass the access token the caller sent, without its \"Bearer \" prefix)"
+                    : "The user assertion is not a JWT (\(assertion.utf8.count) bytes; pass the access token the caller sent, without its \"Bearer \" prefix)",
+                correlationID: correlationID)
+        }
+        let hash: String
+        do throws(MSALError) {
+            hash = try Self.assertionHash(assertion)
+        } catch {
+            throw error.correlated(correlationID)
+        }
+        return Request(
+            scopes: scopes, authority: values.authority ?? client.defaultAuthority, claims: client.claimsParameter(values.claimsRequest),
+            skipsCache: parameters.forceRefresh || values.claimsRequest != nil, extraQueryParameters: values.extraQueryParameters,
+            correlationID: correlationID, assertion: assertion, assertionHash: hash)
+    }
+
+    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
+    package func run(_ request: Request) async throws -> MSALResult {
+        do {
+            return try await answer(request)
+        } catch let error as MSALError {
+            throw error.correlated(request.correlationID)
+        }
+    }
+
+    private func answer(_ request: Request) async throws -> MSALResult {
+        let log = client.logger
+        let correlationID = request.correlationID
+        let metadata = try await metadata(request)
+        if !request.skipsCache, let cached = try await cachedResult(request, metadata: metadata) {
+            guard let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() else {
+                log.verbose("On-behalf-of request: cache hit", correlationID: correlationID)
+                return cached
+            }
+            log.info("On-behalf-of request: cached token past refresh_on; getting a new one", correlationID: correlationID)
+            do {
+                return try await fetch(request, metadata: metadata, checkCacheFirst: false)
+            } catch {
+                log.warning(
+                    "On-behalf-of request: getting a new token failed (\(error: error)); returning the still-valid cached token",
+                    correlationID: correlationID)
+                return cached
+            }
+        }
+        log.info(
+            "On-behalf-of request: \(public: request.skipsCache ? "cache skipped (force refresh or claims)" : "no usable cached token")",
+            correlationID: correlationID)
+        return try await fetch(request, metadata: metadata, checkCacheFirst: !request.skipsCache)
+    }
+
+    /// The authority's metadata: from memory after the first request, so a cache hit makes no request.
+    private func metadata(_ request: Request) async throws -> MSALAuthorityMetadata {
+        if let known = client.resolver.cachedMetadata(for: request.authority) { return known }
+        return try await client.resolver.resolve(request.authority, correlationID: request.correlationID)
+    }
+
+    /// The realms a cached token may be under: the authority's tenant when it is an id; also the
+    /// token endpoint's (Entra names a domain-named tenant by its id there); any realm for an
+    /// authority that names no tenant (the assertion's own tenant answered).
+    private static func realms(_ request: Request, metadata: MSALAuthorityMetadata) -> [String]? {
+        let tenant = request.authority.components.tenant
+        if TokenClient.isMultiTenant(tenant) { return nil }
+        var realms = [tenant]
+        if !CacheText.isGUID(tenant), let realm = metadata.tokenEndpoint.path.split(separator: "/").first.map(String.init),
+            !CacheText.equalIgnoringASCIICase(realm, tenant)
+        {
+            realms.append(realm)
+        }
+        return realms
+    }
+
+    private func cachedResult(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> MSALResult? {
+        let clientID = client.clientID
+        let now = client.nowSeconds
+        let buffer = client.expiryBuffer
+        let environment = metadata.cacheEnvironment
+        let realms = Self.realms(request, metadata: metadata)
+        let hash = request.assertionHash
+        let scopes = TokenCacheContents.lookupScopes(request.scopes)
+        @Sendable func lookup(_ contents: TokenCacheContents) -> (CachedAccessToken, String?, MSALAccount?)? {
+            guard
+                let token = contents.onBehalfOfAccessToken(
+                    hash: hash, environment: environment, clientID: clientID, realms: realms, scopes: scopes, now: now, expiryBuffer: buffer
+                )
+            else { return nil }
+            // The user's ID token and account, written with the tokens.
+            let idToken = contents.idToken(
+                homeAccountID: token.homeAccountID, environment: environment, clientID: clientID, realm: token.realm)
+            let key = TokenCacheIndex.accountKey(home: token.homeAccountID, environment: environment, aliases: contents.aliases)
+            return (token, idToken?.entry.ownedString(.secret), contents.account(key, clientID: clientID))
+        }
+        let found: (CachedAccessToken, String?, MSALAccount?)?
+        if let answered = try client.cache.readIfInMemory(lookup) {
+            found = answered
+        } else {
+            found = try await client.cache.readFromStorage(clientID: clientID) { lookup($0) }
+        }
+        guard let (token, idToken, account) = found else { return nil }
+        let profile =
+            account?.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.tenantId, token.realm) }
+            ?? MSALTenantProfile(
+                identifier: "", environment: environment, tenantId: token.realm, isHomeTenantProfile: false, idToken: idToken)
+        return MSALResult(
+            accessToken: token.secret, expiresOn: Date(timeIntervalSince1970: Double(token.expiresOn)), idToken: idToken,
+            scopes: CacheText.scopes(token.target).map(String.init), tenantProfile: profile,
+            account: account
+                ?? MSALAccount(identifier: token.homeAccountID, username: nil, environment: environment, tenantProfiles: [profile]),
+            authority: request.authority, correlationId: request.correlationID, tokenSource: .cache,
+            refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
+    /// Asks the token endpoint, shared with concurrent callers that present the same assertion for
+    /// the same scopes: the refresh token obtained with this assertion when there is one (and the
+    /// cache is not skipped), else — or when it is refused — the assertion itself.
+    private func fetch(_ request: Request, metadata: MSALAuthorityMetadata, checkCacheFirst: Bool) async throws -> MSALResult {
+        let key = RefreshFlightKey(
+            home: "\u{2}" + request.assertionHash,
+            environment: CacheEnvironmentAliases.builtIn.group(of: metadata.cacheEnvironment),
+            realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
+            claims: request.claims)
+        let flow = self
+        let shared = try await client.refreshFlights.run(key) {
+            if checkCacheFirst, let cached = try await flow.cachedResult(request, metadata: metadata),
+                cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
+            {
+                return cached
+            }
+            if !request.skipsCache, let refreshed = try await flow.redeemRefreshToken(request, metadata: metadata) {
+                return refreshed
+            }
+            return try await flow.redeemAssertion(request, metadata: metadata)
+        }
+        guard shared.correlationId != request.correlationID else { return shared }
+        return MSALResult(
+            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: false, idToken: shared.idToken,
+            scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account, authority: shared.authority,
+            correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+    }
+
+    /// The form fields that authenticate the client at `metadata`'s token endpoint.
+    private func authenticationFields(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> [(String, String)] {
+        let kind = request.authority.kind
+        // PS256 with x5t#S256 for the Microsoft identity platform; RS256 with x5t for AD FS and other providers.
+        return try await authentication.formFields(
+            tokenEndpoint: metadata.tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs)
+    }
+
+    private func scopeParameter(_ request: Request) -> String {
+        TokenRequests.scopeParameter(request.scopes)
+    }
+
+    /// Redeems the refresh token obtained with this assertion; `nil` when there is none, or when
+    /// the service refuses it (it is then removed, and the assertion is presented instead).
+    private func redeemRefreshToken(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> MSALResult? {
+        let clientID = client.clientID
+        let environment = metadata.cacheEnvironment
+        let hash = request.assertionHash
+        @Sendable func lookup(_ contents: TokenCacheContents) -> (key: String, secret: String, home: String)? {
+            guard let (key, entry) = contents.onBehalfOfRefreshToken(hash: hash, environment: environment, clientID: clientID),
+                let secret = entry[.secret], let home = entry[.homeAccountID]
+            else { return nil }
+            return (key, secret, home)
+        }
+        let stored: (key: String, secret: String, home: String)?
+        if let answered = try client.cache.readIfInMemory(lookup) {
+            stored = answered
+        } else {
+            stored = try await client.cache.readFromStorage(clientID: clientID) { lookup($0) }
+        }
+        guard let stored else { return nil }
+        let correlationID = request.correlationID
+        var httpRequest = TokenRequests.refresh(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret, scope: scopeParameter(request),
+            claims: request.claims, extraQueryParameters: request.extraQueryParameters, microsoft: request.authority.kind.isMicrosoft,
+            authentication: try await authenticationFields(request, metadata: metadata))
+        httpRequest.sendsMicrosoftHeaders = request.authority.kind.isMicrosoft
+        let redemption = TokenRedemption(
+            authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
+            expectedAccount: MSALAccount(identifier: stored.home, username: nil, environment: environment, tenantProfiles: []),
+            grant: .refreshToken, correlationID: correlationID, userAssertionHash: hash)
+        do {
+            return try await client.redeem(httpRequest, redemption)
+        } catch let error as MSALError where error.code == .interactionRequired && error.oauthError?.lowercased() == "invalid_grant" {
+            client.logger.info(
+                "On-behalf-of request: the refresh token was refused (invalid_grant \(public: error.oauthSubError)); removing it and presenting the assertion",
+                correlationID: correlationID)
+            try? await client.cache.write(clientID: clientID) { contents in
+                if contents.entry(stored.key, in: .refreshToken)?[.secret] == stored.secret {
+                    _ = contents.remove(key: stored.key, from: .refreshToken)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Presents the assertion (the JWT bearer grant).
+    private func redeemAssertion(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> MSALResult {
+        let isMicrosoft = request.authority.kind.isMicrosoft
+        var httpRequest = TokenRequests.onBehalfOf(
+            tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, assertion: request.assertion, scope: scopeParameter(request),
+            claims: request.claims, authentication: try await authenticationFields(request, metadata: metadata),
+            extraQueryParameters: request.extraQueryParameters, microsoft: isMicrosoft)
+        httpRequest.sendsMicrosoftHeaders = isMicrosoft
+        let redemption = TokenRedemption(
+            authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil, expectedAccount: nil,
+            grant: .onBehalfOf, correlationID: request.correlationID, userAssertionHash: request.assertionHash)
+        return try await client.redeem(httpRequest, redemption)
+    }
+}
