@@ -174,4 +174,18 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// The application's client assertion provider threw, or returned something that is not a
     /// compact JWT; or the federated token file of workload identity is not set or cannot be read.
     case clientAssertionFailed = -50005
+    /// The managed-identity source answered with an error, or with a success that has no usable
+    /// token (no `access_token`, no or a bad expiry). The source's error and message are kept.
+    case managedIdentityRequestFailed = -51001
+    /// The endpoint the environment names for a managed-identity source is not an `http` or
+    /// `https` URL (Service Fabric: not `https`).
+    case invalidManagedIdentityEndpoint = -51002
+    /// The detected source cannot serve this identity: a user-assigned identity on Azure Arc or
+    /// Cloud Shell; on Service Fabric one named by client or resource id (the cluster decides);
+    /// on Azure Machine Learning one named by object or resource id.
+    case managedIdentityNotSupported = -51003
+    /// Azure Arc's challenge cannot be answered safely: no or a malformed
+    /// `WWW-Authenticate: Basic realm=` header, a key file outside the agent's token directory,
+    /// not named `*.key`, not a regular file, larger than 4096 bytes, or unreadable.
+    case managedIdentityChallengeRejected = -51004
 }

@@ -1,0 +1,254 @@
+import Foundation
+import MSALJOSE
+import MSALSupport
+
+/// A managed identity's token for one resource: from the cache while it is usable, else from the
+/// detected source with that source's wire format and retry policy, shared with concurrent
+/// callers that need the same token.
+///
+/// Tokens are cached as app tokens (no home account) under the client id
+/// ``MSALManagedIdentity/cacheClientID``, the environment ``cacheEnvironment`` and the realm
+/// ``cacheRealm``, with the resource as the target.
+package struct ManagedIdentityFlow: Sendable {
+    package let identity: MSALManagedIdentity
+    package let source: MSALManagedIdentitySource
+    package let endpoints: ManagedIdentityEndpoints
+    package let pipeline: HTTPPipeline
+    package let cache: TokenCache
+    package let clock: any MSALClock
+    package let expiryBuffer: Int64
+    package let capabilities: [String]?
+    package let logger: MSALLogger
+    private let flights = RefreshFlights()
+    private let correlationIDs = CorrelationID()
+
+    /// The `environment` of cached managed-identity tokens (MSAL for Python writes `localhost`).
+    package static let cacheEnvironment = "localhost"
+    /// The `realm` of cached managed-identity tokens (as MSAL for Python and .NET write it).
+    package static let cacheRealm = "managed_identity"
+    /// The ``MSALResult/authority`` of managed-identity results: a placeholder, as their tokens come
+    /// from the platform's source, not from an authority the application names.
+    package static let placeholderAuthority = MSALAuthority(
+        components: AuthorityComponents(
+            kind: .aad, scheme: "https", host: "login.microsoftonline.com", port: nil, tenant: cacheRealm, rawTenant: cacheRealm,
+            policy: nil, issuerPath: [], isLoopback: false, canonical: "https://login.microsoftonline.com/\(cacheRealm)"),
+        options: MSALAuthorityOptions())
+
+    /// The longest `Retry-After` waited for before asking again; a source that asks for longer is not retried.
+    package static let maximumRetryWait: Double = 60
+
+    package init(
+        identity: MSALManagedIdentity, source: MSALManagedIdentitySource, endpoints: ManagedIdentityEndpoints, pipeline: HTTPPipeline,
+        cache: TokenCache, clock: any MSALClock, expiryBuffer: Int64, capabilities: [String]?, logger: MSALLogger
+    ) {
+        self.identity = identity
+        self.source = source
+        self.endpoints = endpoints
+        self.pipeline = pipeline
+        self.cache = cache
+        self.clock = clock
+        self.expiryBuffer = expiryBuffer
+        self.capabilities = capabilities
+        self.logger = logger
+    }
+
+    package struct Request: Sendable {
+        var resource: String
+        var claims: String?
+        var skipsCache: Bool
+        var correlationID: UUID
+    }
+
+    /// Reads and checks the parameters: the resource trimmed, without a trailing `/.default`.
+    package func request(_ parameters: MSALManagedIdentityParameters) throws -> Request {
+        let values = parameters.snapshot
+        let correlationID = values.correlationId ?? correlationIDs.make()
+        var resource = parameters.resource.trimmingCharacters(in: .whitespacesAndNewlines)
+        if resource.lowercased().hasSuffix("/.default") { resource.removeLast("/.default".count) }
+        guard !resource.isEmpty, !resource.contains(where: { $0.isWhitespace }) else {
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "The resource must be one application ID URI, such as https://management.azure.com",
+                correlationID: correlationID)
+        }
+        return Request(
+            resource: resource, claims: values.claims, skipsCache: values.forceRefresh || values.claims != nil, correlationID: correlationID
+        )
+    }
+
+    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
+    package func run(_ request: Request) async throws -> MSALResult {
+        do {
+            return try await answer(request)
+        } catch let error as MSALError {
+            throw error.correlated(request.correlationID)
+        }
+    }
+
+    private var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
+
+    private func answer(_ request: Request) async throws -> MSALResult {
+        let correlationID = request.correlationID
+        if !request.skipsCache, let cached = try await cachedToken(request) {
+            let result = self.result(cached, request: request, source: .cache)
+            guard let refreshOn = cached.refreshOn, refreshOn <= nowSeconds else {
+                logger.verbose("Managed identity: cache hit", correlationID: correlationID)
+                return result
+            }
+            logger.info("Managed identity: cached token past refresh_on; getting a new one", correlationID: correlationID)
+            do {
+                return try await fetch(request, checkCacheFirst: false)
+            } catch {
+                logger.warning(
+                    "Managed identity: getting a new token failed (\(error: error)); returning the still-valid cached token",
+                    correlationID: correlationID)
+                return result
+            }
+        }
+        logger.info(
+            "Managed identity (\(public: source.rawValue)): \(public: request.skipsCache ? "cache skipped (force refresh or claims)" : "no usable cached token")",
+            correlationID: correlationID)
+        return try await fetch(request, checkCacheFirst: !request.skipsCache)
+    }
+
+    private func cachedToken(_ request: Request, expiryBuffer: Int64? = nil) async throws -> CachedAccessToken? {
+        let clientID = identity.cacheClientID
+        let now = nowSeconds
+        let buffer = expiryBuffer ?? self.expiryBuffer
+        let scopes = TokenCacheContents.lookupScopes([request.resource])
+        @Sendable func lookup(_ contents: TokenCacheContents) -> CachedAccessToken? {
+            contents.appToken(
+                environment: Self.cacheEnvironment, clientID: clientID, realms: [Self.cacheRealm], scopes: scopes, now: now,
+                expiryBuffer: buffer)
+        }
+        if let answered = try cache.readIfInMemory(lookup) { return answered }
+        return try await cache.readFromStorage(clientID: clientID) { lookup($0) }
+    }
+
+    private func result(_ token: CachedAccessToken, request: Request, source: MSALTokenSource) -> MSALResult {
+        MSALResult(
+            accessToken: token.secret, expiresOn: Date(timeIntervalSince1970: Double(token.expiresOn)), extendedLifeTimeToken: false,
+            idToken: nil, target: token.target,
+            tenantProfile: MSALTenantProfile(
+                identifier: "", environment: Self.cacheEnvironment, tenantId: Self.cacheRealm, isHomeTenantProfile: false, idToken: nil),
+            account: MSALAccount(application: Self.cacheEnvironment), authority: Self.placeholderAuthority,
+            correlationId: request.correlationID,
+            tokenSource: source, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
+    private func fetch(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
+        let key = RefreshFlightKey(
+            home: "\u{3}" + identity.cacheClientID, environment: Self.cacheEnvironment, realm: Self.cacheRealm,
+            scopes: [CacheText.lowercased(request.resource)], claims: request.claims)
+        let flow = self
+        let shared = try await flights.run(key) {
+            if checkCacheFirst, let cached = try await flow.cachedToken(request), cached.refreshOn.map({ $0 > flow.nowSeconds }) ?? true {
+                return flow.result(cached, request: request, source: .cache)
+            }
+            return try await flow.redeem(request)
+        }
+        guard shared.correlationId != request.correlationID else { return shared }
+        return MSALResult(
+            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: false, idToken: nil,
+            scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account, authority: shared.authority,
+            correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+    }
+
+    private func redeem(_ request: Request) async throws -> MSALResult {
+        let correlationID = request.correlationID
+        // A claims challenge names the token it rejected to Service Fabric: the cached one, if any.
+        var replacing: String?
+        if source == .serviceFabric, request.claims != nil, let cached = try await cachedToken(request, expiryBuffer: 0) {
+            replacing = try MessageDigest.sha256(Array(cached.secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        }
+        let httpRequest = try endpoints.request(
+            source, identity: identity, resource: request.resource, correlationID: correlationID, capabilities: capabilities,
+            claims: request.claims, replacing: replacing)
+        var response = try await send(httpRequest, correlationID: correlationID)
+        if source == .azureArc {
+            guard response.statusCode == 401 else {
+                throw ManagedIdentityResponse.error(response, source: source, correlationID: correlationID, expected: 401)
+            }
+            let path = try ArcChallenge.keyPath(challenge: response.headers["WWW-Authenticate"], directory: endpoints.arcTokenDirectory)
+            let key = try await BlockingWork.shared.run { () throws -> String in try ArcChallenge.readKey(at: path) }
+            var answered = httpRequest
+            answered.headers.replaceOrAdd(name: "Authorization", value: "Basic " + key)
+            response = try await send(answered, correlationID: correlationID)
+        }
+        guard response.statusCode == 200 else {
+            throw ManagedIdentityResponse.error(response, source: source, correlationID: correlationID)
+        }
+        let now = nowSeconds
+        let token = try ManagedIdentityResponse.parse(response.body, now: now, source: source)
+        let clientID = identity.cacheClientID
+        let entries = TokenCacheEntries(
+            appTokenResponse: token, clientID: clientID, environment: Self.cacheEnvironment, realm: Self.cacheRealm,
+            requestedScopes: [request.resource], now: now)
+        try await cache.write(clientID: clientID) { contents in contents.save(entries, clientID: clientID) }
+        logger.info("Managed identity (\(public: source.rawValue)): token received and cached", correlationID: correlationID)
+        return result(
+            CachedAccessToken(
+                key: entries.accessToken.key, secret: token.accessToken, target: entries.target, tokenType: "Bearer", homeAccountID: "",
+                environment: Self.cacheEnvironment, realm: Self.cacheRealm, cachedAt: now, expiresOn: now + token.expiresIn,
+                extendedExpiresOn: nil, refreshOn: token.refreshIn.map { now + $0 }),
+            request: request, source: .identityProvider)
+    }
+
+    /// Whether `status` is worth asking again for, by the source's policy.
+    private func isRetryable(_ status: Int) -> Bool {
+        switch source {
+        case .imds: [404, 408, 410, 429].contains(status) || (500..<600).contains(status)
+        default: [404, 408, 429, 500, 503, 504].contains(status)
+        }
+    }
+
+    /// Sends `request`, asking again after a failure the source may recover from: IMDS three
+    /// times after 1, 2 and 4 s, or seven times every 10 s when the first failure is a 410 (IMDS
+    /// restarting); the other sources three times after 1 s. A `Retry-After` of up to
+    /// ``maximumRetryWait`` seconds is waited for when longer.
+    private func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
+        var attempt = 0
+        var budget: (retries: Int, fixedDelay: Double?)?
+        while true {
+            let status: Int?
+            let retryAfterText: String?
+            var failure: MSALError?
+            var failedResponse: MSALHTTPResponse?
+            do {
+                let response = try await pipeline.send(request, correlationID: correlationID)
+                guard isRetryable(response.statusCode) else { return response }
+                status = response.statusCode
+                retryAfterText = response.headers["Retry-After"]
+                failedResponse = response
+            } catch let error as MSALError {
+                if error.isThrottlingCacheHit { throw error }
+                if let code = error.httpStatusCode, isRetryable(code) {
+                    status = code
+                    retryAfterText = error.httpHeaders?.first { $0.key.lowercased() == "retry-after" }?.value
+                } else if error.internalCode == .networkTimeout {
+                    status = nil
+                    retryAfterText = nil
+                } else {
+                    throw error
+                }
+                var described = error
+                described.message = "The managed identity source (\(source)) did not answer: " + error.message
+                if described.internalCode == .unhandledResponse { described.internalCode = .managedIdentityRequestFailed }
+                failure = described
+            }
+            let policy = budget ?? (source == .imds && status == 410 ? (7, 10) : (3, source == .imds ? nil : 1))
+            budget = policy
+            let retryAfter = RetryAfter.seconds(retryAfterText, now: clock.now(), maximum: 3600)
+            guard attempt < policy.retries, (retryAfter ?? 0) <= Self.maximumRetryWait, !Task.isCancelled else {
+                if let failure { throw failure }
+                return failedResponse!
+            }
+            let delay = max(policy.fixedDelay ?? Double(1 << attempt), retryAfter ?? 0)
+            logger.info(
+                "Managed identity (\(public: source.rawValue)): \(public: status.map { "HTTP \($0)" } ?? "timeout"); asking again in \(public: String(delay)) s",
+                correlationID: correlationID)
+            try await clock.sleep(seconds: delay)
+            attempt += 1
+        }
+    }
+}
