@@ -7,7 +7,8 @@ struct MSALCommand: AsyncParsableCommand {
         commandName: "msal",
         abstract: "swift-msal: Microsoft identity platform authentication for Linux.",
         subcommands: [
-            LoginCommand.self, TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AppTokenCommand.self, AuthorityCommand.self,
+            LoginCommand.self, TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AppTokenCommand.self,
+            ManagedIdentityCommand.self, AuthorityCommand.self,
             CacheCommand.self,
             JWTCommand.self,
             EmulatorCommand.self, DemoCommand.self,

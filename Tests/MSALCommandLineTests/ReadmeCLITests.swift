@@ -85,7 +85,8 @@ struct ReadmeCLITests {
         let verbs = try Self.listedVerbs()
         #expect(
             verbs.map { $0.words.joined(separator: " ") } == [
-                "login", "token", "logout", "app-token", "accounts", "cache show", "cache remove", "authority show", "jwt decode",
+                "login", "token", "logout", "app-token", "managed-identity token", "managed-identity source", "accounts", "cache show",
+                "cache remove", "authority show", "jwt decode",
                 "jwt verify",
                 "demo", "emulator",
             ])

@@ -4,7 +4,8 @@
 /// −46000 are swift-msal's additions for ID-token and JOSE failures, which
 /// MSAL for iOS does not verify. Values from −47000 are swift-msal's
 /// additions for the network, throttling and authority metadata. Values from −49000 are swift-msal's
-/// additions for the web UI and interactive sign-in. Meant for diagnostics; handle ``MSALError/Code``.
+/// additions for the web UI and interactive sign-in; from −50000 for confidential-client
+/// credentials; from −51000 for managed identity. Meant for diagnostics; handle ``MSALError/Code``.
 public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// A required parameter was missing or invalid.
     case invalidParameter = -42000

@@ -229,7 +229,9 @@ package struct ManagedIdentityFlow: Sendable {
                     status = nil
                     retryAfterText = nil
                 } else {
-                    throw error
+                    var described = error
+                    described.message = "The managed identity source (\(source)) could not be reached: " + error.message
+                    throw described
                 }
                 var described = error
                 described.message = "The managed identity source (\(source)) did not answer: " + error.message
