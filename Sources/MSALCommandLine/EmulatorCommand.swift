@@ -116,7 +116,10 @@ struct EmulatorCommand: AsyncParsableCommand {
             ),
             (
                 "Azure Arc", emulator.azureArcTokenURL.absoluteString,
-                [("IDENTITY_ENDPOINT", emulator.azureArcTokenURL.absoluteString), ("IMDS_ENDPOINT", emulator.azureArcIMDSURL.absoluteString)]
+                [
+                    ("IDENTITY_ENDPOINT", emulator.azureArcTokenURL.absoluteString),
+                    ("IMDS_ENDPOINT", emulator.azureArcIMDSURL.absoluteString),
+                ]
             ),
         ]
     }
@@ -159,7 +162,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         let endpointWidth = endpoints.map(\.name.count).max() ?? 0
         for endpoint in endpoints {
             let environment = endpoint.environment.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
-            lines.append("  \(endpoint.name.padding(toLength: endpointWidth, withPad: " ", startingAt: 0))  \(endpoint.url)  \(environment)")
+            lines.append(
+                "  \(endpoint.name.padding(toLength: endpointWidth, withPad: " ", startingAt: 0))  \(endpoint.url)  \(environment)")
         }
         lines.append(
             "  Azure Arc key files: \(configuration.arcTokenDirectory ?? "none (--arc-token-directory DIR; the Arc endpoint answers 500)")")

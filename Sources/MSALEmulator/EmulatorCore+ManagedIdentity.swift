@@ -3,30 +3,11 @@ import MSALJOSE
 import MSALJSON
 import MSALSupport
 
-/// A refusal of a managed-identity endpoint, written in that endpoint's own error shape.
-struct ManagedIdentityFailure: Error, Sendable {
-    var status: Int
-    /// The OAuth-style error code (`invalid_request`, …) of the IMDS and Arc shapes and of the request log.
-    var error: String
-    var message: String
-    var headers: [(name: String, value: String)] = []
-
-    init(status: Int = 400, _ error: String, _ message: String) {
-        self.status = status
-        self.error = error
-        self.message = message
-    }
-
-    /// A 400 `invalid_request`.
-    init(_ message: String) {
-        self.init(status: 400, "invalid_request", message)
-    }
-}
-
 extension EmulatorCore {
     /// The identity parameters each managed-identity endpoint accepts, with what they name.
-    private static func selectorNames(_ endpoint: MSALEmulator.Endpoint) -> [(name: String, field: KeyPath<MSALEmulator.ManagedIdentity, String>)]
-    {
+    private static func selectorNames(
+        _ endpoint: MSALEmulator.Endpoint
+    ) -> [(name: String, field: KeyPath<MSALEmulator.ManagedIdentity, String>)] {
         switch endpoint {
         case .appService: [("client_id", \.clientID), ("object_id", \.objectID), ("mi_res_id", \.resourceID)]
         case .azureArc: [("client_id", \.clientID), ("object_id", \.objectID), ("msi_res_id", \.resourceID), ("mi_res_id", \.resourceID)]
@@ -63,7 +44,8 @@ extension EmulatorCore {
                 let expected = Array(configuration.appServiceIdentityHeader.utf8)
                 // Digests first, so that the comparison takes the same time whatever the lengths.
                 guard request.header("x-identity-header") != nil,
-                    MessageDigest.constantTimeEquals((try? MessageDigest.sha256(presented)) ?? [], (try? MessageDigest.sha256(expected)) ?? [0])
+                    MessageDigest.constantTimeEquals(
+                        (try? MessageDigest.sha256(presented)) ?? [], (try? MessageDigest.sha256(expected)) ?? [0])
                 else {
                     throw ManagedIdentityFailure(
                         status: 401, "unauthorized", "The X-IDENTITY-HEADER header is missing or does not match the identity header.")
@@ -77,12 +59,14 @@ extension EmulatorCore {
             }
             guard let query, let selection else { throw ManagedIdentityFailure("The query is not a valid query string.") }
             if let duplicated = query.duplicatedName {
-                throw ManagedIdentityFailure("The query parameter \(EmulatorText.sanitized(duplicated, limit: 64)) is given more than once.")
+                throw ManagedIdentityFailure(
+                    "The query parameter \(EmulatorText.sanitized(duplicated, limit: 64)) is given more than once.")
             }
             let versions = Self.apiVersions(endpoint)
             guard let version = query["api-version"], versions.contains(version) else {
                 throw ManagedIdentityFailure(
-                    "The api-version query parameter is missing or not supported; this endpoint supports \(versions.joined(separator: ", ")).")
+                    "The api-version query parameter is missing or not supported; this endpoint supports \(versions.joined(separator: ", "))."
+                )
             }
             let identity = try selection.get()
             let resource = try Self.managedIdentityResource(query["resource"], endpoint: endpoint)
@@ -122,7 +106,8 @@ extension EmulatorCore {
 
     /// The token's audience from the `resource` parameter: required, at most 512 bytes of visible
     /// ASCII, a trailing `/.default` removed.
-    private static func managedIdentityResource(_ value: String?, endpoint: MSALEmulator.Endpoint) throws(ManagedIdentityFailure) -> String {
+    private static func managedIdentityResource(_ value: String?, endpoint: MSALEmulator.Endpoint) throws(ManagedIdentityFailure) -> String
+    {
         guard let value, !value.isEmpty else {
             throw ManagedIdentityFailure(
                 endpoint == .appService ? "The resource query parameter is required." : "Required audience parameter not specified")

@@ -70,7 +70,10 @@ struct EmulatorCommandTests {
             (summary["clients"] as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains(
                 "9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c") == true)
         let identities = try #require(summary["managed_identities"] as? [[String: Any]])
-        #expect(identities.compactMap { $0["client_id"] as? String } == ["6b8f2d4a-3c5e-4f7a-9b1d-2e4f6a8c0d13", "2d4f6a8c-0e1b-4c3d-8e5f-7a9b1c3d5e46"])
+        #expect(
+            identities.compactMap { $0["client_id"] as? String } == [
+                "6b8f2d4a-3c5e-4f7a-9b1d-2e4f6a8c0d13", "2d4f6a8c-0e1b-4c3d-8e5f-7a9b1c3d5e46",
+            ])
         #expect(identities.compactMap { $0["system_assigned"] as? Bool } == [true, false])
         let endpoints = try #require(summary["managed_identity_endpoints"] as? [[String: Any]])
         func endpoint(_ name: String) -> [String: Any] { endpoints.first { $0["name"] as? String == name } ?? [:] }
@@ -115,7 +118,10 @@ struct EmulatorCommandTests {
                 "Azure Arc    \(base)/arc/metadata/identity/oauth2/token  IDENTITY_ENDPOINT=\(base)/arc/metadata/identity/oauth2/token IMDS_ENDPOINT=\(base)/arc\n"
             ))
         #expect(text.contains("Azure Arc key files: \(arcDirectory)\n"))
-        #expect(text.contains("system-assigned  client 6b8f2d4a-3c5e-4f7a-9b1d-2e4f6a8c0d13  object e5f7a9c1-3b5d-4e7f-8a9b-1c3d5e7f9a24  tenant Contoso"))
+        #expect(
+            text.contains(
+                "system-assigned  client 6b8f2d4a-3c5e-4f7a-9b1d-2e4f6a8c0d13  object e5f7a9c1-3b5d-4e7f-8a9b-1c3d5e7f9a24  tenant Contoso")
+        )
         #expect(text.contains("user-assigned    client 2d4f6a8c-0e1b-4c3d-8e5f-7a9b1c3d5e46"))
         #expect(text.contains("/common  any account"))
         #expect(text.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c  MSAL Emulator Sample (family)"))

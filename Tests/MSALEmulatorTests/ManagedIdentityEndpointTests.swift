@@ -166,7 +166,8 @@ struct ManagedIdentityEndpointTests {
             Self.expectError(try await Self.imds(harness, [], apiVersion: nil))
             Self.expectError(try await Self.imds(harness, [], apiVersion: "2019-08-01"))
             Self.expectError(try await Self.imds(harness, [("resource", "https://vault.azure.net")]))
-            let post = try await harness.call("POST", Self.imdsPath + Self.query([("api-version", "2018-02-01")]), headers: [("Metadata", "true")])
+            let post = try await harness.call(
+                "POST", Self.imdsPath + Self.query([("api-version", "2018-02-01")]), headers: [("Metadata", "true")])
             #expect(post.status == 405)
             #expect(harness.emulator.requests.allSatisfy { $0.endpoint == .imds && $0.status != 200 })
         }
@@ -174,7 +175,9 @@ struct ManagedIdentityEndpointTests {
 
     // MARK: App Service
 
-    @Test("App Service: the system-assigned identity and the user-assigned one by client_id, object_id and mi_res_id, in its 2019-08-01 shape")
+    @Test(
+        "App Service: the system-assigned identity and the user-assigned one by client_id, object_id and mi_res_id, in its 2019-08-01 shape"
+    )
     func appServiceTokens() async throws {
         try await EmulatorHarness.with { harness in
             let cases: [([(String, String)], (String, String, String))] = [
@@ -199,7 +202,9 @@ struct ManagedIdentityEndpointTests {
         }
     }
 
-    @Test("App Service refuses: a missing or wrong X-IDENTITY-HEADER (401), an unknown or ambiguous identity, no resource, a wrong api-version")
+    @Test(
+        "App Service refuses: a missing or wrong X-IDENTITY-HEADER (401), an unknown or ambiguous identity, no resource, a wrong api-version"
+    )
     func appServiceRefusals() async throws {
         try await EmulatorHarness.with { harness in
             let header = Sample.sampleAppServiceIdentityHeader
@@ -209,7 +214,8 @@ struct ManagedIdentityEndpointTests {
             }
             Self.expectAppServiceError(
                 try await Self.appService(harness, [("client_id", "00000000-0000-4000-8000-000000000000")]), status: 400)
-            Self.expectAppServiceError(try await Self.appService(harness, [("client_id", Self.user.0), ("mi_res_id", Self.user.2)]), status: 400)
+            Self.expectAppServiceError(
+                try await Self.appService(harness, [("client_id", Self.user.0), ("mi_res_id", Self.user.2)]), status: 400)
             Self.expectAppServiceError(try await Self.appService(harness, [], resource: nil), status: 400)
             Self.expectAppServiceError(try await Self.appService(harness, [], apiVersion: "2017-09-01"), status: 400)
             #expect(harness.emulator.requestCount(.appService) == 10)
@@ -239,7 +245,9 @@ struct ManagedIdentityEndpointTests {
     }
 
     /// The key file a 401 challenge names: its path and contents.
-    static func challenge(_ response: RawResponse, in directory: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (
+    static func challenge(
+        _ response: RawResponse, in directory: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (
         path: String, secret: String
     ) {
         #expect(response.status == 401, "\(response.text.prefix(300))", sourceLocation: sourceLocation)
@@ -279,7 +287,8 @@ struct ManagedIdentityEndpointTests {
                 let second = try Self.challenge(reused, in: directory)
                 #expect(second.path != first.path && second.secret != first.secret)
                 // A wrong secret: refused, with a new challenge; the outstanding one still works afterwards.
-                let wrong = try await Self.arc(harness, headers: [("Metadata", "true"), ("Authorization", "Basic \(String(repeating: "0", count: 64))")])
+                let wrong = try await Self.arc(
+                    harness, headers: [("Metadata", "true"), ("Authorization", "Basic \(String(repeating: "0", count: 64))")])
                 let third = try Self.challenge(wrong, in: directory)
                 #expect(third.path != second.path)
                 let bearer = try await Self.arc(harness, headers: [("Metadata", "true"), ("Authorization", "Bearer \(second.secret)")])
