@@ -12,7 +12,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         abstract: "Run a local identity provider (Microsoft identity platform v2.0) on 127.0.0.1.",
         discussion: """
             Serves the sample directory (tenants Contoso and Fabrikam, three users, three public \
-            clients) over plain HTTP on 127.0.0.1 until SIGINT or SIGTERM, then exits 0. Point an \
+            clients, two managed identities on the IMDS, App Service and Azure Arc endpoints) over plain HTTP on 127.0.0.1 until SIGINT or SIGTERM, then exits 0. Point an \
             application at one of the printed authorities with MSALAuthorityOptions.allowInsecureLoopback, \
             for example: msal authority show http://127.0.0.1:PORT/common --allow-http-loopback. \
             See docs/emulator.md.
@@ -36,6 +36,13 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Device code polling interval in seconds (0 turns slow_down off).", valueName: "seconds"))
     var deviceCodeInterval: Int?
 
+    @Option(
+        name: .customLong("arc-token-directory"),
+        help: ArgumentHelp(
+            "An existing directory where the Azure Arc managed-identity endpoint writes its challenge key files (without it that endpoint answers 500).",
+            valueName: "directory"))
+    var arcTokenDirectory: String?
+
     @Option(help: "Output format of the start-up summary: text or json (one line).")
     var output: OutputFormat = .text
 
@@ -49,6 +56,10 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.honorsLoginHint = honorLoginHint
         if let accessTokenLifetime { configuration.lifetimes.accessToken = max(1, accessTokenLifetime) }
         if let deviceCodeInterval { configuration.lifetimes.deviceCodeInterval = max(0, deviceCodeInterval) }
+        if let arcTokenDirectory {
+            // An absolute path, as the configuration requires; the endpoint writes the key files there.
+            configuration.arcTokenDirectory = URL(fileURLWithPath: arcTokenDirectory).standardizedFileURL.path
+        }
 
         // Signals are watched before the port opens, so an early SIGTERM is not lost.
         let (signals, continuation) = AsyncStream.makeStream(of: Int32.self)
@@ -90,6 +101,29 @@ struct EmulatorCommand: AsyncParsableCommand {
             }
     }
 
+    /// The managed-identity endpoints: name, token URL and the environment a service would set to reach it.
+    private static func managedIdentityEndpoints(_ emulator: MSALEmulator) -> [(name: String, url: String, environment: [(String, String)])]
+    {
+        let base = emulator.baseURL.absoluteString
+        return [
+            ("IMDS", emulator.imdsTokenURL.absoluteString, [("AZURE_POD_IDENTITY_AUTHORITY_HOST", base)]),
+            (
+                "App Service", emulator.appServiceTokenURL.absoluteString,
+                [
+                    ("IDENTITY_ENDPOINT", emulator.appServiceTokenURL.absoluteString),
+                    ("IDENTITY_HEADER", emulator.configuration.appServiceIdentityHeader),
+                ]
+            ),
+            (
+                "Azure Arc", emulator.azureArcTokenURL.absoluteString,
+                [
+                    ("IDENTITY_ENDPOINT", emulator.azureArcTokenURL.absoluteString),
+                    ("IMDS_ENDPOINT", emulator.azureArcIMDSURL.absoluteString),
+                ]
+            ),
+        ]
+    }
+
     static func summary(_ emulator: MSALEmulator) -> String {
         let configuration = emulator.configuration
         func tenantName(_ id: String) -> String { configuration.tenant(named: id)?.displayName ?? id }
@@ -115,6 +149,24 @@ struct EmulatorCommand: AsyncParsableCommand {
             let automatic = configuration.autoSignIn?.lowercased() == user.username.lowercased() ? " (signed in automatically)" : ""
             lines.append("  \(user.username)  \(user.name), home \(tenantName(user.tenantID))\(guest)\(automatic)")
         }
+        if !configuration.managedIdentities.isEmpty {
+            lines += ["", "Managed identities:"]
+            for identity in configuration.managedIdentities {
+                lines.append(
+                    "  \(identity.isSystemAssigned ? "system-assigned" : "user-assigned  ")  client \(identity.clientID)  object \(identity.objectID)  tenant \(tenantName(identity.tenantID))  resource \(identity.resourceID)"
+                )
+            }
+        }
+        lines += ["", "Managed-identity endpoints (environment a service would set):"]
+        let endpoints = managedIdentityEndpoints(emulator)
+        let endpointWidth = endpoints.map(\.name.count).max() ?? 0
+        for endpoint in endpoints {
+            let environment = endpoint.environment.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+            lines.append(
+                "  \(endpoint.name.padding(toLength: endpointWidth, withPad: " ", startingAt: 0))  \(endpoint.url)  \(environment)")
+        }
+        lines.append(
+            "  Azure Arc key files: \(configuration.arcTokenDirectory ?? "none (--arc-token-directory DIR; the Arc endpoint answers 500)")")
         lines += [
             "",
             "Device login:        \(emulator.deviceLoginURL.absoluteString)",
@@ -153,6 +205,22 @@ struct EmulatorCommand: AsyncParsableCommand {
                 }),
             "device_login_url": .string(emulator.deviceLoginURL.absoluteString),
             "resource_url": .string(emulator.resourceURL.absoluteString),
+            "managed_identities": .array(
+                configuration.managedIdentities.map { identity in
+                    .object([
+                        "client_id": .string(identity.clientID), "object_id": .string(identity.objectID),
+                        "resource_id": .string(identity.resourceID), "tenant_id": .string(identity.tenantID),
+                        "system_assigned": .bool(identity.isSystemAssigned),
+                    ])
+                }),
+            "managed_identity_endpoints": .array(
+                managedIdentityEndpoints(emulator).map { endpoint in
+                    .object([
+                        "name": .string(endpoint.name), "url": .string(endpoint.url),
+                        "environment": .object(endpoint.environment.map { JSONMember(name: $0.0, value: .string($0.1)) }),
+                    ])
+                }),
+            "arc_token_directory": configuration.arcTokenDirectory.map(JSON.string) ?? .null,
         ])
     }
 }

@@ -69,6 +69,12 @@ extension EmulatorCore {
         switch segments.count {
         case 0:
             return (.home, nil)
+        case 2 where segments[0] == "msi" && segments[1] == "token":
+            return (.appService, nil)
+        case 4 where segments == ["metadata", "identity", "oauth2", "token"]:
+            return (.imds, nil)
+        case 5 where segments == ["arc", "metadata", "identity", "oauth2", "token"]:
+            return (.azureArc, nil)
         case 1 where segments[0] == "devicelogin":
             return (.deviceLogin, nil)
         case 2 where segments[0] == "resource" && segments[1] == "me":
@@ -119,6 +125,8 @@ extension EmulatorCore {
             return await deviceLogin(request, info: &info)
         case .resource:
             return await resource(request, info: &info)
+        case .imds, .appService, .azureArc:
+            return await managedIdentityToken(request, info: &info)
         case .unknown:
             return .json(
                 .object(["error": .string("not_found"), "error_description": .string("The emulator has no endpoint at this path.")]),

@@ -99,9 +99,9 @@ extension EmulatorOAuthError {
             if let retryAfter { error.headers.append(("Retry-After", String(max(0, retryAfter)))) }
             return error
         case .serverError(let status, let retryAfter):
-            let clamped = (500...599).contains(status) ? status : 500
+            let clamped = (400...599).contains(status) ? status : 500
             var error = EmulatorOAuthError(
-                status: clamped, clamped == 503 ? "temporarily_unavailable" : "server_error", 90033,
+                status: clamped, clamped == 503 || clamped == 429 ? "temporarily_unavailable" : "server_error", 90033,
                 "The service is temporarily unavailable (injected by the emulator).")
             if let retryAfter { error.headers.append(("Retry-After", String(max(0, retryAfter)))) }
             return error

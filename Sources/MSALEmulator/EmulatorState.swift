@@ -23,6 +23,12 @@ struct EmulatorState: Sendable {
     /// Client assertions seen and not yet expired: client id + NUL + `jti` → (expiry, SHA-256 of the
     /// assertion), to refuse a `jti` used again.
     var clientAssertions: [String: (expiresAt: Date, digest: [UInt8])] = [:]
+    /// The Azure Arc challenges issued and not yet answered, oldest first: the SHA-256 of each
+    /// secret and the key file it was written to.
+    var arcChallenges: [(digest: [UInt8], path: String)] = []
+
+    /// Most unanswered Arc challenges remembered; older ones are forgotten (and refused).
+    static let maximumArcChallenges = 1024
 
     /// Most request records kept; older ones are dropped.
     static let maximumLogEntries = 100_000

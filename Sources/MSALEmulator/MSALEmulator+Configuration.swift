@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALSupport
 
 extension MSALEmulator {
     /// What the emulator hosts: tenants, users, registered clients, token lifetimes and sign-in behaviour.
@@ -35,6 +36,17 @@ extension MSALEmulator {
         /// client that sends requests for this origin to ``MSALEmulator/baseURL`` instead — how a
         /// library that insists on `https` authorities (MSAL for Python) is pointed at it.
         public var advertisedOrigin: String?
+        /// The managed identities served at the managed-identity endpoints (IMDS, App Service,
+        /// Azure Arc). Default none; ``sample`` has one system-assigned and one user-assigned identity.
+        public var managedIdentities: [ManagedIdentity]
+        /// The secret the App Service endpoint (`/msi/token`) expects in the `X-IDENTITY-HEADER`
+        /// header, as App Service hands it to an app in `IDENTITY_HEADER`. Visible ASCII, at most
+        /// 256 bytes. Default: a random value; ``sample``: ``sampleAppServiceIdentityHeader``.
+        public var appServiceIdentityHeader: String
+        /// An absolute path of an existing directory where the Azure Arc endpoint writes the key
+        /// files of its challenges (`<directory>/<random hex>.key`, mode 0600). `nil` (the default):
+        /// the Arc endpoint answers 500.
+        public var arcTokenDirectory: String?
 
         /// Caps on requests; larger ones are answered 413, 414 or 431 and the connection closed.
         public struct Limits: Sendable, Hashable {
@@ -66,7 +78,8 @@ extension MSALEmulator {
         public init(
             tenants: [Tenant], users: [User], clients: [Client], lifetimes: Lifetimes = Lifetimes(),
             autoSignIn: String? = nil, honorsLoginHint: Bool = false, resourceAudience: String = MSALEmulator.graphResource,
-            limits: Limits = Limits()
+            limits: Limits = Limits(), managedIdentities: [ManagedIdentity] = [], appServiceIdentityHeader: String? = nil,
+            arcTokenDirectory: String? = nil
         ) {
             self.tenants = tenants
             self.users = users
@@ -76,6 +89,15 @@ extension MSALEmulator {
             self.honorsLoginHint = honorsLoginHint
             self.resourceAudience = resourceAudience
             self.limits = limits
+            self.managedIdentities = managedIdentities
+            self.appServiceIdentityHeader = appServiceIdentityHeader ?? Self.randomIdentityHeader()
+            self.arcTokenDirectory = arcTokenDirectory
+        }
+
+        /// 32 random hexadecimal digits.
+        static func randomIdentityHeader() -> String {
+            let bytes = (try? SecureRandom.bytes(count: 16)) ?? Array(UUID().uuidString.utf8.prefix(16))
+            return String(decoding: bytes.flatMap { [Hex.digit($0 >> 4), Hex.digit($0 & 0x0F)] }, as: UTF8.self)
         }
     }
 }
@@ -91,6 +113,22 @@ extension MSALEmulator.Configuration {
     public static let sampleFamilyClientID = "4c6e8a0b-1d3f-4a5c-9e7b-2f4d6a8c0e1b"
     /// The client id of the sample's application outside the family.
     public static let sampleStandaloneClientID = "7e9b1d3f-5a7c-4e9b-8d1f-3a5c7e9b1d3f"
+    /// The client id of the sample's system-assigned managed identity (Contoso).
+    public static let sampleSystemAssignedIdentityClientID = "6b8f2d4a-3c5e-4f7a-9b1d-2e4f6a8c0d13"
+    /// The object id of the sample's system-assigned managed identity.
+    public static let sampleSystemAssignedIdentityObjectID = "e5f7a9c1-3b5d-4e7f-8a9b-1c3d5e7f9a24"
+    /// The resource id of the sample's system-assigned managed identity: the virtual machine it belongs to.
+    public static let sampleSystemAssignedIdentityResourceID =
+        "/subscriptions/1f3e5a7c-9b2d-4c6e-8f0a-2b4d6f8a0c35/resourcegroups/contoso-rg/providers/Microsoft.Compute/virtualMachines/contoso-vm"
+    /// The client id of the sample's user-assigned managed identity (Contoso).
+    public static let sampleUserAssignedIdentityClientID = "2d4f6a8c-0e1b-4c3d-8e5f-7a9b1c3d5e46"
+    /// The object id of the sample's user-assigned managed identity.
+    public static let sampleUserAssignedIdentityObjectID = "8a0c2e4f-6b8d-4f1a-9c3e-5d7f9b1d3f57"
+    /// The resource id of the sample's user-assigned managed identity.
+    public static let sampleUserAssignedIdentityResourceID =
+        "/subscriptions/1f3e5a7c-9b2d-4c6e-8f0a-2b4d6f8a0c35/resourcegroups/contoso-rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/contoso-worker"
+    /// The sample's ``appServiceIdentityHeader``: the `X-IDENTITY-HEADER` the App Service endpoint expects.
+    public static let sampleAppServiceIdentityHeader = "c7d1e94a0b3f58e26a4d9c17f0b8e35d"
 
     /// Two tenants, three users and three clients:
     ///
@@ -102,6 +140,13 @@ extension MSALEmulator.Configuration {
     /// Clients: ``sampleClientID`` ("MSAL Emulator Sample", family), ``sampleFamilyClientID``
     /// ("MSAL Emulator Sample Companion", family) and ``sampleStandaloneClientID`` ("MSAL Emulator
     /// Standalone"), each with the redirect URIs `http://localhost` and `http://127.0.0.1`.
+    ///
+    /// Managed identities, both in Contoso: a system-assigned one
+    /// (``sampleSystemAssignedIdentityClientID``, ``sampleSystemAssignedIdentityObjectID``,
+    /// ``sampleSystemAssignedIdentityResourceID``) and a user-assigned one
+    /// (``sampleUserAssignedIdentityClientID``, ``sampleUserAssignedIdentityObjectID``,
+    /// ``sampleUserAssignedIdentityResourceID``); the App Service header
+    /// ``sampleAppServiceIdentityHeader``; no Arc token directory.
     public static var sample: MSALEmulator.Configuration {
         let contoso = MSALEmulator.Tenant(id: sampleContosoTenantID, domain: "contoso.example", displayName: "Contoso")
         let fabrikam = MSALEmulator.Tenant(id: sampleFabrikamTenantID, domain: "fabrikam.example", displayName: "Fabrikam")
@@ -127,7 +172,16 @@ extension MSALEmulator.Configuration {
                     clientID: sampleFamilyClientID, displayName: "MSAL Emulator Sample Companion", redirectURIs: redirects,
                     isFamilyMember: true),
                 MSALEmulator.Client(clientID: sampleStandaloneClientID, displayName: "MSAL Emulator Standalone", redirectURIs: redirects),
-            ])
+            ],
+            managedIdentities: [
+                MSALEmulator.ManagedIdentity(
+                    clientID: sampleSystemAssignedIdentityClientID, objectID: sampleSystemAssignedIdentityObjectID,
+                    resourceID: sampleSystemAssignedIdentityResourceID, tenantID: contoso.id, isSystemAssigned: true),
+                MSALEmulator.ManagedIdentity(
+                    clientID: sampleUserAssignedIdentityClientID, objectID: sampleUserAssignedIdentityObjectID,
+                    resourceID: sampleUserAssignedIdentityResourceID, tenantID: contoso.id),
+            ],
+            appServiceIdentityHeader: sampleAppServiceIdentityHeader)
     }
 
     /// The tenant with id or domain `name` (case-insensitive).
@@ -222,7 +276,43 @@ extension MSALEmulator.Configuration {
                 url.path.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
             else { throw fail("the advertised origin \(advertisedOrigin) is not an http(s) origin without a path") }
         }
+        try validateManagedIdentities()
         if let autoSignIn, user(named: autoSignIn) == nil { throw fail("autoSignIn names an unknown user \(autoSignIn)") }
         guard !resourceAudience.isEmpty else { throw fail("the resource audience is empty") }
+    }
+}
+
+extension MSALEmulator.Configuration {
+    /// Checks the managed identities, the App Service header and the Arc token directory.
+    private func validateManagedIdentities() throws(MSALEmulatorError) {
+        func fail(_ message: String) -> MSALEmulatorError { MSALEmulatorError(.invalidConfiguration, message) }
+        func isVisibleASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
+        var ids = Set<String>()
+        var resourceIDs = Set<String>()
+        for identity in managedIdentities {
+            guard EmulatorText.isGUID(identity.clientID), EmulatorText.isGUID(identity.objectID) else {
+                throw fail("managed identity \(identity.clientID) has a client or object id that is not a GUID")
+            }
+            guard ids.insert(identity.clientID).inserted, ids.insert(identity.objectID).inserted else {
+                throw fail("managed identity \(identity.clientID) shares a client or object id with another one")
+            }
+            guard identity.resourceID.lowercased().hasPrefix("/subscriptions/"), identity.resourceID.utf8.count <= 1024,
+                isVisibleASCII(identity.resourceID)
+            else { throw fail("managed identity \(identity.clientID) has a resource id that is not an Azure resource id") }
+            guard resourceIDs.insert(identity.resourceID.lowercased()).inserted else {
+                throw fail("managed identity \(identity.clientID) shares its resource id with another one")
+            }
+            guard tenant(named: identity.tenantID)?.id == identity.tenantID else {
+                throw fail("managed identity \(identity.clientID) names an unknown tenant")
+            }
+        }
+        guard managedIdentities.filter(\.isSystemAssigned).count <= 1 else { throw fail("more than one system-assigned managed identity") }
+        guard !appServiceIdentityHeader.isEmpty, appServiceIdentityHeader.utf8.count <= 256, isVisibleASCII(appServiceIdentityHeader)
+        else { throw fail("the App Service identity header is empty, longer than 256 bytes or not visible ASCII") }
+        if let arcTokenDirectory {
+            guard arcTokenDirectory.hasPrefix("/"), arcTokenDirectory.utf8.count <= 1024,
+                arcTokenDirectory.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+            else { throw fail("the Arc token directory is not an absolute path") }
+        }
     }
 }

@@ -19,6 +19,14 @@ extension MSALEmulator {
         case logout
         /// `GET /resource/me`, the protected resource.
         case resource
+        /// `GET /metadata/identity/oauth2/token`: the Azure Instance Metadata Service (IMDS)
+        /// managed-identity token endpoint.
+        case imds
+        /// `GET /msi/token`: the App Service (and Azure Functions) managed-identity token endpoint, API 2019-08-01.
+        case appService = "app_service"
+        /// `GET /arc/metadata/identity/oauth2/token`: the Azure Arc managed-identity token endpoint
+        /// with its key-file challenge.
+        case azureArc = "azure_arc"
         /// `GET /`, the emulator's home page.
         case home
         /// Anything else (answered 404).

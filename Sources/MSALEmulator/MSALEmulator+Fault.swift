@@ -27,7 +27,10 @@ extension MSALEmulator {
                 status: Int = 400, error: String, errorCode: Int, description: String, subError: String? = nil, claims: String? = nil)
             /// HTTP 429 with `Retry-After: <seconds>` (omitted when `nil`) and a JSON error body.
             case throttled(retryAfter: Int? = nil)
-            /// A 5xx answer (default 500), with `Retry-After` when given.
+            /// An error answer with `status` (default 500): any status from 400 to 599 — such as
+            /// 404, 410, 429, 500 or 503 for the managed-identity endpoints —, other values become
+            /// 500; with `Retry-After` when given. The error is `temporarily_unavailable` for 429
+            /// and 503, else `server_error`.
             case serverError(status: Int = 500, retryAfter: Int? = nil)
             /// Waits `seconds` (real time), then handles the request normally.
             case delay(seconds: Double)

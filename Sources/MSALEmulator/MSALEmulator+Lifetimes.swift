@@ -23,11 +23,15 @@ extension MSALEmulator {
         /// client should get a new token although the one it has is still valid. Default `nil`:
         /// none is sent, as Microsoft Entra ID usually sends none.
         public var appTokenRefreshIn: Int?
+        /// Tokens of the managed-identity endpoints (IMDS, App Service, Azure Arc). Default 86400:
+        /// managed-identity tokens are long-lived.
+        public var managedIdentityToken: Int
 
         /// Creates lifetimes; every value is clamped to at least 1 second (the interval to at least 0).
         public init(
             accessToken: Int = 3600, extendedAccessToken: Int = 3600, idToken: Int = 3600, refreshToken: Int = 90 * 86_400,
-            authorizationCode: Int = 600, deviceCode: Int = 900, deviceCodeInterval: Int = 5, appTokenRefreshIn: Int? = nil
+            authorizationCode: Int = 600, deviceCode: Int = 900, deviceCodeInterval: Int = 5, appTokenRefreshIn: Int? = nil,
+            managedIdentityToken: Int = 86_400
         ) {
             self.accessToken = max(1, accessToken)
             self.extendedAccessToken = max(1, extendedAccessToken)
@@ -37,6 +41,7 @@ extension MSALEmulator {
             self.deviceCode = max(1, deviceCode)
             self.deviceCodeInterval = max(0, deviceCodeInterval)
             self.appTokenRefreshIn = appTokenRefreshIn.map { max(1, $0) }
+            self.managedIdentityToken = max(1, managedIdentityToken)
         }
 
         /// The lifetimes with every value in range, as the initializer clamps them.
@@ -44,7 +49,7 @@ extension MSALEmulator {
             Lifetimes(
                 accessToken: accessToken, extendedAccessToken: extendedAccessToken, idToken: idToken, refreshToken: refreshToken,
                 authorizationCode: authorizationCode, deviceCode: deviceCode, deviceCodeInterval: deviceCodeInterval,
-                appTokenRefreshIn: appTokenRefreshIn)
+                appTokenRefreshIn: appTokenRefreshIn, managedIdentityToken: managedIdentityToken)
         }
     }
 }

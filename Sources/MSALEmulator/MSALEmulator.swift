@@ -112,6 +112,30 @@ public final class MSALEmulator: Sendable {
         baseURL.appendingPathComponent("resource").appendingPathComponent("me")
     }
 
+    /// The IMDS managed-identity token endpoint: `http://127.0.0.1:<port>/metadata/identity/oauth2/token`.
+    /// An app reaches it with `AZURE_POD_IDENTITY_AUTHORITY_HOST` set to ``baseURL``.
+    public var imdsTokenURL: URL {
+        baseURL.appendingPathComponent("metadata/identity/oauth2/token")
+    }
+
+    /// The App Service managed-identity token endpoint: `http://127.0.0.1:<port>/msi/token`, the
+    /// `IDENTITY_ENDPOINT` of an app (with `IDENTITY_HEADER` = ``Configuration/appServiceIdentityHeader``).
+    public var appServiceTokenURL: URL {
+        baseURL.appendingPathComponent("msi/token")
+    }
+
+    /// The Azure Arc managed-identity token endpoint:
+    /// `http://127.0.0.1:<port>/arc/metadata/identity/oauth2/token`, the `IDENTITY_ENDPOINT` of an
+    /// Arc machine (with `IMDS_ENDPOINT` = ``azureArcIMDSURL``).
+    public var azureArcTokenURL: URL {
+        baseURL.appendingPathComponent("arc/metadata/identity/oauth2/token")
+    }
+
+    /// The `IMDS_ENDPOINT` of an Arc machine served by this emulator: `http://127.0.0.1:<port>/arc`.
+    public var azureArcIMDSURL: URL {
+        baseURL.appendingPathComponent("arc")
+    }
+
     /// The emulator's clock: the system clock moved by ``advanceClock(by:)``.
     public var now: Date { core.now() }
 }

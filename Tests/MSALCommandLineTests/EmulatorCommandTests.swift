@@ -69,6 +69,26 @@ struct EmulatorCommandTests {
         #expect(
             (summary["clients"] as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains(
                 "9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c") == true)
+        let identities = try #require(summary["managed_identities"] as? [[String: Any]])
+        #expect(
+            identities.compactMap { $0["client_id"] as? String } == [
+                "6b8f2d4a-3c5e-4f7a-9b1d-2e4f6a8c0d13", "2d4f6a8c-0e1b-4c3d-8e5f-7a9b1c3d5e46",
+            ])
+        #expect(identities.compactMap { $0["system_assigned"] as? Bool } == [true, false])
+        let endpoints = try #require(summary["managed_identity_endpoints"] as? [[String: Any]])
+        func endpoint(_ name: String) -> [String: Any] { endpoints.first { $0["name"] as? String == name } ?? [:] }
+        #expect(endpoint("IMDS")["url"] as? String == "\(base)/metadata/identity/oauth2/token")
+        #expect(endpoint("IMDS")["environment"] as? [String: String] == ["AZURE_POD_IDENTITY_AUTHORITY_HOST": base])
+        #expect(endpoint("App Service")["url"] as? String == "\(base)/msi/token")
+        #expect(
+            endpoint("App Service")["environment"] as? [String: String] == [
+                "IDENTITY_ENDPOINT": "\(base)/msi/token", "IDENTITY_HEADER": "c7d1e94a0b3f58e26a4d9c17f0b8e35d",
+            ])
+        #expect(
+            endpoint("Azure Arc")["environment"] as? [String: String] == [
+                "IDENTITY_ENDPOINT": "\(base)/arc/metadata/identity/oauth2/token", "IMDS_ENDPOINT": "\(base)/arc",
+            ])
+        #expect(summary["arc_token_directory"] is NSNull)
 
         let shown = try await CommandRunner.run(["authority", "show", "\(base)/common", "--allow-http-loopback", "--output", "json"])
         #expect(shown.status == 0, "\(shown.standardError)")
@@ -83,10 +103,26 @@ struct EmulatorCommandTests {
 
     @Test("Text summary names the authority, clients and users; --auto-sign-in marks the user; SIGINT stops it with status 0")
     func textSummaryAndSIGINT() async throws {
-        let emulator = try await RunningEmulator.start(["--auto-sign-in", "ben@contoso.example"])
+        let arcDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-arc-\(UUID().uuidString)").path
+        let emulator = try await RunningEmulator.start(["--auto-sign-in", "ben@contoso.example", "--arc-token-directory", arcDirectory])
         #expect(emulator.firstLine.hasPrefix("MSAL Emulator listening on http://127.0.0.1:"))
+        let base = String(emulator.firstLine.dropFirst("MSAL Emulator listening on ".count))
         let (status, text, standardError) = try await emulator.stop(interrupt: true)
         #expect(status == 0)
+        #expect(text.contains("IMDS         \(base)/metadata/identity/oauth2/token  AZURE_POD_IDENTITY_AUTHORITY_HOST=\(base)\n"))
+        #expect(
+            text.contains(
+                "App Service  \(base)/msi/token  IDENTITY_ENDPOINT=\(base)/msi/token IDENTITY_HEADER=c7d1e94a0b3f58e26a4d9c17f0b8e35d\n"))
+        #expect(
+            text.contains(
+                "Azure Arc    \(base)/arc/metadata/identity/oauth2/token  IDENTITY_ENDPOINT=\(base)/arc/metadata/identity/oauth2/token IMDS_ENDPOINT=\(base)/arc\n"
+            ))
+        #expect(text.contains("Azure Arc key files: \(arcDirectory)\n"))
+        #expect(
+            text.contains(
+                "system-assigned  client 6b8f2d4a-3c5e-4f7a-9b1d-2e4f6a8c0d13  object e5f7a9c1-3b5d-4e7f-8a9b-1c3d5e7f9a24  tenant Contoso")
+        )
+        #expect(text.contains("user-assigned    client 2d4f6a8c-0e1b-4c3d-8e5f-7a9b1c3d5e46"))
         #expect(text.contains("/common  any account"))
         #expect(text.contains("9f3a5c1e-2b4d-4e6f-8a7c-1d2e3f4a5b6c  MSAL Emulator Sample (family)"))
         #expect(text.contains("ben@contoso.example  Ben Walters, home Contoso (signed in automatically)"))
