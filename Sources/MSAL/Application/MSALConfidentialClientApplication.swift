@@ -15,6 +15,8 @@ public final class MSALConfidentialClientApplication: Sendable {
     package let client: TokenClient
     /// The client authentication form fields, with the signed assertion they reuse.
     package let authentication: ClientAuthentication
+    /// Account lists derived from the cache, reused while it is unchanged.
+    package let accountMemoStore = TokenCacheAccountMemo()
 
     /// Creates an application.
     ///
@@ -44,13 +46,14 @@ public final class MSALConfidentialClientApplication: Sendable {
         let resolver = AuthorityResolver(
             pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),
             policy: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        let authentication = ClientAuthentication(credential: copy.clientCredential, clientID: clientID, clock: clock)
+        self.authentication = authentication
         self.client = TokenClient(
             clientID: clientID, redirectURI: nil, defaultAuthority: copy.authority, capabilities: copy.clientApplicationCapabilities,
             expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()), extendedLifetimeEnabled: false,
             multipleCloudsSupported: false, pipeline: pipeline, resolver: resolver, cache: cache, clock: clock,
             refreshFlights: RefreshFlights(), derivedAuthorities: DerivedAuthorities(), secrets: SecureInteractiveSecrets(),
-            logger: MSALLogger())
-        self.authentication = ClientAuthentication(credential: copy.clientCredential, clientID: clientID, clock: clock)
+            logger: MSALLogger(), clientAuthentication: authentication)
     }
 
     /// Creates an application for `clientId` with `clientCredential` at `authority`, caching in memory.

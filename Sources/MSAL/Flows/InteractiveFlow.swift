@@ -229,7 +229,7 @@ package struct InteractiveFlow: Sendable {
 
     /// The error for an OAuth error on the redirect: `access_denied` (or Entra's `cancel`
     /// sub-code) is the user canceling; the service failing is ``MSALError/Code/serverError``.
-    private static func authorizationError(_ oauthError: String, redirect: LoopbackRedirect, correlationID: UUID) -> MSALError {
+    package static func authorizationError(_ oauthError: String, redirect: LoopbackRedirect, correlationID: UUID) -> MSALError {
         let folded = oauthError.lowercased()
         let subError = redirect.errorSubcode ?? redirect.parameters["suberror"]
         let description = redirect.displayErrorDescription

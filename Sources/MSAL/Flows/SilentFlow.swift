@@ -351,7 +351,8 @@ package struct SilentFlow: Sendable {
         let httpRequest = TokenRequests.refresh(
             tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret,
             scope: microsoft ? TokenRequests.scopeParameter(request.scopes) : nil, claims: request.claims,
-            extraQueryParameters: request.extraQueryParameters, microsoft: microsoft)
+            extraQueryParameters: request.extraQueryParameters, microsoft: microsoft,
+            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority))
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
             expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID)

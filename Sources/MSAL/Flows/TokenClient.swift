@@ -23,13 +23,17 @@ package final class TokenClient: Sendable {
     package let logger: MSALLogger
     /// Where the flows' correlation ids come from.
     package let correlationIDs = CorrelationID()
+    /// A confidential client's authentication, added to every token request it sends (refreshes
+    /// and code redemptions too); `nil` for a public client.
+    package let clientAuthentication: ClientAuthentication?
 
     package init(
         clientID: String, redirectURI: String?, defaultAuthority: MSALAuthority, capabilities: [String]?, expiryBuffer: Int64,
         extendedLifetimeEnabled: Bool, multipleCloudsSupported: Bool, pipeline: HTTPPipeline, resolver: AuthorityResolver,
         cache: TokenCache, clock: any MSALClock, refreshFlights: RefreshFlights, derivedAuthorities: DerivedAuthorities,
-        secrets: any InteractiveSecretsSource, logger: MSALLogger
+        secrets: any InteractiveSecretsSource, logger: MSALLogger, clientAuthentication: ClientAuthentication? = nil
     ) {
+        self.clientAuthentication = clientAuthentication
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.defaultAuthority = defaultAuthority
@@ -45,6 +49,16 @@ package final class TokenClient: Sendable {
         self.derivedAuthorities = derivedAuthorities
         self.secrets = secrets
         self.logger = logger
+    }
+
+    /// The form fields that authenticate a confidential client at `tokenEndpoint` (none for a
+    /// public client): PS256 with `x5t#S256` for the Microsoft identity platform, RS256 with `x5t`
+    /// for AD FS and other providers.
+    package func authenticationFields(tokenEndpoint: URL, authority: MSALAuthority) async throws -> [(String, String)] {
+        guard let clientAuthentication else { return [] }
+        let kind = authority.kind
+        return try await clientAuthentication.formFields(
+            tokenEndpoint: tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs)
     }
 
     /// The current time in whole seconds since 1970.

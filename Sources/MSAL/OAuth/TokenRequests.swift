@@ -90,7 +90,8 @@ package enum TokenRequests {
     /// The code redemption request. Never retried: a code is single-use.
     package static func authorizationCode(
         tokenEndpoint: URL, clientID: String, code: String, redirectURI: String, scope: String,
-        codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true
+        codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true,
+        authentication: [(String, String)] = []
     ) -> MSALHTTPRequest {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "authorization_code"), ("code", code),
@@ -98,6 +99,7 @@ package enum TokenRequests {
         ]
         if microsoft { parameters.append(("client_info", "1")) }
         if let claims { parameters.append(("claims", claims)) }
+        parameters += authentication
         return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: false, microsoft: microsoft)
     }
 

@@ -1,0 +1,104 @@
+import Foundation
+
+extension MSALConfidentialClientApplication {
+    /// Starts signing a user in to a web app (the authorization code flow with PKCE): redirect the
+    /// user's browser to the returned flow's ``MSALAuthorizationCodeFlow/authorizationURL``, keep
+    /// the flow in the user's server-side session, and pass it with the redirect the browser comes
+    /// back with to ``acquireTokenByAuthorizationCode(flow:redirectURL:)``.
+    ///
+    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidRedirectURI`` for a redirect URI that
+    ///   is not `https` (or `http` on a loopback host), or an authority metadata error.
+    public func initiateAuthorizationCodeFlow(with parameters: MSALAuthorizationCodeParameters) async throws -> MSALAuthorizationCodeFlow {
+        try await AuthorizationCodeFlow(client: client).start(parameters)
+    }
+
+    /// Finishes a web sign-in: checks the redirect the browser came back with against `flow` (its
+    /// `state`, compared in constant time; the issuer when the authority sends `iss`; an error;
+    /// exactly one code), redeems the code with the client's credential and the PKCE code
+    /// verifier, verifies the ID token (signature, issuer, audience, lifetime, `nonce`) and caches
+    /// the user's tokens. Use each flow once.
+    ///
+    /// - Parameter redirectURL: the full URL the browser requested (its query holds `code` and
+    ///   `state`, or `error`).
+    /// - Throws: ``MSALError``: ``MSALInternalError/invalidState`` for a redirect that does not
+    ///   answer this flow (nothing is redeemed), ``MSALError/Code/userCanceled`` for `access_denied`,
+    ///   ``MSALInternalError/authorizationFailed`` for another error on the redirect, or the token
+    ///   endpoint's and ID token's errors.
+    public func acquireTokenByAuthorizationCode(flow: MSALAuthorizationCodeFlow, redirectURL: URL) async throws -> MSALResult {
+        let code = AuthorizationCodeFlow(client: client)
+        let correlationID = client.correlationIDs.make()
+        return try await code.redeem(
+            flow, redirect: try code.redirect(redirectURL, flow: flow, correlationID: correlationID), correlationID: correlationID)
+    }
+
+    /// ``acquireTokenByAuthorizationCode(flow:redirectURL:)`` for a redirect given as its
+    /// parameters: a `response_mode=form_post` body, or a web framework's decoded query.
+    public func acquireTokenByAuthorizationCode(
+        flow: MSALAuthorizationCodeFlow, responseParameters: [String: String]
+    ) async throws -> MSALResult {
+        let code = AuthorizationCodeFlow(client: client)
+        let correlationID = client.correlationIDs.make()
+        return try await code.redeem(
+            flow, redirect: try code.redirect(responseParameters, flow: flow, correlationID: correlationID), correlationID: correlationID)
+    }
+
+    /// ``acquireTokenByAuthorizationCode(flow:redirectURL:)`` with a completion block, called once on an arbitrary thread.
+    public func acquireTokenByAuthorizationCode(
+        flow: MSALAuthorizationCodeFlow, redirectURL: URL, completionBlock: @escaping MSALCompletionBlock
+    ) {
+        Task {
+            do {
+                completionBlock(try await acquireTokenByAuthorizationCode(flow: flow, redirectURL: redirectURL), nil)
+            } catch {
+                completionBlock(nil, error)
+            }
+        }
+    }
+
+    /// A token for a signed-in user of the web app, as the public client's
+    /// ``MSALPublicClientApplication/acquireTokenSilent(with:)`` gets one: the cached access token
+    /// while valid, else one from the user's refresh token, redeemed with the client's credential.
+    /// Never returns a token obtained on behalf of another caller (``acquireTokenOnBehalfOf(with:)``).
+    ///
+    /// - Throws: ``MSALError`` with ``MSALError/Code/interactionRequired`` when the user must sign in again.
+    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+        let flow = SilentFlow(client: client)
+        return try await flow.run(try flow.request(parameters))
+    }
+
+    /// ``acquireTokenSilent(with:)`` with a completion block, called once on an arbitrary thread.
+    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
+        Task {
+            do {
+                completionBlock(try await acquireTokenSilent(with: parameters), nil)
+            } catch {
+                completionBlock(nil, error)
+            }
+        }
+    }
+
+    /// The users signed in to this web app (those with an account and a token of this application in the cache).
+    public func allAccounts() async throws -> [MSALAccount] {
+        try await cache.accounts(clientID: client.clientID, environment: nil, signedInOnly: false, memo: accountMemoStore)
+    }
+
+    /// The signed-in user with home account id `identifier` (`uid.utid`), or `nil`.
+    public func account(forIdentifier identifier: String) async throws -> MSALAccount? {
+        let folded = CacheText.lowercased(identifier)
+        return try await allAccounts().first { $0.identifier.map(CacheText.lowercased) == folded }
+    }
+
+    /// Signs `account` out of this web app: removes its tokens for this application, and the
+    /// account itself when no other application holds a token for it. Tokens obtained on behalf
+    /// of callers stay (they belong to those callers' assertions). Removing an account that is not
+    /// in the cache does nothing.
+    public func remove(_ account: MSALAccount) async throws {
+        guard let identifier = account.identifier else { return }
+        client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
+        let clientID = client.clientID
+        let environment = account.environment
+        _ = try await cache.write(clientID: clientID, accountID: identifier) { contents in
+            contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import MSALJOSE
+
+/// A web app's sign-in: ``start(_:)`` builds the authorization URL with fresh `state`, `nonce`
+/// and PKCE; ``redeem(_:redirect:correlationID:)`` checks the redirect the browser came back
+/// with (state in constant time, RFC 9207 `iss`, an error, exactly one code) and redeems the code
+/// with the client's credential and the code verifier; the ID token's signature, issuer, audience,
+/// lifetime and nonce are verified before anything is cached.
+package struct AuthorizationCodeFlow: Sendable {
+    package let client: TokenClient
+
+    package init(client: TokenClient) {
+        self.client = client
+    }
+
+    /// Whether `text` is a redirect URI a web app may use: `https` with a host, or `http` on a
+    /// loopback host (development), without a fragment.
+    static func isAcceptableRedirectURI(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), components.fragment == nil, let host = components.host, !host.isEmpty
+        else { return false }
+        switch components.scheme?.lowercased() {
+        case "https": return true
+        case "http": return LoopbackRedirectURI.isLoopback(text)
+        default: return false
+        }
+    }
+
+    package func start(_ parameters: MSALAuthorizationCodeParameters) async throws -> MSALAuthorizationCodeFlow {
+        let values = parameters.snapshot
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
+        do {
+            let scopes = TokenRequests.resourceScopes(values.scopes)
+            guard Self.isAcceptableRedirectURI(parameters.redirectUri) else {
+                throw MSALError(
+                    .internal, internalCode: .invalidRedirectURI,
+                    message: "A web app's redirect URI must be https (http only on a loopback host): "
+                        + OAuthErrorResponse.sanitized(parameters.redirectUri, limit: 200),
+                    correlationID: correlationID)
+            }
+            let authority = client.defaultAuthority
+            let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
+            let secrets: InteractiveSecrets
+            do throws(JOSEError) {
+                secrets = try client.secrets.make()
+            } catch {
+                throw MSALError(error, correlationID: correlationID)
+            }
+            let claims = client.claimsParameter(values.claimsRequest)
+            let url = TokenRequests.authorizeURL(
+                endpoint: metadata.authorizationEndpoint, clientID: client.clientID, redirectURI: parameters.redirectUri,
+                scope: TokenRequests.scopeParameter(scopes), state: secrets.state, nonce: secrets.nonce,
+                codeChallenge: secrets.pkce.challenge,
+                prompt: parameters.promptType.parameterValue, loginHint: parameters.loginHint, domainHint: parameters.domainHint,
+                claims: claims, extraQueryParameters: values.extraQueryParameters, microsoft: authority.kind.isMicrosoft)
+            client.logger.info("Web sign-in started: sign-in page on \(host: url)", correlationID: correlationID)
+            return MSALAuthorizationCodeFlow(
+                authorizationURL: url, state: secrets.state, nonce: secrets.nonce, codeVerifier: secrets.pkce.verifier,
+                redirectUri: parameters.redirectUri, scopes: scopes, authority: authority.url.absoluteString, claims: claims,
+                createdAt: client.clock.now())
+        } catch let error as MSALError {
+            throw error.correlated(correlationID)
+        }
+    }
+
+    /// The redirect the browser came back with, as a full URL (query, or fragment for `response_mode=fragment`).
+    package func redirect(_ url: URL, flow: MSALAuthorizationCodeFlow, correlationID: UUID) throws -> LoopbackRedirect {
+        try LoopbackRedirect.parse(url, expectedState: flow.state, correlationID: correlationID)
+    }
+
+    /// The redirect the browser came back with, as its parameters (a `form_post` body, or a web
+    /// framework's decoded query).
+    package func redirect(_ parameters: [String: String], flow: MSALAuthorizationCodeFlow, correlationID: UUID) throws -> LoopbackRedirect {
+        guard let state = parameters["state"], LoopbackRequestRules.constantTimeEquals(state, flow.state) else {
+            throw MSALError(
+                .internal, internalCode: .invalidState,
+                message: "The redirect's state does not match the one sent: it does not answer this sign-in", correlationID: correlationID)
+        }
+        let redirect = LoopbackRedirect(parameters: parameters, url: URL(string: flow.redirectUri) ?? flow.authorizationURL)
+        if redirect.code != nil, redirect.error != nil {
+            throw MSALError(
+                .internal, internalCode: .invalidRedirect, message: "The redirect carries both a code and an error",
+                correlationID: correlationID)
+        }
+        return redirect
+    }
+
+    package func redeem(_ flow: MSALAuthorizationCodeFlow, redirect: LoopbackRedirect, correlationID: UUID) async throws -> MSALResult {
+        do {
+            let authority = client.defaultAuthority
+            guard authority.url.absoluteString == flow.authority else {
+                throw MSALError(
+                    .internal, internalCode: .invalidParameter,
+                    message: "The sign-in flow was started for another authority (\(flow.authority)) than this application's",
+                    correlationID: correlationID)
+            }
+            let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
+            try InteractiveFlow.checkIssuer(redirect, metadata: metadata, correlationID: correlationID)
+            if let oauthError = redirect.error {
+                throw InteractiveFlow.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
+            }
+            guard let code = redirect.code, !code.isEmpty else {
+                throw MSALError(
+                    .internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error",
+                    correlationID: correlationID)
+            }
+            let request = TokenRequests.authorizationCode(
+                tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: flow.redirectUri,
+                scope: TokenRequests.scopeParameter(flow.scopes), codeVerifier: flow.codeVerifier, claims: flow.claims,
+                extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
+                authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))
+            return try await client.redeem(
+                request,
+                TokenRedemption(
+                    authority: authority, metadata: metadata, scopes: flow.scopes, nonce: flow.nonce, expectedAccount: nil,
+                    grant: .authorizationCode, correlationID: correlationID))
+        } catch let error as MSALError {
+            throw error.correlated(correlationID)
+        }
+    }
+}
