@@ -18,8 +18,9 @@ extension MSALConfidentialClientApplication {
     /// verifier, verifies the ID token (signature, issuer, audience, lifetime, `nonce`) and caches
     /// the user's tokens. Use each flow once.
     ///
-    /// - Parameter redirectURL: the full URL the browser requested (its query holds `code` and
-    ///   `state`, or `error`).
+    /// - Parameters:
+    ///   - flow: the flow ``initiateAuthorizationCodeFlow(with:)`` returned for this sign-in.
+    ///   - redirectURL: the full URL the browser requested (its query holds `code` and `state`, or `error`).
     /// - Throws: ``MSALError``: ``MSALInternalError/invalidState`` for a redirect that does not
     ///   answer this flow (nothing is redeemed), ``MSALError/Code/userCanceled`` for `access_denied`,
     ///   ``MSALInternalError/authorizationFailed`` for another error on the redirect, or the token
