@@ -84,7 +84,9 @@ struct PythonManagedIdentityInteropTests {
 
         var cacheFile: String { folder.appendingPathComponent("cache.json").path }
 
-        func swift(_ identity: MSALManagedIdentity, _ source: Source, cache: MSALCacheConfig = .memory) throws -> MSALManagedIdentityApplication {
+        func swift(
+            _ identity: MSALManagedIdentity, _ source: Source, cache: MSALCacheConfig = .memory
+        ) throws -> MSALManagedIdentityApplication {
             let configuration = MSALManagedIdentityConfig(identity: identity)
             configuration.environment = source.environment(emulator)
             configuration.cacheConfig = cache
@@ -128,10 +130,13 @@ struct PythonManagedIdentityInteropTests {
         return claims
     }
 
-    @Test("Each source: both libraries detect it and get the system-assigned identity's token with the same claims", arguments: Source.allCases)
+    @Test(
+        "Each source: both libraries detect it and get the system-assigned identity's token with the same claims",
+        arguments: Source.allCases)
     func sameAnswer(_ source: Source) async throws {
         try await Setup.with(arc: source == .azureArc) { setup in
-            let python = try await setup.python(["ManagedIdentityIdType": "SystemAssigned", "Id": NSNull()], source, resource: Self.resource)
+            let systemAssigned: [String: Any] = ["ManagedIdentityIdType": "SystemAssigned", "Id": NSNull()]
+            let python = try await setup.python(systemAssigned, source, resource: Self.resource)
             #expect(python.source == source.pythonName)
             let pythonToken = try #require(python.results.first?["access_token"] as? String, "\(python.results)")
             #expect(python.results.first?["token_source"] as? String == "identity_provider")
