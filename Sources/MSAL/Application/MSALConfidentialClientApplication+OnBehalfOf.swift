@@ -19,7 +19,7 @@ extension MSALConfidentialClientApplication {
     ///   ``MSALInternalError/invalidClient`` for a credential the service refuses;
     ///   ``MSALInternalError/invalidParameter`` for an assertion that is not a JWT.
     public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters) async throws -> MSALResult {
-        let flow = OnBehalfOfFlow(client: client, authentication: authentication)
+        let flow = OnBehalfOfFlow(client: client)
         return try await flow.run(try flow.request(parameters))
     }
 

@@ -9,12 +9,11 @@ import MSALJOSE
 /// `home_account_id` `null`, `environment` the authority's host, `realm` the token endpoint's
 /// tenant; so either library answers from the other's token.
 package struct ClientCredentialsFlow: Sendable {
+    /// The confidential client's shared state, with its authentication (``TokenClient/clientAuthentication``).
     package let client: TokenClient
-    package let authentication: ClientAuthentication
 
-    package init(client: TokenClient, authentication: ClientAuthentication) {
+    package init(client: TokenClient) {
         self.client = client
-        self.authentication = authentication
     }
 
     /// The request as the flow sees it, read once from the parameters.
@@ -183,9 +182,7 @@ package struct ClientCredentialsFlow: Sendable {
         let clientID = client.clientID
         let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
         let kind = request.authority.kind
-        // PS256 with x5t#S256 for the Microsoft identity platform; RS256 with x5t for AD FS and other providers.
-        let fields = try await authentication.formFields(
-            tokenEndpoint: metadata.tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs)
+        let fields = try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority)
         var httpRequest = TokenRequests.clientCredentials(
             tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, scope: request.scopes.joined(separator: " "), claims: request.claims,
             authentication: fields, extraQueryParameters: request.extraQueryParameters)

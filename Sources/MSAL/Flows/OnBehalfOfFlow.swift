@@ -12,12 +12,11 @@ import MSALJOSE
 /// redeemed silently (the incoming token has usually expired by then too); when that one is
 /// refused, the assertion is presented again.
 package struct OnBehalfOfFlow: Sendable {
+    /// The confidential client's shared state, with its authentication (``TokenClient/clientAuthentication``).
     package let client: TokenClient
-    package let authentication: ClientAuthentication
 
-    package init(client: TokenClient, authentication: ClientAuthentication) {
+    package init(client: TokenClient) {
         self.client = client
-        self.authentication = authentication
     }
 
     /// The request as the flow sees it, read once from the parameters.
@@ -218,10 +217,7 @@ package struct OnBehalfOfFlow: Sendable {
 
     /// The form fields that authenticate the client at `metadata`'s token endpoint.
     private func authenticationFields(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> [(String, String)] {
-        let kind = request.authority.kind
-        // PS256 with x5t#S256 for the Microsoft identity platform; RS256 with x5t for AD FS and other providers.
-        return try await authentication.formFields(
-            tokenEndpoint: metadata.tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs)
+        try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority)
     }
 
     private func scopeParameter(_ request: Request) -> String {

@@ -10,13 +10,16 @@ import Testing
 enum LoopbackTest {
     static let state = "st-8c1f4e0a9b2d"
 
-    /// Starts a listener. The timeouts are long enough for a loaded 2-core CI machine (a 2-second
-    /// listener timeout expired mid-test there); tests of the timeouts pass their own.
+    /// Starts a listener. The timeouts are far longer than any test needs: in a full parallel run
+    /// on a 2-core machine a test can wait tens of seconds between two of its own steps (the
+    /// 30-second listener timeout and the 10-second connection timeout both expired mid-test
+    /// there, closing the port between a connect and its request); tests of the timeouts pass
+    /// their own.
     static func start(
-        redirectURI: String? = nil, state: String = state, timeout: TimeInterval = 30,
+        redirectURI: String? = nil, state: String = state, timeout: TimeInterval = 600,
         successPageHTML: String? = nil, failurePageHTML: String? = nil,
         maximumRequestBytes: Int = LoopbackRedirectListener.defaultMaximumRequestBytes,
-        connectionTimeout: TimeInterval = 10
+        connectionTimeout: TimeInterval = 300
     ) async throws -> LoopbackRedirectListener {
         try await LoopbackRedirectListener.start(
             redirectURI: redirectURI, expectedState: state, timeout: timeout,

@@ -282,7 +282,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("Clients that send slowly or never, even many at once, do not delay the real redirect")
     func slowAndSilentClients() async throws {
-        let listener = try await LoopbackTest.start(timeout: 30, connectionTimeout: 30)
+        let listener = try await LoopbackTest.start(timeout: 600, connectionTimeout: 300)
         let slow = try await RawHTTPClient.connect(port: listener.port)
         try await slow.send(Array("GET /?code=slow&state=\(state) HT".utf8))
         var silent: [RawHTTPClient.Connection] = []
@@ -325,7 +325,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("200 silent connections, then the real redirect: the oldest silent ones make room, and the redirect is served at once")
     func silentConnectionsNeverBlockTheRedirect() async throws {
-        let listener = try await LoopbackTest.start(timeout: 30, connectionTimeout: 30)
+        let listener = try await LoopbackTest.start(timeout: 600, connectionTimeout: 300)
         var held: [RawHTTPClient.Connection] = []
         for _ in 0..<200 {
             held.append(try await RawHTTPClient.connect(port: listener.port))
@@ -342,7 +342,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("When every slot is mid-request, a new connection is closed at once; slots free again serve")
     func connectionCapWhenAllBusy() async throws {
-        let listener = try await LoopbackTest.start(timeout: 30, connectionTimeout: 30)
+        let listener = try await LoopbackTest.start(timeout: 600, connectionTimeout: 300)
         var held: [RawHTTPClient.Connection] = []
         // Each sends a whole request head announcing a body it never sends: mid-request, not evictable.
         let busy = Array("POST /nowhere HTTP/1.1\r\nHost: localhost:\(listener.port)\r\nContent-Length: 10\r\n\r\n".utf8)
@@ -426,7 +426,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("Canceling the waiting task throws userCanceled / sessionCanceled and closes the port")
     func cancellation() async throws {
-        let listener = try await LoopbackTest.start(timeout: 10)
+        let listener = try await LoopbackTest.start(timeout: 600)
         let waiting = Task { try await listener.waitForRedirect() }
         // Wait until the waiter is really pending: a bad request is answered only while the listener serves.
         #expect(try await RawHTTPClient.request(port: listener.port, target: "/nowhere").status == 404)
@@ -439,7 +439,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("A task canceled before it waits gets canceled at once")
     func canceledBeforeWaiting() async throws {
-        let listener = try await LoopbackTest.start(timeout: 10)
+        let listener = try await LoopbackTest.start(timeout: 600)
         let waiting = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await listener.waitForRedirect()
@@ -451,7 +451,7 @@ struct LoopbackRedirectListenerTests {
 
     @Test("close() is idempotent, closes the port and makes waiting throw canceled")
     func close() async throws {
-        let listener = try await LoopbackTest.start(timeout: 10)
+        let listener = try await LoopbackTest.start(timeout: 600)
         let idle = try await RawHTTPClient.connect(port: listener.port)
         await listener.close()
         await listener.close()
