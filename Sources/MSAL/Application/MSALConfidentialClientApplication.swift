@@ -15,13 +15,15 @@ public final class MSALConfidentialClientApplication: Sendable {
     package let client: TokenClient
     /// The client authentication form fields, with the signed assertion they reuse.
     package let authentication: ClientAuthentication
+    /// The Azure region app tokens are requested in (``MSALConfidentialClientApplicationConfig/azureRegion``).
+    package let region: RegionResolver
     /// Account lists derived from the cache, reused while it is unchanged.
     package let accountMemoStore = TokenCacheAccountMemo()
 
     /// Creates an application.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for an empty client id, or a
-    ///   cache error when the cache location cannot be used.
+    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for an empty client id or
+    ///   an invalid Azure region name, or a cache error when the cache location cannot be used.
     public init(configuration: MSALConfidentialClientApplicationConfig) throws {
         let clientID = configuration.clientId.trimmingCharacters(in: .whitespaces)
         guard !clientID.isEmpty else {
@@ -36,6 +38,11 @@ public final class MSALConfidentialClientApplication: Sendable {
         copy.transport = configuration.transport
         copy.clock = configuration.clock
         copy.validatesAuthority = configuration.validatesAuthority
+        copy.azureRegion = configuration.azureRegion
+        copy.environment = configuration.environment
+        copy.instanceMetadataBaseURL = configuration.instanceMetadataBaseURL
+        let variables = copy.environment ?? ProcessInfo.processInfo.environment
+        let regionSetting = try RegionResolver.effectiveSetting(copy.azureRegion, variables: variables)
         self.configuration = copy
         let cache = try TokenCache(config: copy.cacheConfig)
         self.cache = cache
@@ -46,6 +53,17 @@ public final class MSALConfidentialClientApplication: Sendable {
         let resolver = AuthorityResolver(
             pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),
             policy: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        // Region detection asks the instance metadata service once, for at most 2 seconds, never retried.
+        var regionPipelineConfiguration = MSALGlobalConfig.httpConfig.pipelineConfiguration()
+        regionPipelineConfiguration.retryCount = 0
+        regionPipelineConfiguration.defaultThrottle = 0
+        regionPipelineConfiguration.limits.connectTimeout = 2
+        regionPipelineConfiguration.limits.totalTimeout = 2
+        self.region = RegionResolver(
+            setting: regionSetting, variables: variables, imdsBaseURL: copy.instanceMetadataBaseURL,
+            pipeline: HTTPPipeline(
+                transport: copy.transport ?? MSALCurlTransport(), clock: clock, configuration: regionPipelineConfiguration),
+            logger: MSALLogger())
         let authentication = ClientAuthentication(credential: copy.clientCredential, clientID: clientID, clock: clock)
         self.authentication = authentication
         self.client = TokenClient(

@@ -16,6 +16,9 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
         var transport: (any MSALHTTPTransport)? = nil
         var clock: (any MSALClock)? = nil
         var validatesAuthority = true
+        var azureRegion: MSALAzureRegion? = nil
+        var environment: [String: String]? = nil
+        var instanceMetadataBaseURL: URL? = nil
     }
 
     /// The application (client) id registered with the identity provider.
@@ -83,6 +86,32 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
     public var clock: (any MSALClock)? {
         get { values.withLock { $0.clock } }
         set { values.withLock { $0.clock = newValue } }
+    }
+
+    /// The Azure region app tokens (``MSALConfidentialClientApplication/acquireTokenForClient(with:)``)
+    /// are requested in, for a Microsoft Entra authority on a Microsoft cloud host: the token
+    /// request goes to `<region>.login.microsoft.com` (`<region>.<host>` in other clouds), while
+    /// discovery, the metadata and the cache stay with the global authority. Default `nil`: the
+    /// region `MSAL_FORCE_REGION` names, if any, else the global endpoint. An invalid name makes
+    /// the application's creation fail; a detection that finds no region uses the global
+    /// endpoint. A regional request that fails is not retried on the global endpoint.
+    public var azureRegion: MSALAzureRegion? {
+        get { values.withLock { $0.azureRegion } }
+        set { values.withLock { $0.azureRegion = newValue } }
+    }
+
+    /// The environment variables read for `MSAL_FORCE_REGION` and `REGION_NAME`. `nil` (the
+    /// default) reads the process environment when the application is created.
+    public var environment: [String: String]? {
+        get { values.withLock { $0.environment } }
+        set { values.withLock { $0.environment = newValue } }
+    }
+
+    /// The instance metadata service asked for the region by ``MSALAzureRegion/autoDetect``
+    /// (default `http://169.254.169.254`). Tests point it at a local server.
+    public var instanceMetadataBaseURL: URL? {
+        get { values.withLock { $0.instanceMetadataBaseURL } }
+        set { values.withLock { $0.instanceMetadataBaseURL = newValue } }
     }
 
     /// Whether unknown Microsoft Entra hosts are checked with instance discovery before use.

@@ -11,9 +11,12 @@ import MSALJOSE
 package struct ClientCredentialsFlow: Sendable {
     /// The confidential client's shared state, with its authentication (``TokenClient/clientAuthentication``).
     package let client: TokenClient
+    /// The Azure region token requests go to, if any.
+    package let region: RegionResolver?
 
-    package init(client: TokenClient) {
+    package init(client: TokenClient, region: RegionResolver? = nil) {
         self.client = client
+        self.region = region
     }
 
     /// The request as the flow sees it, read once from the parameters.
@@ -177,14 +180,29 @@ package struct ClientCredentialsFlow: Sendable {
             correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
     }
 
+    /// `tokenEndpoint` on the regional host when a region applies: a Microsoft Entra authority on
+    /// a Microsoft cloud host, and a region configured, forced or detected.
+    private func regionalTokenEndpoint(_ tokenEndpoint: URL, request: Request) async -> URL {
+        guard let region, request.authority.kind == .aad, let host = tokenEndpoint.host,
+            KnownClouds.trustedHosts.contains(host.lowercased()), let name = await region.region(correlationID: request.correlationID),
+            var components = URLComponents(url: tokenEndpoint, resolvingAgainstBaseURL: false)
+        else { return tokenEndpoint }
+        components.host = MSALAzureRegion.regionalHost(host, region: name)
+        guard let regional = components.url else { return tokenEndpoint }
+        client.logger.info("App token request to the regional endpoint \(host: regional)", correlationID: request.correlationID)
+        return regional
+    }
+
     private func redeem(_ request: Request) async throws -> MSALResult {
         let correlationID = request.correlationID
         let clientID = client.clientID
         let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
         let kind = request.authority.kind
+        // The assertion's audience stays the global token endpoint (as MSAL for Python sends it).
         let fields = try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority)
+        let tokenEndpoint = await regionalTokenEndpoint(metadata.tokenEndpoint, request: request)
         var httpRequest = TokenRequests.clientCredentials(
-            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, scope: request.scopes.joined(separator: " "), claims: request.claims,
+            tokenEndpoint: tokenEndpoint, clientID: clientID, scope: request.scopes.joined(separator: " "), claims: request.claims,
             authentication: fields, extraQueryParameters: request.extraQueryParameters)
         httpRequest.sendsMicrosoftHeaders = kind.isMicrosoft
         let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
