@@ -8,7 +8,12 @@
 #   - two OpenID providers nobody here wrote, which the provider tests start on loopback
 #     (Tests/Interop/providers, Tests/MSALCommandLineTests/Providers): glewlwyd from Debian,
 #     and Django OAuth Toolkit in a virtual environment at .build/oidc-venv (with selenium,
-#     which drives Debian's chromium through chromium-driver on the providers' real login pages).
+#     which drives Debian's chromium through chromium-driver on the providers' real login pages);
+#   - a real Secret Service for the Secret Service storage tests (Tests/MSALTests/Cache/SecretService):
+#     gnome-keyring and dbus, libsecret (loaded by swift-msal at run time) and its introspection data,
+#     and MSAL for Python with msal-extensions in .build/keyring-venv, made from Debian's own
+#     python3 with its system site packages, where python3-gi (PyGObject, which msal-extensions'
+#     libsecret persistence needs) lives.
 # Safe to run again; quiet and quick when everything is already in place.
 set -euo pipefail
 
@@ -38,7 +43,8 @@ apt_install() {
 
 # chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless;
 # chromium-driver lets selenium drive it on the providers' login pages; glewlwyd is a provider.
-packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl binutils)
+packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl binutils
+    gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -112,4 +118,25 @@ if [ "$(cat "$oidc_stamp" 2>/dev/null || true)" != "$oidc_wanted" ] \
     fi
     "$oidc_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$oidc_requirements"
     echo "$oidc_wanted" > "$oidc_stamp"
+fi
+
+# MSAL for Python with msal-extensions' libsecret persistence, for the Secret Service interop tests.
+# PyGObject cannot be installed from PyPI without a compiler and GObject's headers, so this venv is
+# made from Debian's python3 (/usr/bin/python3, whatever python3 comes first on PATH) with its
+# system site packages, where Debian's python3-gi is.
+keyring_venv="$root/.build/keyring-venv"
+installed_keyring() {
+    "$keyring_venv/bin/python" -c 'import msal, msal_extensions, gi; gi.require_version("Secret", "1"); from gi.repository import Secret; print(msal.__version__, msal_extensions.__version__)' 2>/dev/null || true
+}
+if [ "$(installed_keyring)" != "$msal_python_version $msal_extensions_version" ]; then
+    echo "Installing MSAL for Python and msal-extensions with PyGObject into .build/keyring-venv"
+    rm -rf "$keyring_venv"
+    mkdir -p "$root/.build"
+    /usr/bin/python3 -m venv --system-site-packages "$keyring_venv"
+    "$keyring_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        "msal==$msal_python_version" "msal-extensions==$msal_extensions_version" "portalocker==$portalocker_version"
+    if [ "$(installed_keyring)" != "$msal_python_version $msal_extensions_version" ]; then
+        echo "scripts/setup.sh: MSAL for Python with msal-extensions and PyGObject is not usable in $keyring_venv" >&2
+        exit 1
+    fi
 fi

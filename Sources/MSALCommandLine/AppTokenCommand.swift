@@ -98,7 +98,7 @@ struct AppTokenCommand: AsyncParsableCommand {
                 // A local identity provider is trusted as given: there is no instance discovery for it.
                 configuration.knownAuthorities = [authorityObject]
             }
-            configuration.cacheConfig = cache.config
+            configuration.cacheConfig = try cache.config()
             configuration.transport = try network.transport()
             let application = try MSALConfidentialClientApplication(configuration: configuration)
             let parameters = MSALClientCredentialParameters(

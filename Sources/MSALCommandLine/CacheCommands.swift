@@ -3,26 +3,98 @@ import Foundation
 import MSAL
 import MSALJSON
 
-/// `--cache FILE`, shared by the cache verbs.
+/// Where the cache verbs keep the cache: `--cache-storage`, `--cache FILE`, `--signal-file FILE`,
+/// `--cache-fallback`, shared by every verb that reads the cache.
 struct CacheFileOptions: ParsableArguments {
+    /// The kinds of storage the CLI offers.
+    enum StorageKind: String, ExpressibleByArgument, CaseIterable {
+        case file
+        case secretService = "secret-service"
+        case memory
+    }
+
+    /// What a Secret Service cache does without a Secret Service.
+    enum FallbackKind: String, ExpressibleByArgument, CaseIterable {
+        case fail
+        case memory
+        case file
+    }
+
+    /// The environment variable that chooses the storage when `--cache-storage` is absent.
+    static let storageVariable = "MSAL_CACHE_STORAGE"
+    /// The environment variable that chooses the fallback when `--cache-fallback` is absent.
+    static let fallbackVariable = "MSAL_CACHE_FALLBACK"
+
     @Option(
         name: .customLong("cache"),
         help: ArgumentHelp(
-            "The token cache file (default: $XDG_CACHE_HOME/msal/token_cache.json or ~/.cache/msal/token_cache.json).", valueName: "file"))
+            "The token cache file, for file storage or a fallback to a file (default: $XDG_CACHE_HOME/msal/token_cache.json "
+                + "or ~/.cache/msal/token_cache.json).", valueName: "file"))
     var path: String?
+
+    @Option(
+        name: .customLong("cache-storage"),
+        help: ArgumentHelp(
+            "Where the cache lives: file, secret-service (the desktop keyring, through libsecret) or memory "
+                + "(default: $\(CacheFileOptions.storageVariable), else file).", valueName: "storage"))
+    var storage: StorageKind?
+
+    @Option(
+        name: .customLong("cache-fallback"),
+        help: ArgumentHelp(
+            "With secret-service storage, what to do when no Secret Service answers: fail, memory or file "
+                + "(default: $\(CacheFileOptions.fallbackVariable), else fail).", valueName: "policy"))
+    var fallback: FallbackKind?
+
+    @Option(
+        name: .customLong("signal-file"),
+        help: ArgumentHelp(
+            "With secret-service storage, the empty signal file touched after each write, as msal-extensions names it "
+                + "(default: token_cache.signal beside the default cache file).", valueName: "file"))
+    var signalFile: String?
 
     /// Opens the cache; a relative path is taken from the current directory.
     func open() throws -> TokenCache {
-        try TokenCache(config: config)
+        try TokenCache(config: config())
     }
 
-    /// The file cache at ``path`` (a relative path taken from the current directory), else the default file.
-    var config: MSALCacheConfig {
-        var resolved = path
-        if let path, !path.hasPrefix("/") {
-            resolved = FileManager.default.currentDirectoryPath + "/" + path
+    /// The configuration the options (and the environment) describe.
+    ///
+    /// - Throws: ``MSALError`` `invalidParameter` when `MSAL_CACHE_STORAGE` or `MSAL_CACHE_FALLBACK` holds an unknown value.
+    func config(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> MSALCacheConfig {
+        let kind = try storage ?? Self.environmentValue(Self.storageVariable, environment) ?? .file
+        switch kind {
+        case .file:
+            return MSALCacheConfig(storage: .file(path: Self.absolute(path)))
+        case .memory:
+            return MSALCacheConfig(storage: .memory)
+        case .secretService:
+            let policy: MSALSecretServiceStorage.Fallback
+            switch try fallback ?? Self.environmentValue(Self.fallbackVariable, environment) ?? .fail {
+            case .fail: policy = .fail
+            case .memory: policy = .memory
+            case .file: policy = .file(path: Self.absolute(path))
+            }
+            let signal = signalFile.map { $0.hasPrefix("~") ? $0 : Self.absolute($0)! }
+            return MSALCacheConfig(storage: .secretService(MSALSecretServiceStorage(signalFilePath: signal, fallback: policy)))
         }
-        return MSALCacheConfig(storage: .file(path: resolved))
+    }
+
+    /// `path` made absolute against the current directory.
+    static func absolute(_ path: String?) -> String? {
+        guard let path, !path.hasPrefix("/") else { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// The value of `name` in `environment`, parsed; `nil` when unset or empty.
+    static func environmentValue<Kind: RawRepresentable & CaseIterable>(_ name: String, _ environment: [String: String]) throws -> Kind?
+    where Kind.RawValue == String {
+        guard let text = environment[name], !text.isEmpty else { return nil }
+        guard let value = Kind(rawValue: text) else {
+            let known = Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw MSALError(.internal, internalCode: .invalidParameter, message: "\(name)=\(text) is not one of: \(known)")
+        }
+        return value
     }
 }
 
@@ -104,8 +176,10 @@ struct CacheShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let document = try await cache.open().read(clientID: "msal-cli") { $0.document }
-            var sections: [JSONMember] = []
+            let tokenCache = try cache.open()
+            let document = try await tokenCache.read(clientID: "msal-cli") { $0.document }
+            let storage = tokenCache.storageDescription
+            var sections: [JSONMember] = [JSONMember(name: "storage", value: .string(storage))]
             for section in CacheSection.allCases {
                 let entries = document[section].sorted { $0.key < $1.key }.map { key, entry in
                     JSONMember(name: key, value: Self.redacted(entry))
@@ -121,6 +195,7 @@ struct CacheShowCommand: AsyncParsableCommand {
                             JSONMember(name: "unknown_sections", value: .array(unknown.map { .string($0) }))
                         ]))
             case .text:
+                CommandOutput.write("Storage: \(storage)")
                 for section in CacheSection.allCases {
                     CommandOutput.write("\(section.name) (\(document[section].count))")
                     for (key, entry) in document[section].sorted(by: { $0.key < $1.key }) {

@@ -64,7 +64,7 @@ struct ManagedIdentityTokenCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             let configuration = MSALManagedIdentityConfig(identity: identity.identity)
-            configuration.cacheConfig = cache.config
+            configuration.cacheConfig = try cache.config()
             configuration.transport = try network.transport()
             let application = try MSALManagedIdentityApplication(configuration: configuration)
             let parameters = MSALManagedIdentityParameters(resource: resource)

@@ -63,7 +63,7 @@ struct ApplicationOptions: ParsableArguments {
             // A local identity provider is trusted as given: there is no instance discovery for it.
             config.knownAuthorities = [authorityObject]
         }
-        config.cacheConfig = cache.config
+        config.cacheConfig = try cache.config()
         config.transport = try network.transport()
         return try MSALPublicClientApplication(configuration: config)
     }

@@ -23,7 +23,7 @@ enum CacheModes {
         guard arguments.count == 3 else { WorkerMode.fail(usage: usage) }
         let count = WorkerMode.count(arguments, 1, usage)
         let tag = arguments[2]
-        let cache = try TokenCache(config: MSALCacheConfig(storage: .file(path: arguments[0]), fileLockTimeout: 300))
+        let cache = try TokenCache(config: storageConfig(arguments[0]))
         let client = "stress-client"
         for index in 1...count {
             let response = TokenResponse(
@@ -54,7 +54,7 @@ enum CacheModes {
         let pause = arguments.count == 4 ? UInt32(arguments[3]) ?? 0 : 0
         let count = WorkerMode.count(arguments, 1, usage)
         let tag = arguments[2]
-        let cache = try TokenCache(config: MSALCacheConfig(storage: .file(path: arguments[0]), fileLockTimeout: 300))
+        let cache = try TokenCache(config: storageConfig(arguments[0]))
         let client = "stress-client"
         for index in 0..<count {
             let uid = "\(tag)-\(index)"
@@ -120,6 +120,12 @@ enum CacheModes {
             now: Int64(Date().timeIntervalSince1970))
         let entries = try TokenCacheEntries(response: response, context: context)
         try cache.write(clientID: client) { contents in contents.save(entries, clientID: client) }
+    }
+
+    /// The cache configuration for PATH: a file, or any storage `SecretServiceModes.cacheConfig(_:)`
+    /// names when PATH does not start with `/`.
+    static func storageConfig(_ path: String) -> MSALCacheConfig {
+        path.hasPrefix("/") ? MSALCacheConfig(storage: .file(path: path), fileLockTimeout: 300) : SecretServiceModes.cacheConfig(path)
     }
 
     static func idToken(uid: String) -> String {

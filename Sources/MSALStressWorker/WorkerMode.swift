@@ -12,7 +12,7 @@ struct WorkerMode: Sendable {
     /// Every mode, by name.
     static let all: [String: WorkerMode] = FileModes.all.merging(CacheModes.all) { first, _ in first }
         .merging(ProviderModes.all) { first, _ in first }.merging(RefreshModes.all) { first, _ in first }
-        .merging(PoolModes.all) { first, _ in first }
+        .merging(PoolModes.all) { first, _ in first }.merging(SecretServiceModes.all) { first, _ in first }
 
     /// Writes `text` and a newline to standard error (unbuffered).
     static func printError(_ text: String) {

@@ -9,6 +9,9 @@ public struct MSALCacheConfig: Sendable {
         case file(path: String?)
         /// In the application's own storage, through serialization hooks.
         case custom(any MSALTokenCacheSerializer)
+        /// In the Secret Service (GNOME Keyring, KWallet) over D-Bus, through libsecret, shared with
+        /// msal-extensions; see ``MSALSecretServiceStorage`` and `docs/cache-persistence.md`.
+        case secretService(MSALSecretServiceStorage)
     }
 
     /// Where the cache lives. Default: the file at the default location.

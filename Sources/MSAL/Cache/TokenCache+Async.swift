@@ -23,7 +23,7 @@ extension TokenCache {
         switch backing {
         case .memory:
             return try withMemoryContents { try body($0) }
-        case .file:
+        case .file, .secretService:
             return try await BlockingWork.shared.run { try self.read(clientID: clientID, accountID: accountID, body) }
         case .custom(let serializer):
             return try await onHookQueue {
@@ -44,6 +44,13 @@ extension TokenCache {
         case .memory: return try withMemoryContents { try body($0) }
         case .file(let file): return try readFromMemory(file, body)
         case .custom: return nil
+        case .secretService(let store):
+            switch store.resolvedIfKnown {
+            case .memory: return try withMemoryContents { try body($0) }
+            case .file(let file): return try readFromMemory(file, body)
+            case .secretService: return try readFromMemory(store.signal, body)
+            case nil: return nil
+            }
         }
     }
 
@@ -56,6 +63,9 @@ extension TokenCache {
         switch backing {
         case .memory:
             return try withMemoryContents(body)
+        case .secretService(let store):
+            if case .memory = store.resolvedIfKnown { return try withMemoryContents(body) }
+            return try await BlockingWork.shared.run { try self.write(clientID: clientID, accountID: accountID, body) }
         case .file:
             return try await BlockingWork.shared.run { try self.write(clientID: clientID, accountID: accountID, body) }
         case .custom(let serializer):

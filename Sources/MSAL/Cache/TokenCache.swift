@@ -19,9 +19,10 @@ package final class TokenCache: Sendable {
         case memory
         case file(TokenCacheFile)
         case custom(any MSALTokenCacheSerializer)
+        case secretService(SecretServiceStore)
     }
 
-    private struct State {
+    struct State {
         var contents: TokenCacheContents
         /// The stamp of the file contents `contents` was read from or written as.
         var stamp: TokenCacheFileStamp?
@@ -30,7 +31,7 @@ package final class TokenCache: Sendable {
     }
 
     let backing: Backing
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// Runs whole operations with custom hooks one at a time, off the cooperative pool.
     let hookQueue = DispatchQueue(label: "swift-msal.token-cache.hooks")
     /// Set on `hookQueue`, to refuse a hook that calls back into the cache (it would wait for itself).
@@ -58,6 +59,10 @@ package final class TokenCache: Sendable {
             backing = .file(try TokenCacheFile(path: resolved, options: options))
         case .custom(let serializer):
             backing = .custom(serializer)
+        case .secretService(let settings):
+            var options = config.fileOptions ?? TokenCacheFileOptions()
+            options.lockTimeout = config.fileLockTimeout
+            backing = .secretService(try SecretServiceStore(settings: settings, fileOptions: options))
         }
         state = Mutex(State(contents: TokenCacheContents(), loaded: false))
         hookQueue.setSpecific(key: hookQueueKey, value: true)
@@ -68,10 +73,19 @@ package final class TokenCache: Sendable {
         file?.path
     }
 
-    /// The cache file, when the cache is stored in one.
+    /// The cache file, when the cache is stored in one; for the Secret Service, its signal file,
+    /// whose lock files (and refresh locks) order the processes that share the item.
     package var file: TokenCacheFile? {
-        if case .file(let file) = backing { return file }
-        return nil
+        switch backing {
+        case .file(let file): return file
+        case .secretService(let store):
+            switch store.resolvedIfKnown {
+            case .memory: return nil
+            case .file(let file): return file
+            case .secretService, nil: return store.signal
+            }
+        case .memory, .custom: return nil
+        }
     }
 
     /// Runs `body` on the current contents without changing them.
@@ -82,22 +96,33 @@ package final class TokenCache: Sendable {
         case .memory:
             return try state.withLock { try body($0.contents) }
         case .file(let file):
-            if let answered = try readFromMemory(file, body) { return answered }
-            do {
-                return try file.withLock(exclusive: false) { access in
-                    try reloadIfChanged(access)
-                    return try state.withLock { try body($0.contents) }
-                }
-            } catch is CorruptFile {
-                // Moving the file aside needs the exclusive lock; check again under it.
-                return try file.withLock(exclusive: true) { access in
-                    try reloadIfChanged(access, quarantining: true)
-                    return try state.withLock { try body($0.contents) }
-                }
-            }
+            return try readFile(file, body)
         case .custom(let serializer):
             return try withHooks(serializer, clientID: clientID, accountID: accountID, isWrite: false) { contents in
                 try body(contents)
+            }
+        case .secretService(let store):
+            switch try store.resolved() {
+            case .memory: return try state.withLock { try body($0.contents) }
+            case .file(let file): return try readFile(file, body)
+            case .secretService(let item): return try readSecret(store, item, body)
+            }
+        }
+    }
+
+    /// ``read(clientID:accountID:_:)`` from the cache file.
+    private func readFile<T>(_ file: TokenCacheFile, _ body: (TokenCacheContents) throws -> T) throws -> T {
+        if let answered = try readFromMemory(file, body) { return answered }
+        do {
+            return try file.withLock(exclusive: false) { access in
+                try reloadIfChanged(access)
+                return try state.withLock { try body($0.contents) }
+            }
+        } catch is CorruptFile {
+            // Moving the file aside needs the exclusive lock; check again under it.
+            return try file.withLock(exclusive: true) { access in
+                try reloadIfChanged(access, quarantining: true)
+                return try state.withLock { try body($0.contents) }
             }
         }
     }
@@ -125,31 +150,42 @@ package final class TokenCache: Sendable {
         case .memory:
             return try state.withLock { try body(&$0.contents) }
         case .file(let file):
-            return try file.withLock(exclusive: true) { access in
-                try reloadIfChanged(access, quarantining: true)
-                // The exclusive file lock keeps every other writer, in this process or another, out
-                // until the new contents are stored; `state` is held only to copy and to store them.
-                var contents = state.withLock { $0.contents }
-                let before = contents.revision
-                let result = try body(&contents)
-                if contents.revision != before {
-                    let stamp = try access.write(contents.document.serialized())
-                    state.withLock { state in
-                        state.contents = contents
-                        state.stamp = stamp
-                    }
-                }
-                return result
-            }
+            return try writeFile(file, body)
         case .custom(let serializer):
             return try withHooks(serializer, clientID: clientID, accountID: accountID, isWrite: true) { contents in
                 try body(&contents)
             }
+        case .secretService(let store):
+            switch try store.resolved() {
+            case .memory: return try state.withLock { try body(&$0.contents) }
+            case .file(let file): return try writeFile(file, body)
+            case .secretService(let item): return try writeSecret(store, item, body)
+            }
+        }
+    }
+
+    /// ``write(clientID:accountID:_:)`` to the cache file.
+    private func writeFile<T>(_ file: TokenCacheFile, _ body: (inout TokenCacheContents) throws -> T) throws -> T {
+        return try file.withLock(exclusive: true) { access in
+            try reloadIfChanged(access, quarantining: true)
+            // The exclusive file lock keeps every other writer, in this process or another, out
+            // until the new contents are stored; `state` is held only to copy and to store them.
+            var contents = state.withLock { $0.contents }
+            let before = contents.revision
+            let result = try body(&contents)
+            if contents.revision != before {
+                let stamp = try access.write(contents.document.serialized())
+                state.withLock { state in
+                    state.contents = contents
+                    state.stamp = stamp
+                }
+            }
+            return result
         }
     }
 
     /// Thrown inside a shared-lock read when the file does not parse, to retry under the exclusive lock.
-    private struct CorruptFile: Error {}
+    struct CorruptFile: Error {}
 
     /// Reads the file again when its stamp differs from the one the contents came from.
     ///

@@ -138,6 +138,10 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case cacheLocationUnavailable = -48006
     /// An app's cache serialization hook threw.
     case cacheHookFailed = -48007
+    /// The Secret Service could not store or read the cache: libsecret is not installed, there is no
+    /// D-Bus session bus or no keyring daemon on it, the keyring is locked and cannot be unlocked, or
+    /// the daemon failed mid-operation (see `docs/cache-persistence.md`).
+    case cacheSecretServiceUnavailable = -48008
 
     // Web UI and interactive sign-in (−49000).
     /// No browser could be launched; ``MSALError/authorizationURL`` holds the URL for the user to open.

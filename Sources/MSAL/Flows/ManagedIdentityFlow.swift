@@ -159,7 +159,7 @@ package struct ManagedIdentityFlow: Sendable {
         // A claims challenge names the token it rejected to Service Fabric: the cached one, if any.
         var replacing: String?
         if source == .serviceFabric, request.claims != nil, let cached = try await cachedToken(request, expiryBuffer: 0) {
-            replacing = try MessageDigest.sha256(Array(cached.secret.utf8)).map { String(format: "%02x", $0) }.joined()
+            replacing = Hex.lowercase(try MessageDigest.sha256(Array(cached.secret.utf8)))
         }
         let httpRequest = try endpoints.request(
             source, identity: identity, resource: request.resource, correlationID: correlationID, capabilities: capabilities,

@@ -62,4 +62,15 @@ public enum Hex {
     package static func uppercaseDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ nibble &- 10
     }
+
+    /// `bytes` as lowercase hexadecimal digits, two per byte.
+    package static func lowercase(_ bytes: [UInt8]) -> String {
+        var digits: [UInt8] = []
+        digits.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            digits.append(digit(byte >> 4))
+            digits.append(digit(byte & 0x0F))
+        }
+        return String(decoding: digits, as: UTF8.self)
+    }
 }

@@ -14,6 +14,16 @@ extension TokenCacheFileAccess {
     static let modificationTimeLead = 2
 
     package func write(_ bytes: [UInt8]) throws -> TokenCacheFileStamp {
+        try write(bytes, signal: false)
+    }
+
+    /// Replaces a Secret Service cache's signal file with an empty one, as ``write(_:)`` does, and
+    /// returns its stamp; the file it replaces passes the signal file's checks (``signalStamp()``).
+    package func writeSignal() throws -> TokenCacheFileStamp {
+        try write([], signal: true)
+    }
+
+    private func write(_ bytes: [UInt8], signal: Bool) throws -> TokenCacheFileStamp {
         try checkOpen()
         guard session.exclusive else {
             throw MSALError.cacheMisuse(path, "write needs the exclusive lock")
@@ -25,7 +35,11 @@ extension TokenCacheFileAccess {
         var previous: stat?
         switch POSIXCalls.status(of: file.fileName, in: session.directory) {
         case .success(let info):
-            try checkSafe(info)
+            if signal {
+                try checkSignalSafe(info)
+            } else {
+                try checkSafe(info)
+            }
             previous = info
         case .failure(let failure) where failure.code == ENOENT:
             previous = nil

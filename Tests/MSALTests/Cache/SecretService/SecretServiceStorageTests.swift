@@ -1,0 +1,312 @@
+import Foundation
+import MSALEmulator
+import MSALJOSE
+import MSALSupport
+import Testing
+
+@testable import MSAL
+
+/// Secret Service storage against a real `gnome-keyring-daemon` on a private D-Bus session
+/// (``SecretServiceSession``), with the SDK running in worker processes, and MSAL for Python's
+/// msal-extensions (libsecret persistence) on the same item.
+@Suite("Secret Service storage (real gnome-keyring)", .timeLimit(.minutes(5)))
+struct SecretServiceStorageTests {
+    /// msal-extensions' default schema name for `signal`: the SHA-256 of the path as given, in hex.
+    static func schema(_ signal: String) throws -> String {
+        Hex.lowercase(try MessageDigest.sha256(Array(signal.utf8)))
+    }
+
+    /// The Python of `.build/keyring-venv` (MSAL for Python, msal-extensions, Debian's PyGObject).
+    static let keyringPython = PythonMSAL.packageRoot.appendingPathComponent(".build/keyring-venv/bin/python").path
+    static let script = PythonMSAL.scriptsDirectory.appendingPathComponent("secret_service.py").path
+    /// The `msal` command, built beside the worker.
+    static let msal = StressWorker.executable.deletingLastPathComponent().appendingPathComponent("msal").path
+
+    static func requirePython() throws {
+        guard FileManager.default.isExecutableFile(atPath: keyringPython) else {
+            throw SecretServiceSession.Failure(
+                description: "\(keyringPython) is missing: run `bash scripts/setup.sh` (it makes the keyring venv); these tests never skip")
+        }
+    }
+
+    /// The worker's one JSON line.
+    static func report(_ output: String) throws -> [String: String] {
+        let line = try #require(output.split(separator: "\n").last, "no output")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], "\(line)")
+    }
+
+    /// Every `secret` in a cache document's text.
+    static func secrets(inDocument text: String) throws -> [String] {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        var found: [String] = []
+        for section in ["AccessToken", "RefreshToken", "IdToken"] {
+            for case let entry as [String: Any] in (document[section] as? [String: Any] ?? [:]).values {
+                if let secret = entry["secret"] as? String { found.append(secret) }
+            }
+        }
+        return found
+    }
+
+    @Test("Sign-in stores the cache in the keyring; a second process gets a silent hit; no token byte lands in any file")
+    func signInThenSilentInAnotherProcess() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let emulator = try MSALEmulator(configuration: .sample)
+        _ = try await emulator.start()
+        do {
+            let authority = emulator.authorityURL(tenant: "organizations").absoluteString
+            let client = MSALEmulator.Configuration.sampleStandaloneClientID
+            let signal = session.home.appendingPathComponent(".cache/msal/token_cache.signal").path
+            let signIn = try await session.run(
+                StressWorker.executable.path, ["secret-sign-in", authority, client, "secret:\(signal)", "adele@contoso.example"])
+            #expect(signIn.status == 0, "\(signIn.errors)")
+            let first = try Self.report(signIn.output)
+            #expect(first["source"] == "identity_provider")
+            #expect(first["storage"]?.hasPrefix("secret-service (schema \"\(try Self.schema(signal))\"") == true, "\(first)")
+
+            let silent = try await session.run(StressWorker.executable.path, ["secret-silent", authority, client, "secret:\(signal)"])
+            #expect(silent.status == 0, "\(silent.errors)")
+            let second = try Self.report(silent.output)
+            #expect(second["source"] == "cache")
+            #expect(second["access_token"] == first["access_token"])
+
+            // The item holds the whole document: the access, refresh and ID tokens.
+            let item = try #require(try await session.lookup(schema: try Self.schema(signal)), "no item in the keyring")
+            let secrets = try Self.secrets(inDocument: item)
+            #expect(secrets.count >= 3)
+            #expect(secrets.contains(try #require(first["access_token"])))
+            #expect(try session.filesContaining(secrets + [try #require(first["id_token"])]).isEmpty)
+            // The signal file is empty; the keyring's own file exists (encrypted).
+            let attributes = try FileManager.default.attributesOfItem(atPath: signal)
+            #expect(attributes[.size] as? Int == 0)
+            #expect(FileManager.default.fileExists(atPath: session.home.appendingPathComponent(".local/share/keyrings/login.keyring").path))
+        } catch {
+            try? await emulator.shutdown()
+            throw error
+        }
+        try await emulator.shutdown()
+    }
+
+    @Test("MSAL for Python (msal-extensions, libsecret) answers silently with 0 requests from the item swift-msal wrote, and the reverse")
+    func pythonInterop() async throws {
+        try Self.requirePython()
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("shared.signal").path
+
+        // swift-msal writes two accounts; MSAL for Python reads them.
+        let save = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "2", "swift"])
+        #expect(save.status == 0, "\(save.errors)")
+        let queries = session.workingDirectory.appendingPathComponent("queries.json")
+        try Data(
+            #"""
+            {"client_id": "stress-client", "authority": "https://login.windows.net/tenant",
+             "queries": [{"id": "a", "home_account_id": "swift-1.tenant", "scopes": ["User.Read"]}]}
+            """#.utf8
+        ).write(to: queries)
+        let read = try await session.run(Self.keyringPython, [Self.script, "read", signal, queries.path])
+        #expect(read.status == 0, "\(read.errors)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any], "\(read.output)")
+        let result = try #require((answer["results"] as? [[String: Any]])?.first)
+        #expect(result["access_token"] as? String == "at-swift-1")
+        #expect(result["token_source"] as? String == "cache")
+        #expect(answer["token_endpoint_calls"] as? Int == 0)
+
+        // MSAL for Python adds an account; `msal token` (no network) serves its token from the cache,
+        // and still sees swift-msal's.
+        let add = try await session.run(Self.keyringPython, [Self.script, "add", signal, "1", "python"])
+        #expect(add.status == 0, "\(add.output) \(add.errors)")
+        let noNetwork = session.workingDirectory.appendingPathComponent("no-network.json")
+        try Data(#"{"name":"no-network","description":"Any request fails.","interactions":[]}"#.utf8).write(to: noNetwork)
+        for (account, token) in [("python-0.tenant", "at-python-0"), ("swift-0.tenant", "at-swift-0")] {
+            let token0 = try await session.run(
+                Self.msal,
+                [
+                    "token", "--client-id", "stress-client", "--authority", "https://login.windows.net/tenant", "--scopes", "User.Read",
+                    "--account", account, "--cache-storage", "secret-service", "--signal-file", signal, "--replay", noNetwork.path,
+                    "--output", "json",
+                ])
+            #expect(token0.status == 0, "\(token0.output) \(token0.errors)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(token0.output.utf8)) as? [String: Any], "\(token0.output)")
+            #expect(json["access_token"] as? String == token)
+            #expect(json["token_source"] as? String == "cache")
+        }
+    }
+
+    @Test("swift-msal and MSAL for Python processes writing the same item at once lose no update")
+    func concurrentWriters() async throws {
+        try Self.requirePython()
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("shared.signal").path
+        async let swiftA = session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "12", "swa"])
+        async let swiftB = session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "12", "swb"])
+        async let python = session.run(Self.keyringPython, [Self.script, "add", signal, "12", "py"])
+        let outcomes = try await [swiftA, swiftB, python]
+        for outcome in outcomes {
+            #expect(outcome.status == 0, "\(outcome.output) \(outcome.errors)")
+        }
+        let item = try #require(try await session.lookup(schema: try Self.schema(signal)))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(item.utf8)) as? [String: Any])
+        let accounts = Set(
+            (document["Account"] as? [String: Any] ?? [:]).values.compactMap { ($0 as? [String: Any])?["home_account_id"] as? String })
+        let expected = Set(["swa", "swb", "py"].flatMap { tag in (0..<12).map { "\(tag)-\($0).tenant" } })
+        #expect(expected.subtracting(accounts).isEmpty, "lost: \(expected.subtracting(accounts).sorted())")
+    }
+
+    @Test("No Secret Service on the bus: a typed error by default; memory or the 0600 file only when the app chose it")
+    func noSecretService() async throws {
+        let session = try await SecretServiceSession(keyring: false)
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("cache.signal").path
+        let failing = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "x"])
+        #expect(failing.status == 1)
+        #expect(failing.errors.hasPrefix("error -48008 "), "\(failing.errors)")
+        #expect(!FileManager.default.fileExists(atPath: signal))
+
+        let emulator = try MSALEmulator(configuration: .sample)
+        _ = try await emulator.start()
+        do {
+            let authority = emulator.authorityURL(tenant: "organizations").absoluteString
+            let client = MSALEmulator.Configuration.sampleStandaloneClientID
+            let memory = try await session.run(
+                StressWorker.executable.path, ["secret-sign-in", authority, client, "secret-or-memory:\(signal)", "adele@contoso.example"])
+            #expect(memory.status == 0, "\(memory.errors)")
+            #expect(try Self.report(memory.output)["storage"] == "memory (fallback: the Secret Service is unavailable)")
+
+            let file = session.home.appendingPathComponent("fallback.json").path
+            let toFile = try await session.run(
+                StressWorker.executable.path,
+                ["secret-sign-in", authority, client, "secret-or-file:\(signal):\(file)", "adele@contoso.example"])
+            #expect(toFile.status == 0, "\(toFile.errors)")
+            #expect(try Self.report(toFile.output)["storage"] == "file \(file) (fallback: the Secret Service is unavailable)")
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+        } catch {
+            try? await emulator.shutdown()
+            throw error
+        }
+        try await emulator.shutdown()
+
+        // No bus at all.
+        let noBus = try await session.run(
+            StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "x"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(session.root.path)/no-such-bus"])
+        #expect(noBus.status == 1)
+        #expect(noBus.errors.hasPrefix("error -48008 "), "\(noBus.errors)")
+    }
+
+    @Test("A locked keyring that nothing can unlock: a typed error (never an empty cache), the fallback when chosen, the item kept")
+    func lockedKeyring() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("cache.signal").path
+        let save = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "kept"])
+        #expect(save.status == 0, "\(save.errors)")
+        // The daemon again, without the password: the login keyring stays locked, and there is no prompter.
+        await session.killKeyring()
+        try await session.startKeyring(unlock: false)
+        let locked = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "new"])
+        #expect(locked.status == 1)
+        #expect(locked.errors.hasPrefix("error -48008 ") && locked.errors.contains("locked"), "\(locked.errors)")
+        let fallback = try await session.run(StressWorker.executable.path, ["cache-save", "secret-or-memory:\(signal)", "1", "new"])
+        #expect(fallback.status == 0, "\(fallback.errors)")
+
+        await session.killKeyring()
+        try await session.startKeyring()
+        let item = try #require(try await session.lookup(schema: try Self.schema(signal)))
+        #expect(item.contains("\"at-kept-0\"") && !item.contains("\"at-new-0\""))
+    }
+
+    @Test("An item that is not a cache document is set aside as a second item and reported; the cache starts empty")
+    func corruptItem() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("cache.signal").path
+        let schema = try Self.schema(signal)
+        try await session.store(schema: schema, text: "not a cache document")
+        let first = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "x"])
+        #expect(first.status == 1)
+        #expect(first.errors.hasPrefix("error -48001 "), "\(first.errors)")
+        let aside = try await session.run("/usr/bin/secret-tool", ["search", "--all", "--unlock", "xdg:schema", schema + ".corrupt"])
+        #expect(aside.output.contains("secret = not a cache document"), "\(aside.output) \(aside.errors)")
+        #expect(try await session.lookup(schema: schema) == nil)
+
+        let second = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "x"])
+        #expect(second.status == 0, "\(second.errors)")
+        let item = try #require(try await session.lookup(schema: schema))
+        #expect(item.contains("\"at-x-0\""))
+    }
+
+    @Test("A signal file that holds data (a plaintext cache) is refused, left as it is")
+    func signalFileWithData() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("token_cache.json").path
+        try Data(#"{"AccessToken":{}}"#.utf8).write(to: URL(fileURLWithPath: signal))
+        let run = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "x"])
+        #expect(run.status == 1)
+        #expect(run.errors.hasPrefix("error -48003 "), "\(run.errors)")
+        #expect(run.errors.contains("msal cache migrate"))
+        #expect(try String(contentsOfFile: signal, encoding: .utf8) == #"{"AccessToken":{}}"#)
+    }
+
+    @Test("The keyring daemon killed while a process writes: typed errors, and the item stays a whole cache document")
+    func daemonKilledMidWrite() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("cache.signal").path
+        let writer = Task { try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "400", "k"]) }
+        try await Task.sleep(for: .milliseconds(1500))
+        await session.killKeyring()
+        let outcome = try await writer.value
+        if outcome.status != 0 {
+            #expect(outcome.errors.hasPrefix("error -48008 "), "\(outcome.errors)")
+        }
+        try await session.startKeyring()
+        let item = try #require(try await session.lookup(schema: try Self.schema(signal)), "the item is gone")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(item.utf8)) as? [String: Any], "\(item.prefix(200))")
+        let accounts = Set(
+            (document["Account"] as? [String: Any] ?? [:]).values.compactMap { ($0 as? [String: Any])?["home_account_id"] as? String })
+        // Saves run in order, each on the last stored document: what is there is k-0 … k-(n-1), no gap.
+        #expect(!accounts.isEmpty)
+        #expect(accounts == Set((0..<accounts.count).map { "k-\($0).tenant" }))
+    }
+}
+
+/// Secret Service storage without any daemon: libsecret that cannot be loaded.
+@Suite("Secret Service storage: libsecret missing")
+struct SecretServiceLibraryMissingTests {
+    static func config(_ fallback: MSALSecretServiceStorage.Fallback) -> MSALCacheConfig {
+        var settings = MSALSecretServiceStorage(signalFilePath: "/nonexistent-msal-test/cache.signal", fallback: fallback)
+        settings.librarySoname = "libsecret-1-missing-for-test.so.0"
+        return MSALCacheConfig(storage: .secretService(settings))
+    }
+
+    @Test("Default: cacheSecretServiceUnavailable naming libsecret; nothing is written")
+    func fails() throws {
+        let cache = try TokenCache(config: Self.config(.fail))
+        let error = #expect(throws: MSALError.self) { try cache.read(clientID: "c") { $0.revision } }
+        #expect(error?.internalCode == .cacheSecretServiceUnavailable)
+        #expect(error?.message.contains("libsecret could not be loaded") == true)
+        #expect(cache.storageDescription == "secret-service (not used yet)")
+    }
+
+    @Test("Fallback to memory: the cache works in memory and says so")
+    func memory() throws {
+        let cache = try TokenCache(config: Self.config(.memory))
+        _ = try cache.read(clientID: "c") { $0.revision }
+        #expect(cache.storageDescription == "memory (fallback: the Secret Service is unavailable)")
+        #expect(cache.file == nil)
+    }
+
+    @Test("The default schema is msal-extensions': SHA-256 of the signal path as given, before ~ is expanded")
+    func defaultSchema() throws {
+        let store = try SecretServiceStore(settings: MSALSecretServiceStorage(signalFilePath: "~/x.signal"), fileOptions: .init())
+        #expect(store.schemaName == Hex.lowercase(try MessageDigest.sha256(Array("~/x.signal".utf8))))
+        #expect(store.signal.path.hasSuffix("/x.signal") && !store.signal.path.hasPrefix("~"))
+        let named = try SecretServiceStore(
+            settings: MSALSecretServiceStorage(signalFilePath: "/tmp/y", schemaName: "msal.cache"), fileOptions: .init())
+        #expect(named.schemaName == "msal.cache")
+    }
+}
