@@ -161,7 +161,7 @@ struct AccountsCommand: AsyncParsableCommand {
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache", abstract: "Inspect and edit a token cache file.",
-        subcommands: [CacheShowCommand.self, CacheRemoveCommand.self])
+        subcommands: [CacheShowCommand.self, CacheRemoveCommand.self, CacheMigrateCommand.self])
 }
 
 /// `msal cache show`

@@ -6,12 +6,17 @@ import Testing
 /// and the literal values the README gives a flag (`--output text|json`) are the ones the help names.
 @Suite("README: the msal verbs and flags")
 struct ReadmeCLITests {
-    /// One verb of the README's list.
+    /// One verb of the README's list, or one of its shared option groups (`APP_OPTIONS`, `CACHE_OPTIONS`).
     struct ListedVerb {
         var words: [String]
         var flags: [String: [String]] = [:]
-        var usesApplicationOptions = false
+        /// The shared option groups the line names.
+        var groups: Set<String> = []
+        var usesApplicationOptions: Bool { groups.contains("APP_OPTIONS") }
     }
+
+    /// The names of the shared option groups.
+    static let groupNames = ["APP_OPTIONS", "CACHE_OPTIONS"]
 
     /// The README's verb list.
     static func listedVerbs() throws -> [ListedVerb] {
@@ -22,11 +27,11 @@ struct ReadmeCLITests {
         let close = try #require(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") })
 
         var verbs: [ListedVerb] = []
-        var applicationOptions = ListedVerb(words: ["APP_OPTIONS"])
+        var groups: [String: ListedVerb] = [:]
         var current: ListedVerb?
         func finish() {
             guard let verb = current else { return }
-            if verb.words == ["APP_OPTIONS"] { applicationOptions = verb } else { verbs.append(verb) }
+            if let name = verb.words.first, Self.groupNames.contains(name) { groups[name] = verb } else { verbs.append(verb) }
             current = nil
         }
         for line in lines[(open + 1)..<close] {
@@ -36,25 +41,36 @@ struct ReadmeCLITests {
                     word.first?.isLowercase == true && word.allSatisfy { $0.isLowercase || $0 == "-" }
                 }.map(String.init)
                 current = ListedVerb(words: words)
-            } else if line.hasPrefix("APP_OPTIONS:") {
+            } else if let name = Self.groupNames.first(where: { line.hasPrefix($0 + ":") }) {
                 finish()
-                current = ListedVerb(words: ["APP_OPTIONS"])
+                current = ListedVerb(words: [name])
             } else if !line.hasPrefix(" ") {
                 Issue.record("README verb list: unexpected line \"\(line)\"")
                 continue
             }
-            if line.contains(" APP_OPTIONS") { current?.usesApplicationOptions = true }
-            for match in line.matches(of: /--([a-z-]+)(?:[ =]([a-z0-9_]+(?:\|[a-z0-9_]+)+)(?![A-Za-z0-9_|]))?/) {
+            for name in Self.groupNames where line.contains(" \(name)") { current?.groups.insert(name) }
+            for match in line.matches(of: /--([a-z-]+)(?:[ =]([a-z0-9_-]+(?:\|[a-z0-9_-]+)+)(?![A-Za-z0-9_|-]))?/) {
                 let values = match.output.2.map { $0.split(separator: "|").map(String.init) } ?? []
                 current?.flags["--" + match.output.1] = values
             }
         }
         finish()
-        return verbs.map { verb in
+        // A group may name another (APP_OPTIONS names CACHE_OPTIONS): merge until nothing changes.
+        func resolved(_ verb: ListedVerb) -> ListedVerb {
             var verb = verb
-            if verb.usesApplicationOptions { verb.flags.merge(applicationOptions.flags) { mine, _ in mine } }
+            var merged: Set<String> = []
+            while let name = verb.groups.subtracting(merged).first {
+                merged.insert(name)
+                guard let group = groups[name] else {
+                    Issue.record("README verb list: \(name) is used but never listed")
+                    continue
+                }
+                verb.flags.merge(group.flags) { mine, _ in mine }
+                verb.groups.formUnion(group.groups)
+            }
             return verb
         }
+        return verbs.map(resolved)
     }
 
     /// The options `msal <words> --help` describes: flag → its help text.
@@ -86,7 +102,7 @@ struct ReadmeCLITests {
         #expect(
             verbs.map { $0.words.joined(separator: " ") } == [
                 "login", "token", "logout", "app-token", "managed-identity token", "managed-identity source", "accounts", "cache show",
-                "cache remove", "authority show", "jwt decode",
+                "cache remove", "cache migrate", "authority show", "jwt decode",
                 "jwt verify",
                 "demo", "emulator",
             ])
@@ -116,5 +132,8 @@ struct ReadmeCLITests {
         #expect(authority.flags["--authority-kind"] == ["auto", "aad", "b2c", "ciam", "adfs", "oidc"])
         #expect(authority.flags["--known-authority"] == [])
         #expect(authority.flags["--allow-http-loopback"] == [])
+        let token = try #require(verbs.first { $0.words == ["token"] })
+        #expect(token.flags["--cache-storage"] == ["file", "secret-service", "memory"])
+        #expect(token.flags["--signal-file"] == [])
     }
 }

@@ -43,6 +43,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/var/lib/my-app/token_cache.json"))
     }
 
+    @Test func theKeyringCacheNamesItsSignalFileAndFailsRatherThanFallingBack() throws {
+        let application = try keyringCacheApplication()
+        guard case .secretService(let settings) = application.configuration.cacheConfig.storage else {
+            Issue.record("expected Secret Service storage")
+            return
+        }
+        #expect(settings.signalFilePath == "~/.cache/my-app/token_cache.signal")
+        #expect(settings.fallback == .fail)
+        #expect(settings.attributes.isEmpty && settings.label.isEmpty && settings.schemaName == nil)
+        // Nothing is touched until the cache is used.
+        #expect(!FileManager.default.fileExists(atPath: NSHomeDirectory() + "/.cache/my-app/token_cache.signal"))
+    }
+
     @Test func deviceCodeSignInStoresTheCacheInTheAppsStorage() async throws {
         let replay = try SnippetReplay(fixture: "Fixtures/Conformance/Flows/device-code-common-authority.json")
         let storage = AppStorageCacheSerializer()

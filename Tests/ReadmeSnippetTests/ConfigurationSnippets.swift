@@ -36,6 +36,15 @@ func fileCacheApplication() throws -> MSALPublicClientApplication {
     return try MSALPublicClientApplication(configuration: config)
 }
 
+/// An application whose token cache is in the desktop keyring, shared with MSAL for Python apps that
+/// use msal-extensions with the same signal file.
+func keyringCacheApplication() throws -> MSALPublicClientApplication {
+    let config = MSALPublicClientApplicationConfig(clientId: kClientID)
+    let keyring = MSALSecretServiceStorage(signalFilePath: "~/.cache/my-app/token_cache.signal", fallback: .fail)
+    config.cacheConfig = MSALCacheConfig(storage: .secretService(keyring))
+    return try MSALPublicClientApplication(configuration: config)
+}
+
 /// Keeps the token cache in the app's own storage: here a value in memory, standing in for a
 /// database row or a secret-service item.
 final class AppStorageCacheSerializer: MSALTokenCacheSerializer {

@@ -196,6 +196,50 @@ struct SecretServiceStorageTests {
         #expect(noBus.errors.hasPrefix("error -48008 "), "\(noBus.errors)")
     }
 
+    @Test("msal cache migrate moves a file cache into the keyring and leaves no token byte on disk; cache show names the storage")
+    func migrateAndShow() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let file = session.home.appendingPathComponent(".cache/msal/token_cache.json").path
+        let signal = session.home.appendingPathComponent(".cache/msal/token_cache.signal").path
+        let save = try await session.run(StressWorker.executable.path, ["cache-save", file, "2", "m"])
+        #expect(save.status == 0, "\(save.errors)")
+        let fileText = try String(contentsOfFile: file, encoding: .utf8)
+        let secrets = try Self.secrets(inDocument: fileText)
+        #expect(secrets.count == 6)
+
+        let migrate = try await session.run(Self.msal, ["cache", "migrate", "--to", "secret-service", "--output", "json"])
+        #expect(migrate.status == 0, "\(migrate.output) \(migrate.errors)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(migrate.output.utf8)) as? [String: Any], "\(migrate.output)")
+        #expect(report["moved_entries"] as? Int == 9)  // 2 × (access, refresh and ID token, account), one app metadata
+        #expect(report["from"] as? String == file)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(try session.filesContaining(secrets).isEmpty)
+        let item = try #require(try await session.lookup(schema: try Self.schema(signal)))
+        #expect(Set(try Self.secrets(inDocument: item)) == Set(secrets))
+
+        // Both ways of choosing the storage; cache show says which one answered.
+        for (arguments, environment) in [
+            (["--cache-storage", "secret-service"], [String: String]()), ([], [CacheStorageVariable.name: "secret-service"]),
+        ] {
+            let show = try await session.run(Self.msal, ["cache", "show", "--output", "json"] + arguments, environment: environment)
+            #expect(show.status == 0, "\(show.errors)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any], "\(show.output)")
+            #expect(
+                (json["storage"] as? String)?.hasPrefix("secret-service (schema \"\(try Self.schema(signal))\", signal \(signal))") == true)
+            #expect((json["AccessToken"] as? [String: Any])?.count == 2)
+        }
+        let bogus = try await session.run(Self.msal, ["cache", "show"], environment: [CacheStorageVariable.name: "keychain"])
+        #expect(bogus.status != 0)
+        #expect(bogus.errors.contains("MSAL_CACHE_STORAGE=keychain is not one of: file, secret-service, memory"), "\(bogus.errors)")
+
+        // Nothing left to move: said so, and the item is untouched.
+        let again = try await session.run(Self.msal, ["cache", "migrate", "--to", "secret-service", "--output", "json"])
+        #expect(again.status == 0, "\(again.errors)")
+        #expect((try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any])?["file_found"] as? Bool == false)
+        #expect(try await session.lookup(schema: try Self.schema(signal)) == item)
+    }
+
     @Test("A locked keyring that nothing can unlock: a typed error (never an empty cache), the fallback when chosen, the item kept")
     func lockedKeyring() async throws {
         let session = try await SecretServiceSession()
@@ -272,6 +316,11 @@ struct SecretServiceStorageTests {
         #expect(!accounts.isEmpty)
         #expect(accounts == Set((0..<accounts.count).map { "k-\($0).tenant" }))
     }
+}
+
+/// The CLI's environment variable for the storage.
+enum CacheStorageVariable {
+    static let name = "MSAL_CACHE_STORAGE"
 }
 
 /// Secret Service storage without any daemon: libsecret that cannot be loaded.
