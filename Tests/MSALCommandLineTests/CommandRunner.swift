@@ -33,14 +33,16 @@ struct CommandRunner {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    /// Runs `msal arguments…` (or `executable`'s) with optional standard input; kills it after `timeout` seconds.
+    /// Runs `msal arguments…` (or `executable`'s) with optional standard input; kills it after `timeout` seconds
+    /// (120 by default: far beyond any command's need, as in a full parallel run on two cores a command
+    /// talking to the test process's emulator once took over 30 s).
     ///
     /// The process is started and waited for on a Dispatch thread, so the wait does not hold one of
     /// the few cooperative threads every other test runs on: with two cores, two tests waiting for
     /// a process each would stall the whole parallel run (and any server a test is talking to).
     /// `environment` entries are added to (or replace those of) the test process's environment.
     static func run(
-        _ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 30, environment: [String: String] = [:],
+        _ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 120, environment: [String: String] = [:],
         executable: URL = executable
     ) async throws -> Result {
         try await offCooperativePool {

@@ -25,6 +25,8 @@ final class TutorialHarness: Sendable {
     let transport: MSALReplayTransport
     let clock: TutorialClock
     let fixture: MSALFixtureJSON
+    /// The `$BROWSER` script (``TutorialBrowser/install()``).
+    let browser: String
     private let lines = Mutex<[String]>([])
 
     init() throws {
@@ -33,14 +35,19 @@ final class TutorialHarness: Sendable {
         transport = try MSALReplayTransport(contentsOf: url)
         fixture = try MSALRecordedFixture(contentsOf: url).conformance ?? .null
         clock = TutorialClock(now: Double(fixture["now"]?.intValue ?? 0))
+        browser = try TutorialBrowser.install()
     }
 
     var homeAccountID: String { fixture["home_account_id"]?.stringValue ?? "" }
     var username: String { fixture["username"]?.stringValue ?? "" }
 
-    /// Gives the configuration the secrets whose nonce the fixture's ID tokens carry.
+    /// Gives the configuration the secrets whose nonce the fixture's ID tokens carry, and the
+    /// environment with the `$BROWSER` script.
     func wire(_ configuration: MSALPublicClientApplicationConfig) {
         configuration.interactiveSecrets = FixedTutorialSecrets(nonce: fixture["nonce"]?.stringValue ?? "")
+        // The tutorial's system browser runs `$BROWSER` (the script that plays the user) from this
+        // environment: `setenv` in a parallel test run races every process launch.
+        configuration.systemBrowserEnvironment = ProcessInfo.processInfo.environment.merging(["BROWSER": browser]) { _, new in new }
     }
 
     func record(_ line: String) {

@@ -13,7 +13,6 @@ import FoundationNetworking
 struct TutorialTests {
     @Test func theTutorialSignsInCallsGraphFallsBackAndSignsOut() async throws {
         let harness = try TutorialHarness()
-        setenv("BROWSER", try TutorialBrowser.install(), 1)
 
         let controller = ViewController(harness: harness)
         try controller.initMSAL()

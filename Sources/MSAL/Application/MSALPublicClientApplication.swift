@@ -40,6 +40,7 @@ public final class MSALPublicClientApplication: Sendable {
         copy.clock = configuration.clock
         copy.validatesAuthority = configuration.validatesAuthority
         copy.interactiveSecrets = configuration.interactiveSecrets
+        copy.systemBrowserEnvironment = configuration.systemBrowserEnvironment
         self.configuration = copy
         self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.components.hostAndPort
         let cache = try TokenCache(config: copy.cacheConfig)
@@ -56,7 +57,8 @@ public final class MSALPublicClientApplication: Sendable {
             capabilities: copy.clientApplicationCapabilities, expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
             extendedLifetimeEnabled: copy.extendedLifetimeEnabled, multipleCloudsSupported: copy.multipleCloudsSupported,
             pipeline: pipeline, resolver: resolver, cache: cache, clock: clock, refreshFlights: RefreshFlights(),
-            derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets, logger: MSALLogger())
+            derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets, logger: MSALLogger(),
+            systemBrowserEnvironment: copy.systemBrowserEnvironment)
     }
 
     /// Creates an application for `clientId` with the default authority and cache.

@@ -22,6 +22,7 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         var clock: (any MSALClock)? = nil
         var validatesAuthority = true
         var interactiveSecrets: any InteractiveSecretsSource = SecureInteractiveSecrets()
+        var systemBrowserEnvironment: [String: String]? = nil
     }
 
     /// The application (client) id registered with the identity provider.
@@ -117,5 +118,13 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     package var interactiveSecrets: any InteractiveSecretsSource {
         get { values.withLock { $0.interactiveSecrets } }
         set { values.withLock { $0.interactiveSecrets = newValue } }
+    }
+
+    /// The environment the default system browser (``MSALSystemBrowser/init()``) reads `$BROWSER`
+    /// and `PATH` from instead of the process's. Not public: tests that run in parallel with others
+    /// cannot `setenv` (it races every thread that reads the environment, such as a process launch).
+    package var systemBrowserEnvironment: [String: String]? {
+        get { values.withLock { $0.systemBrowserEnvironment } }
+        set { values.withLock { $0.systemBrowserEnvironment = newValue } }
     }
 }

@@ -32,7 +32,7 @@ package struct InteractiveFlow: Sendable {
         let (pkce, state, nonce) = (secrets.pkce, secrets.state, secrets.nonce)
 
         let webview = interactive.webviewParameters
-        let webUI = webview.webUI
+        let webUI = client.effectiveWebUI(webview.webUI)
         let listener: LoopbackRedirectListener?
         let redirectURI: String
         if LoopbackRedirectURI.isLoopback(client.redirectURI) {

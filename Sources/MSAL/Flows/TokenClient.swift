@@ -26,14 +26,18 @@ package final class TokenClient: Sendable {
     /// A confidential client's authentication, added to every token request it sends (refreshes
     /// and code redemptions too); `nil` for a public client.
     package let clientAuthentication: ClientAuthentication?
+    /// The environment the default system browser reads instead of the process's (test wiring).
+    package let systemBrowserEnvironment: [String: String]?
 
     package init(
         clientID: String, redirectURI: String?, defaultAuthority: MSALAuthority, capabilities: [String]?, expiryBuffer: Int64,
         extendedLifetimeEnabled: Bool, multipleCloudsSupported: Bool, pipeline: HTTPPipeline, resolver: AuthorityResolver,
         cache: TokenCache, clock: any MSALClock, refreshFlights: RefreshFlights, derivedAuthorities: DerivedAuthorities,
-        secrets: any InteractiveSecretsSource, logger: MSALLogger, clientAuthentication: ClientAuthentication? = nil
+        secrets: any InteractiveSecretsSource, logger: MSALLogger, clientAuthentication: ClientAuthentication? = nil,
+        systemBrowserEnvironment: [String: String]? = nil
     ) {
         self.clientAuthentication = clientAuthentication
+        self.systemBrowserEnvironment = systemBrowserEnvironment
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.defaultAuthority = defaultAuthority
@@ -49,6 +53,13 @@ package final class TokenClient: Sendable {
         self.derivedAuthorities = derivedAuthorities
         self.secrets = secrets
         self.logger = logger
+    }
+
+    /// `webUI`, or the system browser reading ``systemBrowserEnvironment`` when `webUI` is the
+    /// default system browser and that environment is set.
+    package func effectiveWebUI(_ webUI: any MSALWebUI) -> any MSALWebUI {
+        guard let systemBrowserEnvironment, let browser = webUI as? MSALSystemBrowser, browser.readsProcessEnvironment else { return webUI }
+        return MSALSystemBrowser(environment: systemBrowserEnvironment)
     }
 
     /// The form fields that authenticate a confidential client at `tokenEndpoint` (none for a

@@ -32,6 +32,9 @@ public struct MSALSystemBrowser: MSALWebUI {
         self.launchCheck = launchCheck
     }
 
+    /// Whether it reads the process's environment (``init()``).
+    package var readsProcessEnvironment: Bool { environment == nil }
+
     /// `true`: the URL goes on a launched program's command line, so swift-msal hands a single-use start URL
     /// on the loopback listener instead of the authorization URL.
     public var launchesExternalBrowser: Bool { true }

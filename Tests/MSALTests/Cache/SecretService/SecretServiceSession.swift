@@ -22,8 +22,8 @@ final class SecretServiceSession: @unchecked Sendable {
     let workingDirectory: URL
     /// The bus address.
     private(set) var busAddress = ""
-    private var bus: Process?
-    private var keyring: Process?
+    private var bus: SpawnedDaemon?
+    private var keyring: SpawnedDaemon?
 
     /// Why the session could not start; the description says what to do.
     struct Failure: Error, CustomStringConvertible {
@@ -63,18 +63,11 @@ final class SecretServiceSession: @unchecked Sendable {
             </busconfig>
             """.utf8
         ).write(to: config)
-        let bus = Process()
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        bus.arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1"]
-        let address = Pipe()
-        bus.standardOutput = address
-        bus.standardError = FileHandle.nullDevice
-        bus.standardInput = FileHandle.nullDevice
-        try bus.run()
+        let bus = try SpawnedDaemon(
+            "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"],
+            environment: ["PATH": "/usr/bin:/bin"], captureOutput: true)
         self.bus = bus
-        busAddress = await Self.offPool {
-            String(decoding: address.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        busAddress = await Self.offPool { bus.readLine().trimmingCharacters(in: .whitespacesAndNewlines) }
         guard busAddress.hasPrefix("unix:") else {
             stop()
             throw Failure(description: "dbus-daemon printed no address")
@@ -102,19 +95,13 @@ final class SecretServiceSession: @unchecked Sendable {
     /// Starts `gnome-keyring-daemon` (secrets component) and, when `unlock`, unlocks (or creates)
     /// the login keyring with ``password``; returns once it owns `org.freedesktop.secrets`.
     func startKeyring(unlock: Bool = true) async throws {
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/gnome-keyring-daemon")
-        daemon.arguments = (unlock ? ["--unlock"] : []) + ["--components=secrets", "--foreground"]
-        daemon.environment = environment
-        let input = Pipe()
-        daemon.standardInput = input
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        let daemon = try SpawnedDaemon(
+            "/usr/bin/gnome-keyring-daemon", (unlock ? ["--unlock"] : []) + ["--components=secrets", "--foreground"],
+            environment: environment, captureOutput: false)
         if unlock {
-            input.fileHandleForWriting.write(Data(Self.password.utf8))
+            daemon.write(Array(Self.password.utf8))
         }
-        try input.fileHandleForWriting.close()
+        daemon.closeInput()
         keyring = daemon
         for _ in 0..<200 {
             if try await run(
@@ -132,12 +119,28 @@ final class SecretServiceSession: @unchecked Sendable {
         throw Failure(description: "gnome-keyring-daemon did not appear on the bus within 10 s")
     }
 
-    /// Kills the keyring daemon (SIGKILL) and waits for it.
-    func killKeyring() async {
+    /// Kills the keyring daemon (SIGKILL) and returns once the bus has dropped its name (the bus
+    /// sees the connection close at once; waiting for the process to be reaped is `Process`'s business).
+    func killKeyring() async throws {
         guard let keyring else { return }
         self.keyring = nil
-        kill(keyring.processIdentifier, SIGKILL)
-        await Self.offPool { keyring.waitUntilExit() }
+        await Self.offPool { keyring.kill() }
+        for _ in 0..<200 {
+            if try await !secretsOwned() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw Failure(description: "the killed gnome-keyring-daemon still owns org.freedesktop.secrets after 10 s")
+    }
+
+    /// Whether somebody owns `org.freedesktop.secrets` on the bus.
+    func secretsOwned() async throws -> Bool {
+        try await run(
+            "/usr/bin/dbus-send",
+            [
+                "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+                "string:org.freedesktop.secrets",
+            ]
+        ).output.contains("boolean true")
     }
 
     /// Runs `program arguments…` in the session (its environment and working directory), standard input
@@ -210,12 +213,11 @@ final class SecretServiceSession: @unchecked Sendable {
         return found
     }
 
-    /// Stops the daemons and removes the session's files.
+    /// Kills the daemons (SIGKILL, then `waitpid`, which returns at once for a killed process) and
+    /// removes the session's files.
     func stop() {
-        for process in [keyring, bus].compactMap({ $0 }) where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        keyring?.kill()
+        bus?.kill()
         keyring = nil
         bus = nil
         try? FileManager.default.removeItem(at: root)

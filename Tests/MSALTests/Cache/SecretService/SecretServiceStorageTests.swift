@@ -8,8 +8,9 @@ import Testing
 
 /// Secret Service storage against a real `gnome-keyring-daemon` on a private D-Bus session
 /// (``SecretServiceSession``), with the SDK running in worker processes, and MSAL for Python's
-/// msal-extensions (libsecret persistence) on the same item.
-@Suite("Secret Service storage (real gnome-keyring)", .timeLimit(.minutes(5)))
+/// msal-extensions (libsecret persistence) on the same item. Serialized: each test starts a bus, a
+/// daemon and several processes, which in a full parallel run on two cores is load enough.
+@Suite("Secret Service storage (real gnome-keyring)", .serialized, .timeLimit(.minutes(5)))
 struct SecretServiceStorageTests {
     /// msal-extensions' default schema name for `signal`: the SHA-256 of the path as given, in hex.
     static func schema(_ signal: String) throws -> String {
@@ -248,7 +249,7 @@ struct SecretServiceStorageTests {
         let save = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "kept"])
         #expect(save.status == 0, "\(save.errors)")
         // The daemon again, without the password: the login keyring stays locked, and there is no prompter.
-        await session.killKeyring()
+        try await session.killKeyring()
         try await session.startKeyring(unlock: false)
         let locked = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "new"])
         #expect(locked.status == 1)
@@ -256,7 +257,7 @@ struct SecretServiceStorageTests {
         let fallback = try await session.run(StressWorker.executable.path, ["cache-save", "secret-or-memory:\(signal)", "1", "new"])
         #expect(fallback.status == 0, "\(fallback.errors)")
 
-        await session.killKeyring()
+        try await session.killKeyring()
         try await session.startKeyring()
         let item = try #require(try await session.lookup(schema: try Self.schema(signal)))
         #expect(item.contains("\"at-kept-0\"") && !item.contains("\"at-new-0\""))
@@ -302,7 +303,7 @@ struct SecretServiceStorageTests {
         let signal = session.home.appendingPathComponent("cache.signal").path
         let writer = Task { try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "400", "k"]) }
         try await Task.sleep(for: .milliseconds(1500))
-        await session.killKeyring()
+        try await session.killKeyring()
         let outcome = try await writer.value
         if outcome.status != 0 {
             #expect(outcome.errors.hasPrefix("error -48008 "), "\(outcome.errors)")
@@ -315,6 +316,21 @@ struct SecretServiceStorageTests {
         // Saves run in order, each on the last stored document: what is there is k-0 … k-(n-1), no gap.
         #expect(!accounts.isEmpty)
         #expect(accounts == Set((0..<accounts.count).map { "k-\($0).tenant" }))
+    }
+}
+
+/// A cache write of one account, as the stress worker's `cache-save` makes it.
+enum CacheModesForTests {
+    static func saveOne(_ cache: TokenCache) throws {
+        let response = TokenResponse(
+            accessToken: "at-fallback", expiresIn: 3600, refreshToken: "rt-fallback",
+            idToken: "e30." + Base64URL.encode(Array(#"{"oid":"u","tid":"t","sub":"u"}"#.utf8)) + ".c2ln",
+            clientInfo: Base64URL.encode(Array(#"{"uid":"u","utid":"t"}"#.utf8)), scope: "User.Read")
+        let context = TokenCacheWriteContext(
+            clientID: "c", environment: "login.windows.net", authorityTenant: "t", requestedScopes: ["User.Read"],
+            now: Int64(Date().timeIntervalSince1970))
+        let entries = try TokenCacheEntries(response: response, context: context)
+        try cache.write(clientID: "c") { contents in contents.save(entries, clientID: "c") }
     }
 }
 
@@ -341,12 +357,37 @@ struct SecretServiceLibraryMissingTests {
         #expect(cache.storageDescription == "secret-service (not used yet)")
     }
 
-    @Test("Fallback to memory: the cache works in memory and says so")
+    @Test("Fallback to memory: the cache works in memory, says so, and logs a warning naming the reason")
     func memory() throws {
         let cache = try TokenCache(config: Self.config(.memory))
-        _ = try cache.read(clientID: "c") { $0.revision }
+        let sink = MSALLogSink(level: .warning, maskingLevel: .settingsMaskAllPII)
+        _ = try MSALLogCapture.withSink(sink) { try cache.read(clientID: "c") { $0.revision } }
         #expect(cache.storageDescription == "memory (fallback: the Secret Service is unavailable)")
         #expect(cache.file == nil)
+        let warnings = sink.records.filter { $0.level == .warning }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.text.contains("falling back to memory only") == true)
+        #expect(warnings.first?.text.contains("libsecret could not be loaded") == true)
+        // Decided once: a second use logs nothing more.
+        _ = try MSALLogCapture.withSink(sink) { try cache.read(clientID: "c") { $0.revision } }
+        #expect(sink.records.filter { $0.level == .warning }.count == 1)
+    }
+
+    @Test("Fallback to a file: the 0600 file is used, and the warning names it only as PII")
+    func file() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-ss-fallback-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("cache.json").path
+        let cache = try TokenCache(config: Self.config(.file(path: path)))
+        let sink = MSALLogSink(level: .warning, maskingLevel: .settingsMaskAllPII)
+        try MSALLogCapture.withSink(sink) { try CacheModesForTests.saveOne(cache) }
+        #expect(cache.storageDescription == "file \(path) (fallback: the Secret Service is unavailable)")
+        #expect(cache.file?.path == path)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let warning = try #require(sink.records.first { $0.level == .warning })
+        #expect(warning.text.contains("falling back to the unencrypted file"))
+        #expect(!warning.text.contains(path))
     }
 
     @Test("The default schema is msal-extensions': SHA-256 of the signal path as given, before ~ is expanded")
