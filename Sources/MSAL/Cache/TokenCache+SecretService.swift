@@ -45,7 +45,15 @@ extension TokenCache {
                 try item.store(bytes)
                 // An empty file by rename, with a modification time strictly after the last one:
                 // msal-extensions reloads when it is newer than its last read, swift-msal when its stamp moved.
-                let stamp = try access.writeSignal()
+                let stamp: TokenCacheFileStamp
+                do {
+                    stamp = try access.writeSignal()
+                } catch {
+                    // The item holds the new document but nobody was told: read it again next time
+                    // rather than trust the contents in memory.
+                    state.withLock { $0.loaded = false }
+                    throw error
+                }
                 state.withLock { state in
                     state.contents = contents
                     state.stamp = stamp

@@ -43,6 +43,10 @@ package final class LoopbackRedirectListener: Sendable {
     var requestsBegun: Int { core.requestsBegun }
     private let servers: [any Channel]
 
+    /// Whether a server socket is still open (for tests: a closed port can be taken by another
+    /// listener at once, so a refused connection alone cannot prove this one closed).
+    var isListening: Bool { servers.contains { $0.isActive } }
+
     private init(redirectURI: URL, port: Int, core: LoopbackListenerCore, servers: [any Channel]) {
         self.redirectURI = redirectURI
         self.port = port

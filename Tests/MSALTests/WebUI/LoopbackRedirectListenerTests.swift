@@ -36,7 +36,7 @@ struct LoopbackRedirectListenerTests {
         #expect(redirect.error == nil)
         #expect(redirect.parameters == ["code": "0.AXYA-code", "state": state, "client_info": "eyJ1aWQiOiIxIn0", "session_state": "abc"])
         #expect(redirect.url == url)
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test("curl delivers the redirect on a configured path")
@@ -102,7 +102,7 @@ struct LoopbackRedirectListenerTests {
         #expect(redirect.error == "access_denied")
         #expect(redirect.errorDescription == description)
         #expect(redirect.errorSubcode == "cancel")
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test(
@@ -383,7 +383,7 @@ struct LoopbackRedirectListenerTests {
         let target = "/?code=once&state=\(state)"
         #expect(try await RawHTTPClient.request(port: listener.port, target: target).status == 200)
         #expect(try await listener.waitForRedirect().code == "once")
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
         #expect(await RawHTTPClient.isRefused(port: listener.port, host: "::1"))
         // Asking again gives the same outcome, it does not wait for another redirect.
         #expect(try await listener.waitForRedirect().code == "once")
@@ -398,7 +398,7 @@ struct LoopbackRedirectListenerTests {
         let error = await LoopbackTest.error { _ = try await listener.waitForRedirect() }
         #expect(error?.code == .internal)
         #expect(error?.internalCode == .invalidRedirect)
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test("No redirect: the timeout error, and the port is closed")
@@ -409,7 +409,7 @@ struct LoopbackRedirectListenerTests {
         #expect(error?.code == .internal)
         #expect(error?.internalCode == .redirectTimeout)
         #expect(error?.message.contains(listener.redirectURI.absoluteString) == true)
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
         #expect(await idle.readToEnd().bytes.isEmpty, "open connections are closed too")
     }
 
@@ -434,7 +434,7 @@ struct LoopbackRedirectListenerTests {
         let error = await LoopbackTest.error { _ = try await waiting.value }
         #expect(error?.code == .userCanceled)
         #expect(error?.internalCode == .sessionCanceled)
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test("A task canceled before it waits gets canceled at once")
@@ -446,7 +446,7 @@ struct LoopbackRedirectListenerTests {
         }
         let error = await LoopbackTest.error { _ = try await waiting.value }
         #expect(error?.internalCode == .sessionCanceled)
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test("close() is idempotent, closes the port and makes waiting throw canceled")
@@ -455,7 +455,7 @@ struct LoopbackRedirectListenerTests {
         let idle = try await RawHTTPClient.connect(port: listener.port)
         await listener.close()
         await listener.close()
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
         #expect(await idle.readToEnd().bytes.isEmpty)
         let error = await LoopbackTest.error { _ = try await listener.waitForRedirect() }
         #expect(error?.code == .userCanceled)
@@ -499,7 +499,7 @@ struct LoopbackRedirectListenerTests {
         #expect(response.status == 200)
         #expect(try await listener.waitForRedirect().code == "v6")
         #expect(await RawHTTPClient.isRefused(port: listener.port, host: "::1"))
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test("A configured 127.0.0.1 redirect URI is kept and binds IPv4 only")

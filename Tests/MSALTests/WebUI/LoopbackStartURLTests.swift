@@ -53,7 +53,7 @@ struct LoopbackStartURLTests {
         let error = await LoopbackTest.error { _ = try await listener.waitForRedirect() }
         #expect(error?.internalCode == .startURLReused)
         #expect(error?.code == .internal)
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test("Someone who asks before the browser gets the page, but the browser's request then ends the sign-in: the code is never accepted")
@@ -70,7 +70,7 @@ struct LoopbackStartURLTests {
         let error = await LoopbackTest.error { _ = try await listener.waitForRedirect() }
         #expect(error?.internalCode == .startURLReused)
         // The attacker's redirect, with the right state, finds nothing listening.
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test(
@@ -114,7 +114,7 @@ struct LoopbackStartURLTests {
         let start = listener.offerStart(token: Self.token, authorizationURL: Self.authorizationURL)
         #expect(try await RawHTTPClient.request(port: listener.port, target: start.path).status == 302)
         try await LoopbackTest.expectStillAcceptsRedirect(listener)
-        #expect(await RawHTTPClient.isRefused(port: listener.port))
+        #expect(await LoopbackTest.isClosed(listener))
     }
 
     @Test("The rules: the start path matches exactly, before the redirect path; not offered, it is an ordinary 404")
