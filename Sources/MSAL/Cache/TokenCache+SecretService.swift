@@ -77,27 +77,12 @@ extension TokenCache {
         let stamp = try access.signalStamp()
         if state.withLock({ $0.loaded && $0.stamp == stamp }) { return }
         guard let source = try item.lookup(limit: store.fileOptions.maximumFileSize) else {
-            state.withLock { state in
-                state.contents.replaceDocument(TokenCacheDocument())
-                state.stamp = stamp
-                state.loaded = true
-            }
+            startEmpty(stamp: stamp)
             return
         }
-        let aliases = state.withLock { $0.contents.aliases }
-        let parsed: Result<TokenCacheContents, MSALError>
-        do throws(MSALError) {
-            parsed = .success(try TokenCacheContents(parsing: source, aliases: aliases))
-        } catch {
-            parsed = .failure(error)
-        }
-        switch parsed {
+        switch parse(source) {
         case .success(let document):
-            state.withLock { state in
-                state.contents.replaceContents(with: document)
-                state.stamp = stamp
-                state.loaded = true
-            }
+            adopt(document, stamp: stamp)
         case .failure(let error):
             guard error.internalCode == .cacheCorrupt else { throw error }
             guard quarantining else { throw CorruptFile() }
@@ -105,12 +90,7 @@ extension TokenCache {
             let aside = try store.quarantineItem(of: item, time: time)
             try aside.store(source.allBytes)
             try item.clear()
-            let newStamp = try access.writeSignal()
-            state.withLock { state in
-                state.contents.replaceDocument(TokenCacheDocument())
-                state.stamp = newStamp
-                state.loaded = true
-            }
+            startEmpty(stamp: try access.writeSignal())
             var reported = error
             reported.message =
                 "Secret Service item \(item.description): \(error.message). The document was set aside as the item "

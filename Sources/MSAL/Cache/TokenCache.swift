@@ -196,22 +196,11 @@ package final class TokenCache: Sendable {
         let stamp = try access.stamp()
         if state.withLock({ $0.loaded && $0.stamp == stamp }) { return }
         guard let (source, readStamp) = try access.readStamped() else {
-            state.withLock { state in
-                state.contents.replaceDocument(TokenCacheDocument())
-                state.stamp = nil
-                state.loaded = true
-            }
+            startEmpty(stamp: nil)
             return
         }
-        let aliases = state.withLock { $0.contents.aliases }
-        let parsed: Result<TokenCacheContents, MSALError>
-        do throws(MSALError) {
-            parsed = .success(try TokenCacheContents(parsing: source, aliases: aliases))
-        } catch {
-            parsed = .failure(error)
-        }
         let document: TokenCacheContents
-        switch parsed {
+        switch parse(source) {
         case .success(let value):
             document = value
         case .failure(let error):
@@ -224,18 +213,38 @@ package final class TokenCache: Sendable {
                 return
             }
             let movedTo = try access.quarantine(reason: error.message)
-            state.withLock { state in
-                state.contents.replaceDocument(TokenCacheDocument())
-                state.stamp = nil
-                state.loaded = true
-            }
+            startEmpty(stamp: nil)
             var reported = error
             reported.message = "\(error.message). The file was moved to \(movedTo) and the cache starts empty."
             throw reported
         }
+        adopt(document, stamp: readStamp)
+    }
+
+    /// `source` parsed as a cache document with the cache's environment aliases.
+    func parse(_ source: CacheSource) -> Result<TokenCacheContents, MSALError> {
+        let aliases = state.withLock { $0.contents.aliases }
+        do throws(MSALError) {
+            return .success(try TokenCacheContents(parsing: source, aliases: aliases))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Makes `document`, read as `stamp`, the contents in memory.
+    func adopt(_ document: TokenCacheContents, stamp: TokenCacheFileStamp?) {
         state.withLock { state in
             state.contents.replaceContents(with: document)
-            state.stamp = readStamp
+            state.stamp = stamp
+            state.loaded = true
+        }
+    }
+
+    /// Empties the contents in memory, as stored with `stamp` (`nil`: no file).
+    func startEmpty(stamp: TokenCacheFileStamp?) {
+        state.withLock { state in
+            state.contents.replaceDocument(TokenCacheDocument())
+            state.stamp = stamp
             state.loaded = true
         }
     }

@@ -26,6 +26,21 @@ def b64(value):
     return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).rstrip(b"=").decode()
 
 
+def event(uid):
+    """The token event of account ``uid`` that ``MSALStressWorker cache-save`` also writes."""
+    return {
+        "client_id": "stress-client",
+        "scope": ["User.Read"],
+        "token_endpoint": "https://login.windows.net/tenant/oauth2/v2.0/token",
+        "environment": "login.windows.net",
+        "response": {
+            "access_token": "at-" + uid, "refresh_token": "rt-" + uid, "expires_in": 3600, "token_type": "Bearer",
+            "client_info": b64({"uid": uid, "utid": "tenant"}),
+            "id_token": "e30." + b64({"oid": uid, "tid": "tenant", "sub": uid, "preferred_username": uid + "@example.com"}) + ".c2ln",
+        },
+    }
+
+
 def main(argv):
     if len(argv) != 4:
         print(__doc__, file=sys.stderr)
@@ -43,19 +58,8 @@ def main(argv):
     errors = []
     for index in range(count):
         uid = "%s-%d" % (tag, index)
-        event = {
-            "client_id": "stress-client",
-            "scope": ["User.Read"],
-            "token_endpoint": "https://login.windows.net/tenant/oauth2/v2.0/token",
-            "environment": "login.windows.net",
-            "response": {
-                "access_token": "at-" + uid, "refresh_token": "rt-" + uid, "expires_in": 3600, "token_type": "Bearer",
-                "client_info": b64({"uid": uid, "utid": "tenant"}),
-                "id_token": "e30." + b64({"oid": uid, "tid": "tenant", "sub": uid, "preferred_username": uid + "@example.com"}) + ".c2ln",
-            },
-        }
         try:
-            cache.add(event)
+            cache.add(event(uid))
         except Exception as error:  # a lock timeout, for instance: reported, the run goes on
             errors.append("%s: %s" % (type(error).__name__, error))
     lock = getattr(msal_extensions.token_cache, "CrossPlatLock", None)

@@ -40,20 +40,8 @@ def add(signal, count, tag):
     errors = []
     for index in range(count):
         uid = "%s-%d" % (tag, index)
-        event = {
-            "client_id": "stress-client",
-            "scope": ["User.Read"],
-            "token_endpoint": "https://login.windows.net/tenant/oauth2/v2.0/token",
-            "environment": "login.windows.net",
-            "response": {
-                "access_token": "at-" + uid, "refresh_token": "rt-" + uid, "expires_in": 3600, "token_type": "Bearer",
-                "client_info": extensions_add.b64({"uid": uid, "utid": "tenant"}),
-                "id_token": "e30." + extensions_add.b64(
-                    {"oid": uid, "tid": "tenant", "sub": uid, "preferred_username": uid + "@example.com"}) + ".c2ln",
-            },
-        }
         try:
-            cache.add(event)
+            cache.add(extensions_add.event(uid))
         except Exception as error:  # reported, the run goes on
             errors.append("%s: %s" % (type(error).__name__, error))
     print(json.dumps({"added": count - len(errors), "errors": errors}))

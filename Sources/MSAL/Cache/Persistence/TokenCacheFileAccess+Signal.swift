@@ -8,16 +8,7 @@ extension TokenCacheFileAccess {
     /// data is most likely a plaintext cache left from file storage, and is refused (`cacheUnsafeFile`,
     /// left untouched) rather than kept beside the encrypted copy or overwritten.
     package func signalStamp() throws -> TokenCacheFileStamp? {
-        try checkOpen()
-        switch POSIXCalls.status(of: file.fileName, in: session.directory) {
-        case .success(let info):
-            try checkSignalSafe(info)
-            return TokenCacheFileStamp(info)
-        case .failure(let failure) where failure.code == ENOENT:
-            return nil
-        case .failure(let failure):
-            throw MSALError.cacheIO(path, "inspect the signal file", errno: failure.code)
-        }
+        try stamp(checking: checkSignalSafe)
     }
 
     /// The `cacheUnsafeFile` checks on a signal file's metadata (see ``signalStamp()``).

@@ -18,10 +18,15 @@ package struct TokenCacheFileAccess {
     ///
     /// Applies the same safety checks as ``read()`` (`cacheUnsafeFile`), but not the size limit.
     package func stamp() throws -> TokenCacheFileStamp? {
+        try stamp(checking: checkSafe)
+    }
+
+    /// The stamp of the file after `check` accepted its metadata, or `nil` when there is no file.
+    func stamp(checking check: (stat) throws -> Void) throws -> TokenCacheFileStamp? {
         try checkOpen()
         switch POSIXCalls.status(of: file.fileName, in: session.directory) {
         case .success(let info):
-            try checkSafe(info)
+            try check(info)
             return TokenCacheFileStamp(info)
         case .failure(let failure) where failure.code == ENOENT:
             return nil

@@ -1,4 +1,5 @@
 import Glibc
+import MSALJOSE
 
 /// libsecret (and the few GLib calls its API needs), loaded with `dlopen` the first time a cache
 /// stored in the Secret Service is used.
@@ -137,7 +138,8 @@ final class LibSecret: @unchecked Sendable {
         defer { errorFree(error) }
         let layout = error.load(as: GErrorLayout.self)
         let domain = quarkToString(layout.domain).map { String(cString: $0) } ?? "unknown domain"
-        let message = layout.message.map { String(cString: $0) } ?? ""
-        return "\(message) (\(domain) \(layout.code))"
+        // The daemon's words, which may quote an app's attribute values: escaped like any text from outside.
+        let message = layout.message.map { UntrustedText.escaped(String(cString: $0)) } ?? ""
+        return "\(message) (\(UntrustedText.escaped(domain)) \(layout.code))"
     }
 }
