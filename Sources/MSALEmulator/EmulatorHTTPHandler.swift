@@ -89,7 +89,10 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         let version = head.version
         let promise = context.eventLoop.makePromise(of: EmulatorHTTPResponse.self)
         let respond = self.respond
-        promise.completeWithTask { await respond(request) }
+        // On this connection's event loop, not the cooperative pool (see EmulatorTaskExecutor).
+        Task(executorPreference: EmulatorTaskExecutor(eventLoop: context.eventLoop)) {
+            promise.succeed(await respond(request))
+        }
         promise.futureResult.assumeIsolated().whenSuccess { response in
             // Ready for the next request before the answer is written: the pipelining handler
             // hands over a request it held back as soon as this answer's end goes out.
