@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import Testing
 
 /// `msal login` where no browser can be started (an SSH session, a container): it prints the
@@ -7,23 +8,12 @@ import Testing
 @Suite("msal login without a browser")
 struct BrowserUnavailableTests {
     /// A running `msal login` whose standard error is read line by line while it waits.
-    final class RunningLogin: @unchecked Sendable {
-        // @unchecked Sendable: `Process`, `Pipe` and the buffer are not Sendable; one test uses an
-        // instance, from one thread at a time (each call awaited in turn).
-        let process = Process()
-        private let output = Pipe()
-        private let errors = Pipe()
-        private var standardError = Data()
+    final class RunningLogin: Sendable {
+        let child: ChildProcess
 
         /// Starts `msal arguments…` with `environment` as its whole environment.
         init(_ arguments: [String], environment: [String: String]) throws {
-            process.executableURL = CommandRunner.executable
-            process.arguments = arguments
-            process.environment = environment
-            process.standardOutput = output
-            process.standardError = errors
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            child = try ChildProcess.start(CommandRunner.executable.path, arguments, environment: environment, timeout: 300)
         }
 
         /// Reads standard error until it holds a line starting with four spaces and `http`: the URL.
@@ -33,37 +23,30 @@ struct BrowserUnavailableTests {
 
         /// Reads standard error until a complete line satisfies `predicate`; `nil` if the process exited first.
         func firstLine(where predicate: @escaping @Sendable (Substring) -> Bool) async throws -> String? {
-            try await CommandRunner.offCooperativePool { self.readLine(where: predicate) }
-        }
-
-        private func readLine(where predicate: (Substring) -> Bool) -> String? {
-            while true {
-                let text = String(decoding: standardError, as: UTF8.self)
-                let complete = text.hasSuffix("\n") ? text[...] : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
-                if let line = complete.split(separator: "\n").first(where: predicate) {
-                    return String(line)
+            try await CommandRunner.offCooperativePool {
+                func match(_ bytes: [UInt8]) -> Substring? {
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    let complete = text.hasSuffix("\n") ? text[...] : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
+                    return complete.split(separator: "\n").first(where: predicate)
                 }
-                let chunk = errors.fileHandleForReading.availableData
-                if chunk.isEmpty { return nil }  // Exited before printing it.
-                standardError.append(chunk)
+                _ = self.child.readError { match($0) != nil }
+                return match(self.child.standardErrorSoFar).map(String.init)
             }
         }
 
         /// Waits for the exit; the status, standard output and all of standard error.
         func finish() async throws -> (status: Int32, standardOutput: String, standardError: String) {
             try await CommandRunner.offCooperativePool {
-                let printed = self.output.fileHandleForReading.readDataToEndOfFile()
-                self.standardError.append(self.errors.fileHandleForReading.readDataToEndOfFile())
-                self.process.waitUntilExit()
+                let outcome = self.child.finish()
                 return (
-                    self.process.terminationStatus, String(decoding: printed, as: UTF8.self),
-                    String(decoding: self.standardError, as: UTF8.self)
+                    outcome.status, String(decoding: outcome.standardOutput, as: UTF8.self),
+                    String(decoding: outcome.standardError, as: UTF8.self)
                 )
             }
         }
 
         func kill() {
-            if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }  // SIGTERM may be blocked in the child
+            child.kill()
         }
     }
 
@@ -113,16 +96,11 @@ struct BrowserUnavailableTests {
 
         // The user opens the printed URL in a browser of their own.
         let browser = try await CommandRunner.offCooperativePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = [
-                ChromiumProcessGroups.script.path, "--pid-file", chromium.pidFile.path, "--time-limit", "90", url.absoluteString,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
+            try ChildProcess.run(
+                "/bin/sh",
+                [ChromiumProcessGroups.script.path, "--pid-file", chromium.pidFile.path, "--time-limit", "90", url.absoluteString],
+                timeout: 120
+            ).status
         }
         #expect(browser == 0)
 

@@ -60,39 +60,19 @@ struct CommandRunner {
         }
     }
 
+    /// `ChildProcess`, not Foundation's `Process`: with the many descriptors a parallel run holds
+    /// open, `Process.run()` crashed the test process (see `ChildProcess`).
     private static func runBlocking(
         _ arguments: [String], standardInput: Data?, timeout: TimeInterval, environment: [String: String], executable: URL
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        if let standardInput {
-            stdin.fileHandleForWriting.write(standardInput)
-        }
-        try stdin.fileHandleForWriting.close()
-        let deadline = DispatchTime.now() + timeout
-        // SIGKILL: a child started from a Dispatch thread inherits its blocked signals, SIGTERM included
-        // (swift-corelibs-foundation issue #4772), so terminate() would not stop it.
-        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
+        let outcome = try ChildProcess.run(
+            executable.path, arguments,
+            environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            standardInput: standardInput.map { Array($0) } ?? [], timeout: timeout)
         return Result(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: output, as: UTF8.self),
-            standardError: String(decoding: errors, as: UTF8.self))
+            status: outcome.status,
+            standardOutput: String(decoding: outcome.standardOutput, as: UTF8.self),
+            standardError: String(decoding: outcome.standardError, as: UTF8.self))
     }
 
     static func fixtureText(_ path: String) throws -> String {

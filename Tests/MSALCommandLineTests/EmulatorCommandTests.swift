@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import Testing
 
 @Suite("msal emulator")
@@ -7,15 +8,9 @@ struct EmulatorCommandTests {
     ///
     /// Its blocking reads and waits run on a Dispatch thread (`start`, `stop`), not on one of the
     /// few cooperative threads every other test of a parallel run needs.
-    final class RunningEmulator: @unchecked Sendable {
-        // @unchecked Sendable: `Process`, `Pipe` and the buffers are not Sendable; one test uses an
-        // instance, and only from one thread at a time (`start`, then `stop`, each awaited).
-        let process = Process()
-        private let output = Pipe()
-        private let errors = Pipe()
-        private(set) var firstLine = ""
-        /// Everything read from standard output so far.
-        private var printed = Data()
+    final class RunningEmulator: Sendable {
+        let child: ChildProcess
+        let firstLine: String
 
         /// Starts `msal emulator arguments…` and reads its first line.
         static func start(_ arguments: [String]) async throws -> RunningEmulator {
@@ -23,19 +18,9 @@ struct EmulatorCommandTests {
         }
 
         private init(_ arguments: [String]) throws {
-            process.executableURL = CommandRunner.executable
-            process.arguments = ["emulator"] + arguments
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            var buffer = Data()
-            while !buffer.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }  // Exited before printing.
-                buffer.append(chunk)
-            }
-            printed = buffer
-            firstLine = String(decoding: buffer.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+            child = try ChildProcess.start(CommandRunner.executable.path, ["emulator"] + arguments, timeout: 300)
+            _ = child.readOutput { $0.contains(UInt8(ascii: "\n")) }  // False when it exited before printing.
+            firstLine = String(decoding: child.standardOutputSoFar.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
         }
 
         /// Sends SIGTERM (or SIGINT), waits for the exit, and returns the status, all of standard output and standard error.
@@ -44,14 +29,11 @@ struct EmulatorCommandTests {
         }
 
         private func stopNow(interrupt: Bool) -> (Int32, String, String) {
-            if process.isRunning {
-                if interrupt { process.interrupt() } else { process.terminate() }
-            }
-            let rest = output.fileHandleForReading.readDataToEndOfFile()
-            let standardError = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            child.kill(interrupt ? SIGINT : SIGTERM)
+            let outcome = child.finish()
             return (
-                process.terminationStatus, String(decoding: printed + rest, as: UTF8.self), String(decoding: standardError, as: UTF8.self)
+                outcome.status, String(decoding: outcome.standardOutput, as: UTF8.self),
+                String(decoding: outcome.standardError, as: UTF8.self)
             )
         }
     }

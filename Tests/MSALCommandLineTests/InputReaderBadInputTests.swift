@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import Testing
 
 /// Standard input and `--jwks` files that are not what they should be (issue 19, findings 5, 6 and
@@ -8,24 +9,11 @@ struct InputReaderBadInputTests {
     /// Runs `msal jwt decode -` through `/bin/sh` with standard input redirected by `redirection`.
     static func decodeStandardInput(_ redirection: String) async throws -> CommandRunner.Result {
         try await CommandRunner.offCooperativePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "exec \"$0\" jwt decode - --output json \(redirection)", CommandRunner.executable.path]
-            let output = Pipe()
-            let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            // SIGKILL: SIGTERM may be blocked in the child.
-            let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = errors.fileHandleForReading.readDataToEndOfFile()
-            while process.isRunning { usleep(10_000) }
-            watchdog.cancel()
+            let outcome = try ChildProcess.run(
+                "/bin/sh", ["-c", "exec \"$0\" jwt decode - --output json \(redirection)", CommandRunner.executable.path], timeout: 30)
             return CommandRunner.Result(
-                status: process.terminationStatus, standardOutput: String(decoding: out, as: UTF8.self),
-                standardError: String(decoding: err, as: UTF8.self))
+                status: outcome.status, standardOutput: String(decoding: outcome.standardOutput, as: UTF8.self),
+                standardError: String(decoding: outcome.standardError, as: UTF8.self))
         }
     }
 

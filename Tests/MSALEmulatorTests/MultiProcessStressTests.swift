@@ -42,37 +42,16 @@ struct MultiProcessStressTests {
 
     /// Runs one worker to its end; SIGKILLed after `seconds` (a deadlock or hang fails the test).
     static func run(_ arguments: [String], seconds: Double) async throws -> (status: Int32, killed: Bool, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = worker
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { if process.isRunning { kill(pid, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-        // Read both pipes off the cooperative pool: the reads block until the worker exits.
-        let (out, err): (Data, Data) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
+        let worker = worker.path
+        // Waited for on a Dispatch thread: the wait blocks until the worker exits.
+        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChildProcess.Outcome, any Error>) in
             DispatchQueue.global().async {
-                let errorData = Mutex(Data())
-                let group = DispatchGroup()
-                DispatchQueue.global().async(group: group) {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
-                    errorData.withLock { $0 = data }
-                }
-                let outData = output.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
-                continuation.resume(returning: (outData, errorData.withLock { $0 }))
+                continuation.resume(with: Result { try ChildProcess.run(worker, arguments, timeout: seconds) })
             }
         }
-        process.waitUntilExit()
-        watchdog.cancel()
         return (
-            process.terminationStatus, process.terminationReason == .uncaughtSignal,
-            String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
+            outcome.status, outcome.signal != nil,
+            String(decoding: outcome.standardOutput, as: UTF8.self), String(decoding: outcome.standardError, as: UTF8.self)
         )
     }
 

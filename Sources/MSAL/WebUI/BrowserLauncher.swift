@@ -1,10 +1,17 @@
 import Foundation
 import MSALSupport
 
-/// Starts browser launcher processes with Foundation's `Process`, never through a shell.
+/// Starts browser launcher processes with `posix_spawn` (``ChildProcess``), never through a shell.
 ///
 /// A launcher counts as started when its process runs and has not exited with a failure within
-/// ``launchCheck``: swift-msal does not wait for the browser itself to exit.
+/// ``launchCheck``: swift-msal does not wait for the browser itself to exit. One that is still
+/// running then is reaped by a thread of its own when it exits.
+///
+/// Not Foundation's `Process`: in a process with more than about 1,360 open descriptors (a busy
+/// service) its `run()` can crash, and it gives the child the spawning thread's signal mask, which
+/// on Dispatch and cooperative threads blocks SIGTERM, SIGINT and SIGHUP (swift-corelibs-foundation
+/// issue #4772): a browser started that way ignored `kill` and the terminal's hang-up for good. The
+/// child here gets an empty mask, default signal actions and none of this process's descriptors.
 package struct BrowserLauncher: Sendable {
     /// The environment the launcher runs with and whose `PATH` finds the command.
     package var environment: [String: String]
@@ -76,30 +83,28 @@ package struct BrowserLauncher: Sendable {
         guard let executable = resolve(name) else {
             throw LaunchFailure(reason: "not found")
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let exit = ProcessExitSignal()
-        process.terminationHandler = { process in
-            exit.exited(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
-        }
+        let child: ChildProcess
         do {
-            try await process.runWithEmptySignalMask()
+            child = try ChildProcess.start(executable.path, Array(command.dropFirst()), environment: environment, discardOutput: true)
         } catch {
-            throw LaunchFailure(reason: "cannot start (\(error.localizedDescription))")
+            throw LaunchFailure(reason: "cannot start (\(error.description))")
         }
-        guard let status = await exit.wait(atMost: launchCheck) else {
-            return  // Still running: the launcher is (or became) the browser.
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: launchCheck)
+        while child.isRunning {
+            if clock.now >= deadline || Task.isCancelled {
+                // Still running: the launcher is (or became) the browser.
+                Thread.detachNewThread { _ = child.finish() }
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        if status.signaled {
-            throw LaunchFailure(reason: "killed by signal \(status.code)")
+        let outcome = child.finish()
+        if let signal = outcome.signal {
+            throw LaunchFailure(reason: "killed by signal \(signal)")
         }
-        if status.code != 0 {
-            throw LaunchFailure(reason: "exited with status \(status.code)")
+        if outcome.exitCode != 0 {
+            throw LaunchFailure(reason: "exited with status \(outcome.status)")
         }
     }
 
@@ -126,70 +131,5 @@ package struct BrowserLauncher: Sendable {
             return false
         }
         return FileManager.default.isExecutableFile(atPath: path)
-    }
-}
-
-/// The exit of a launched process, awaited with a time limit.
-private final class ProcessExitSignal: Sendable {
-    struct Status: Sendable {
-        var code: Int32
-        var signaled: Bool
-    }
-
-    private struct State {
-        var status: Status?
-        var waiter: CheckedContinuation<Status?, Never>?
-        var gaveUp = false
-    }
-
-    private let state = Mutex(State())
-
-    /// Records the exit; called from `Process`'s termination handler.
-    func exited(status code: Int32, signaled: Bool) {
-        let status = Status(code: code, signaled: signaled)
-        let waiter = state.withLock { state -> CheckedContinuation<Status?, Never>? in
-            state.status = status
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: status)
-    }
-
-    /// The exit status if the process exits within `limit`, else `nil`.
-    func wait(atMost limit: Duration) async -> Status? {
-        await withTaskGroup(of: Status?.self) { group in
-            group.addTask { await self.status() }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
-    /// The exit status once the process exits, or `nil` when the waiting task is canceled first.
-    private func status() async -> Status? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Status?, Never>) in
-                let immediate: Status?? = state.withLock { state in
-                    if let status = state.status { return .some(status) }
-                    if state.gaveUp { return .some(nil) }
-                    state.waiter = continuation
-                    return .none
-                }
-                if let immediate {
-                    continuation.resume(returning: immediate)
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Status?, Never>? in
-                state.gaveUp = true
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: nil)
-        }
     }
 }

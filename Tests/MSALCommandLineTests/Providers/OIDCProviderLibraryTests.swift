@@ -256,17 +256,8 @@ struct OIDCProviderLibraryTests {
     /// standard output and error (for failure messages).
     static func runProcess(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await CommandRunner.offCooperativePool {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let text = output.fileHandleForReading.readDataToEndOfFile()
-            while process.isRunning { usleep(20_000) }
-            return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+            let outcome = try ChildProcess.run(executable.path, arguments, timeout: 300)
+            return (outcome.status, String(decoding: outcome.standardOutput + outcome.standardError, as: UTF8.self))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALSupport
 import Testing
 
 /// Keys and certificates made by the `openssl` command (installed by `scripts/setup.sh`), in a
@@ -27,22 +28,11 @@ final class OpenSSLMaterial {
             throw PythonMSAL.Failure("no /usr/bin/openssl: run `bash scripts/setup.sh` (it installs the openssl package)")
         }
         let folder = folder
-        let outcome = await StressWorker.offCooperativePool { () -> Result<(Int32, String), any Error> in
-            Result {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-                process.arguments = arguments
-                process.currentDirectoryURL = folder
-                let errors = Pipe()
-                process.standardError = errors
-                process.standardOutput = FileHandle.nullDevice
-                try process.run()
-                let message = errors.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, String(decoding: message, as: UTF8.self))
-            }
+        let outcome = await StressWorker.offCooperativePool { () -> Result<ChildProcess.Outcome, any Error> in
+            Result { try ChildProcess.run("/usr/bin/openssl", arguments, currentDirectory: folder.path, timeout: 120) }
         }
-        let (status, message) = try outcome.get()
+        let result = try outcome.get()
+        let (status, message) = (result.status, String(decoding: result.standardError, as: UTF8.self))
         guard status == 0 else {
             throw PythonMSAL.Failure("openssl \(arguments.joined(separator: " ")): \(message)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import Testing
 
 @testable import MSAL
@@ -9,12 +10,10 @@ import Testing
 @Suite("HTTP transports against a TLS server with an untrusted certificate", .serialized)
 struct TLSVerificationTests {
     /// A Python HTTPS server on 127.0.0.1 with a fresh self-signed certificate for 127.0.0.1.
-    final class UntrustedTLSServer: @unchecked Sendable {
-        // @unchecked Sendable: every property is a `let` set in `init`; `Process` is only read
-        // (`isRunning`, `processIdentifier`) after that, which Foundation allows from any thread.
+    final class UntrustedTLSServer: Sendable {
         let port: Int
         let directory: URL
-        private let process: Process
+        private let process: ChildProcess
         private let requestLog: URL
 
         init() throws {
@@ -23,17 +22,14 @@ struct TLSVerificationTests {
             let key = directory.appendingPathComponent("key.pem").path
             let certificate = directory.appendingPathComponent("cert.pem").path
             requestLog = directory.appendingPathComponent("requests.log")
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            openssl.arguments = [
-                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1",
-                "-keyout", key, "-out", certificate,
-            ]
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            guard openssl.terminationStatus == 0 else { throw Failure("openssl req exited with \(openssl.terminationStatus)") }
+            let openssl = try ChildProcess.run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1",
+                    "-keyout", key, "-out", certificate,
+                ], timeout: 60)
+            guard openssl.exitCode == 0 else { throw Failure("openssl req exited with \(openssl.status)") }
 
             let script = """
                 import http.server, ssl, sys
@@ -51,23 +47,13 @@ struct TLSVerificationTests {
                 print(server.server_address[1], flush=True)
                 server.serve_forever()
                 """
-            let python = Process()
-            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            python.arguments = ["python3", "-c", script, certificate, key, requestLog.path]
-            let output = Pipe()
-            python.standardOutput = output
-            python.standardError = FileHandle.nullDevice
-            try python.run()
+            let python = try ChildProcess.start("/usr/bin/python3", ["-c", script, certificate, key, requestLog.path])
             process = python
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { break }
-                line.append(chunk)
-            }
-            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                _ = Foundation.kill(python.processIdentifier, SIGKILL)
-                python.waitUntilExit()
+            let started = python.readOutput { $0.contains(UInt8(ascii: "\n")) }
+            let line = String(decoding: python.standardOutputSoFar, as: UTF8.self)
+            guard started, let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                python.kill()
+                _ = python.finish()
                 throw Failure("the TLS server did not start")
             }
             self.port = port
@@ -79,9 +65,8 @@ struct TLSVerificationTests {
         }
 
         deinit {
-            // SIGKILL: a child started from the test runner may have SIGTERM blocked (see PythonMSAL).
-            if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            process.kill()
+            _ = process.finish()
             try? FileManager.default.removeItem(at: directory)
         }
     }

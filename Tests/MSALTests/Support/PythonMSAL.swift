@@ -81,48 +81,25 @@ enum PythonMSAL {
             .appendingPathComponent("msal-python-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        // Files, not pipes: a chatty stream can never block the child while we wait for it.
-        let stdoutURL = scratch.appendingPathComponent("stdout")
-        let stderrURL = scratch.appendingPathComponent("stderr")
-        for url in [stdoutURL, stderrURL] where !FileManager.default.createFile(atPath: url.path, contents: nil) {
-            throw Failure("could not create \(url.path)")
-        }
-        let stdout = try FileHandle(forWritingTo: stdoutURL)
-        let stderr = try FileHandle(forWritingTo: stderrURL)
-        defer {
-            try? stdout.close()
-            try? stderr.close()
-        }
-
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [scriptURL.path] + arguments
-        process.currentDirectoryURL = scratch
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONDONTWRITEBYTECODE"] = "1"  // no __pycache__ in the source tree
         environment["PYTHONIOENCODING"] = "utf-8"
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-
-        let child = RunningChild(process)
-        let timedOut = Mutex(false)
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            timedOut.withLock { $0 = true }
-            // SIGKILL at once: SIGTERM was seen not to end a child started from the test runner.
-            child.kill()
-        }
-        defer { watchdog.cancel() }
-        try await child.runToExit()
-        watchdog.cancel()
-
+        // `ChildProcess` on a Dispatch thread, not Foundation's `Process`: with the many descriptors
+        // a parallel run holds open, `Process.run()` crashed the test process (see `ChildProcess`).
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let arguments = [scriptURL.path] + arguments
+        let childEnvironment = environment
+        let outcome = try await StressWorker.offCooperativePool { () -> Result<ChildProcess.Outcome, any Error> in
+            Result {
+                try ChildProcess.run(
+                    python.path, arguments, environment: childEnvironment, currentDirectory: scratch.path, standardInput: [],
+                    timeout: seconds)
+            }
+        }.get()
         let output = Output(
-            status: process.terminationStatus,
-            standardOutput: (try? Data(contentsOf: stdoutURL)) ?? Data(),
-            standardError: String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self))
-        if timedOut.withLock({ $0 }) {
+            status: outcome.status, standardOutput: Data(outcome.standardOutput),
+            standardError: String(decoding: outcome.standardError, as: UTF8.self))
+        if outcome.timedOut {
             throw Failure("\(script) did not finish within \(timeout); standard error:\n\(output.standardError)")
         }
         return output
@@ -139,32 +116,5 @@ enum PythonMSAL {
                 """)
         }
         return output
-    }
-}
-
-/// A launched `Process`, shared between the awaiting task and the timeout watchdog.
-// @unchecked Sendable: `Process` is not marked Sendable, but the only members used from the
-// watchdog task are `isRunning` and `processIdentifier`, which Foundation allows from
-// any thread; `run()` and the termination handler are set up once, before the watchdog can act.
-private final class RunningChild: @unchecked Sendable {
-    private let process: Process
-
-    init(_ process: Process) { self.process = process }
-
-    /// Starts the process and resumes when it has exited.
-    func runToExit() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: PythonMSAL.Failure("could not start \(process.executableURL?.path ?? "python"): \(error)"))
-            }
-        }
-    }
-
-    func kill() {
-        if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 }

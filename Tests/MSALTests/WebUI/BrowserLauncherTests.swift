@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import Testing
 
 @testable import MSAL
@@ -26,12 +27,7 @@ struct FakeBrowsers {
         // script would then fail with ETXTBSY ("text file busy") — it did, once, in a full test run.
         let draft = path + ".draft"
         try Data(text.utf8).write(to: URL(fileURLWithPath: draft))
-        let copy = Process()
-        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
-        copy.arguments = [draft, path]
-        try copy.run()
-        copy.waitUntilExit()
-        guard copy.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        guard try ChildProcess.run("/bin/cp", [draft, path], timeout: 30).exitCode == 0 else { throw CocoaError(.fileWriteUnknown) }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
         return path
     }

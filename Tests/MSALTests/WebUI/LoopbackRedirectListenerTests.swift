@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import NIOCore
 import NIOPosix
 import Testing
@@ -43,22 +44,16 @@ struct LoopbackRedirectListenerTests {
     func curlRedirect() async throws {
         let listener = try await LoopbackTest.start(redirectURI: "http://localhost/auth/callback")
         #expect(listener.redirectURI.absoluteString == "http://localhost:\(listener.port)/auth/callback")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = [
+        let arguments = [
             "-sS", "-i", "--max-time", "5",
             "http://localhost:\(listener.port)/auth/callback?code=c%2Fd+e&state=\(state)",
         ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
         // Waited for on a Dispatch thread, not one of the few cooperative threads.
-        let data = await StressWorker.offCooperativePool {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return data
-        }
-        #expect(process.terminationStatus == 0)
+        let outcome = try await StressWorker.offCooperativePool { () -> Result<ChildProcess.Outcome, any Error> in
+            Result { try ChildProcess.run("/usr/bin/curl", arguments, timeout: 30) }
+        }.get()
+        #expect(outcome.exitCode == 0)
+        let data = outcome.standardOutput
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.hasPrefix("HTTP/1.1 200"))
         let redirect = try await listener.waitForRedirect()

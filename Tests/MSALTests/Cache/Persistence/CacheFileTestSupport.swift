@@ -115,45 +115,21 @@ enum StressWorker {
     }
 
     /// A started worker; `kill()` it or `finish()` it.
-    final class Running: @unchecked Sendable {
-        // @unchecked: `Process` is not Sendable; the watchdog closure only calls its thread-safe
-        // `isRunning` and sends a signal to the pid, and the test thread owns everything else.
-        let process: Process
-        let output: Pipe
-        let errors: Pipe
-        private let watchdog: DispatchWorkItem
+    final class Running: Sendable {
+        let child: ChildProcess
 
+        /// Started with `ChildProcess`, not Foundation's `Process` (which crashed the test process
+        /// with the many descriptors a parallel run holds open).
         init(_ arguments: [String], watchdogSeconds: Double) throws {
-            process = Process()
-            process.executableURL = StressWorker.executable
-            process.arguments = arguments
-            output = Pipe()
-            errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let pid = process.processIdentifier
-            let process = process
-            watchdog = DispatchWorkItem { if process.isRunning { Glibc.kill(pid, SIGKILL) } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + watchdogSeconds, execute: watchdog)
+            child = try ChildProcess.start(StressWorker.executable.path, arguments, timeout: watchdogSeconds)
         }
 
         /// Reads standard output until a line equal to `line`; false if the worker exited first.
         func waitForLine(_ line: String) async -> Bool {
-            await StressWorker.offCooperativePool { self.readUntilLine(line) }
-        }
-
-        private func readUntilLine(_ line: String) -> Bool {
-            var seen = ""
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty {
-                    return false
-                }
-                seen += String(decoding: chunk, as: UTF8.self)
-                if seen.split(separator: "\n", omittingEmptySubsequences: false).contains(Substring(line)) {
-                    return true
+            await StressWorker.offCooperativePool {
+                self.child.readOutput { output in
+                    String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                        .contains(Substring(line))
                 }
             }
         }
@@ -165,7 +141,7 @@ enum StressWorker {
 
         /// `kill()` on the calling thread, for a `defer`.
         func killNow() -> Outcome {
-            Glibc.kill(process.processIdentifier, SIGKILL)
+            child.kill()
             return finishNow()
         }
 
@@ -175,13 +151,11 @@ enum StressWorker {
         }
 
         private func finishNow() -> Outcome {
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            watchdog.cancel()
+            let outcome = child.finish()
             return Outcome(
-                status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
-                standardOutput: String(decoding: out, as: UTF8.self), standardError: String(decoding: err, as: UTF8.self))
+                status: outcome.status, killedBySignal: outcome.signal != nil,
+                standardOutput: String(decoding: outcome.standardOutput, as: UTF8.self),
+                standardError: String(decoding: outcome.standardError, as: UTF8.self))
         }
     }
 
@@ -207,14 +181,7 @@ enum StressWorker {
 /// Runs `/usr/bin/chattr` (root's way to make a directory read-only; permission bits do not stop root).
 @discardableResult
 func chattr(_ flag: String, _ path: String) -> Bool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-    process.arguments = [flag, path]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
+    (try? ChildProcess.run("/usr/bin/chattr", [flag, path], timeout: 30))?.exitCode == 0
 }
 
 /// An error a test hook throws.

@@ -184,7 +184,7 @@ struct TokenCacheFileConcurrencyTests {
         let writer = try StressWorker.start(["file-append", scratch.file(), "300", "W"], watchdogSeconds: 300)
         var reads = 0
         var previousLines = 0
-        while writer.process.isRunning || reads == 0 {
+        while writer.child.isRunning || reads == 0 {
             let text = try file.get() ?? ""
             #expect(text.isEmpty || text.hasSuffix("\n"))
             let lines = text.split(separator: "\n")

@@ -148,37 +148,18 @@ final class SecretServiceSession: @unchecked Sendable {
     func run(
         _ program: String, _ arguments: [String], input: Data? = nil, environment extra: [String: String] = [:], timeout: Double = 120
     ) async throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { _, new in new }
-        process.currentDirectoryURL = workingDirectory
-        let output = Pipe()
-        let errors = Pipe()
-        let standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = standardInput
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { if process.isRunning { kill(pid, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        if let input { standardInput.fileHandleForWriting.write(input) }
-        try standardInput.fileHandleForWriting.close()
-        let (out, err) = await Self.offPool {
-            let errorData = Mutex(Data())
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                let data = errors.fileHandleForReading.readDataToEndOfFile()
-                errorData.withLock { $0 = data }
+        let childEnvironment = environment.merging(extra) { _, new in new }
+        let directory = workingDirectory.path
+        let outcome = try await Self.offPool { () -> Result<ChildProcess.Outcome, any Error> in
+            Result {
+                try ChildProcess.run(
+                    program, arguments, environment: childEnvironment, currentDirectory: directory, standardInput: Array(input ?? Data()),
+                    timeout: timeout)
             }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            group.wait()
-            process.waitUntilExit()
-            return (data, errorData.withLock { $0 })
-        }
-        watchdog.cancel()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        }.get()
+        return (
+            outcome.status, String(decoding: outcome.standardOutput, as: UTF8.self), String(decoding: outcome.standardError, as: UTF8.self)
+        )
     }
 
     /// The text of the item with `schema` (and no other attributes required), through `secret-tool`;
