@@ -100,6 +100,16 @@ public final class MSALResult: Sendable, CustomStringConvertible {
         self.refreshOn = refreshOn
     }
 
+    /// This result as told to a caller that joined another caller's request for the same token:
+    /// everything the same but the correlation id, which is the joiner's own.
+    package func correlated(_ correlationID: UUID) -> MSALResult {
+        guard correlationId != correlationID else { return self }
+        return MSALResult(
+            accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken, idToken: idTokenStorage,
+            scopesStorage: scopesStorage, tenantProfile: tenantProfile, account: account, authority: authority,
+            correlationId: correlationID, tokenSource: tokenSource, refreshOn: refreshOn)
+    }
+
     /// The scheme of the token: `Bearer`.
     public var authenticationScheme: String { "Bearer" }
 

@@ -173,11 +173,7 @@ package struct ClientCredentialsFlow: Sendable {
             return try await flow.redeem(request)
         }
         // Joiners report their own correlation id.
-        guard shared.correlationId != request.correlationID else { return shared }
-        return MSALResult(
-            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: false, idToken: nil,
-            scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account, authority: shared.authority,
-            correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+        return shared.correlated(request.correlationID)
     }
 
     /// `tokenEndpoint` on the regional host when a region applies: a Microsoft Entra authority on

@@ -147,11 +147,8 @@ package struct ManagedIdentityFlow: Sendable {
             }
             return try await flow.redeem(request)
         }
-        guard shared.correlationId != request.correlationID else { return shared }
-        return MSALResult(
-            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: false, idToken: nil,
-            scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account, authority: shared.authority,
-            correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+        // Joiners report their own correlation id.
+        return shared.correlated(request.correlationID)
     }
 
     private func redeem(_ request: Request) async throws -> MSALResult {

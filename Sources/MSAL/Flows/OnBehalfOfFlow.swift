@@ -208,11 +208,8 @@ package struct OnBehalfOfFlow: Sendable {
             }
             return try await flow.redeemAssertion(request, metadata: metadata)
         }
-        guard shared.correlationId != request.correlationID else { return shared }
-        return MSALResult(
-            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: false, idToken: shared.idToken,
-            scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account, authority: shared.authority,
-            correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+        // Joiners report their own correlation id.
+        return shared.correlated(request.correlationID)
     }
 
     /// The form fields that authenticate the client at `metadata`'s token endpoint.

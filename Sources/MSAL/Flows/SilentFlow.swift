@@ -257,11 +257,7 @@ package struct SilentFlow: Sendable {
             return try await flow.redeemHoldingRefreshLock(request, seen: seen)
         }
         // Joiners report their own correlation id.
-        guard shared.correlationId != request.correlationID else { return shared }
-        return MSALResult(
-            accessToken: shared.accessToken, expiresOn: shared.expiresOn, extendedLifeTimeToken: shared.extendedLifeTimeToken,
-            idToken: shared.idToken, scopes: shared.scopes, tenantProfile: shared.tenantProfile, account: shared.account,
-            authority: shared.authority, correlationId: request.correlationID, tokenSource: shared.tokenSource, refreshOn: shared.refreshOn)
+        return shared.correlated(request.correlationID)
     }
 
     /// The secrets of the refresh token and of the access token this request would use, as the cache holds them now.
