@@ -12,7 +12,7 @@
 #                                     AddressSanitizer (a memory error fails them)
 #   4. scripts/sanitize.sh thread     the tests again, at most 4 at a time, built with
 #                                     ThreadSanitizer (a data race fails them)
-#   5. scripts/fuzz.sh all 60         each libFuzzer target for 60 s from the seed corpora, two at a
+#   5. scripts/fuzz.sh all 30         each libFuzzer target for 30 s from the seed corpora, two at a
 #                                     time
 #
 # Stops at the first stage that fails. While working on the code, run a stage alone instead, or:
@@ -113,15 +113,20 @@ sanitizer_width=(--experimental-maximum-parallelization-width 4)
 # 0.25 s and gives up after 5 s (then writes without it); instrumented, swift-msal's saves hold the
 # lock file long enough that a Python process gave up (its own warning, caught by the test).
 sanitizer_skip=(--skip 'OIDCProviderCommandTests|CrossProcessRefreshTests|ExtensionsLockInteropTests')
+# ThreadSanitizer reports races between threads, so it also skips tests that run on one thread:
+# the JSON and JOSE parsers' and vectors' tests (but the concurrent VerifyTemplateTests), the cache
+# document reader's, and `msal` tests that only check text (the help of every verb, escaping,
+# `jwt decode`). AddressSanitizer runs them all: they are where unsafe buffer code lives.
+thread_skip=(--skip 'OIDCProviderCommandTests|CrossProcessRefreshTests|ExtensionsLockInteropTests|MSALJSONTests\.|MSALJOSETests\.(?!VerifyTemplateTests)|CacheDocumentReaderTests|MSALFixtureJSONTests|ReadmeCLITests|TerminalInjectionTests|JWTCommandTests')
 
 stage "3/5 The tests under AddressSanitizer, at most 4 at a time"
 bash scripts/sanitize.sh address "${sanitizer_width[@]}" "${sanitizer_skip[@]}"
 
 stage "4/5 The tests under ThreadSanitizer, at most 4 at a time"
-bash scripts/sanitize.sh thread "${sanitizer_width[@]}" "${sanitizer_skip[@]}"
+bash scripts/sanitize.sh thread "${sanitizer_width[@]}" "${thread_skip[@]}"
 
-stage "5/5 Fuzzing, 60 s per target"
-FUZZ_JOBS="${FUZZ_JOBS:-2}" bash scripts/fuzz.sh all 60
+stage "5/5 Fuzzing, 30 s per target"
+FUZZ_JOBS="${FUZZ_JOBS:-2}" bash scripts/fuzz.sh all 30
 
 echo
 echo "==== Every stage passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
