@@ -80,7 +80,7 @@ enum PoolModes {
         let calls = WorkerMode.count(arguments, 1, usage)
         let app: MSALPublicClientApplication
         let account: MSALAccount
-        var holder: Process?
+        var holder: ChildProcess?
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-pool-probe-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
         switch arguments[0] {
@@ -91,10 +91,8 @@ enum PoolModes {
             account = try seed(try application(MSALCacheConfig(storage: .file(path: path))))
             app = try application(MSALCacheConfig(storage: .file(path: path)))
             guard let lockPath = app.cache.file?.lockPath else { throw CacheModes.LostUpdate(description: "no lock file") }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-            process.arguments = ["--exclusive", lockPath, "sleep", String(seconds)]
-            try process.run()
+            let process = try ChildProcess.start(
+                "/usr/bin/flock", ["--exclusive", lockPath, "sleep", String(seconds)], standardOutput: .discard, standardError: .discard)
             holder = process
             let deadline = Date().addingTimeInterval(20)
             while !isLockedElsewhere(lockPath) {
@@ -107,7 +105,12 @@ enum PoolModes {
         default:
             WorkerMode.fail(usage: usage)
         }
-        defer { if let holder, holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        defer {
+            if let holder {
+                holder.kill()
+                _ = holder.finish()
+            }
+        }
         try WorkerMode.runBlocking {
             let ticker = Ticker()
             let ticking = ticker.start()

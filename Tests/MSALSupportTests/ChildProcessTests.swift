@@ -145,3 +145,49 @@ struct ChildProcessStartedTests {
         #expect(kill(pid, 0) == -1 && errno == ESRCH, "no process, not even a zombie, is left")
     }
 }
+
+@Suite("ChildProcess: an input kept open, outputs discarded or sent to a file")
+struct ChildProcessDestinationTests {
+    @Test("An input kept open: the child reads until closeInput(); then it ends")
+    func inputKeptOpen() throws {
+        let child = try ChildProcess.start(
+            "/bin/sh", ["-c", "read first; echo \"got $first\"; cat; echo done"], standardInput: Array("one\n".utf8), keepInputOpen: true,
+            timeout: 60)
+        #expect(child.readOutput { String(decoding: $0, as: UTF8.self).contains("got one\n") })
+        #expect(child.isRunning, "cat waits for the end of the input")
+        child.closeInput()
+        let outcome = child.finish()
+        #expect(outcome.exitCode == 0 && !outcome.timedOut)
+        #expect(String(decoding: outcome.standardOutput, as: UTF8.self) == "got one\ndone\n")
+    }
+
+    @Test("finish() closes an input kept open; an empty input kept open is not closed at start")
+    func finishClosesInput() throws {
+        let child = try ChildProcess.start("/bin/cat", [], keepInputOpen: true, timeout: 60)
+        usleep(100_000)
+        #expect(child.isRunning)
+        let outcome = child.finish()
+        #expect(outcome.exitCode == 0 && outcome.standardOutput.isEmpty && !outcome.timedOut)
+    }
+
+    @Test("Standard output to a file (appended, created 0600), standard error discarded")
+    func fileAndDiscard() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("out.log").path
+        for word in ["first", "second"] {
+            let outcome = try ChildProcess.run(
+                "/bin/sh", ["-c", "echo \(word); echo noise >&2"], standardOutput: .file(log), standardError: .discard)
+            #expect(outcome.exitCode == 0 && outcome.standardOutput.isEmpty && outcome.standardError.isEmpty)
+        }
+        #expect(FileManager.default.contents(atPath: log) == Data("first\nsecond\n".utf8))
+        var information = stat()
+        #expect(stat(log, &information) == 0 && information.st_mode & 0o777 == 0o600)
+        // Input that a child with no collected output never reads: written or dropped, no hang, no SIGPIPE.
+        let quiet = try ChildProcess.run(
+            "/bin/true", [], standardInput: [UInt8](repeating: 1, count: 500_000), standardOutput: .discard, standardError: .discard,
+            timeout: 60)
+        #expect(quiet.exitCode == 0 && !quiet.timedOut)
+    }
+}

@@ -85,7 +85,8 @@ package struct BrowserLauncher: Sendable {
         }
         let child: ChildProcess
         do {
-            child = try ChildProcess.start(executable.path, Array(command.dropFirst()), environment: environment, discardOutput: true)
+            child = try ChildProcess.start(
+                executable.path, Array(command.dropFirst()), environment: environment, standardOutput: .discard, standardError: .discard)
         } catch {
             throw LaunchFailure(reason: "cannot start (\(error.description))")
         }

@@ -52,11 +52,23 @@ package final class ChildProcess: @unchecked Sendable {
         package var status: Int32 { exitCode ?? signal ?? -1 }
     }
 
+    /// Where the child's standard output or error goes.
+    package enum Destination: Sendable {
+        /// A pipe read by this object: ``Outcome``, ``standardOutputSoFar``, ``standardErrorSoFar``.
+        case collect
+        /// `/dev/null`.
+        case discard
+        /// A file, created (mode 0600) if missing and appended to.
+        case file(String)
+    }
+
     /// The child's process id.
     package let processIdentifier: pid_t
     private var pipes: Pipes
     private let input: [UInt8]
     private var written = 0
+    /// Keep standard input open once `input` is written, until ``closeInput()`` or ``finish()``.
+    private var keepsInputOpen: Bool
     private var outcome = Outcome(exitCode: nil, signal: nil, standardOutput: [], standardError: [], timedOut: false)
     /// Uptime nanoseconds at which the child is killed.
     private var deadline: UInt64?
@@ -69,46 +81,97 @@ package final class ChildProcess: @unchecked Sendable {
     ///   - currentDirectory: the child's working directory; `nil` keeps this process's.
     ///   - standardInput: written to the child's standard input, which is then closed; `nil` gives
     ///     it `/dev/null`.
-    ///   - discardOutput: standard output and error go to `/dev/null` instead of being collected.
+    ///   - standardOutput, standardError: where each goes; collected by default.
     ///   - timeout: seconds after which the child is killed with SIGKILL (`timedOut` is then true);
     ///     `nil` waits as long as it runs.
     package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: String? = nil,
-        standardInput: [UInt8]? = nil, discardOutput: Bool = false, timeout: Double? = nil
+        standardInput: [UInt8]? = nil, standardOutput: Destination = .collect, standardError: Destination = .collect,
+        timeout: Double? = nil
     ) throws(Failure) -> Outcome {
         try start(
             executable, arguments, environment: environment, currentDirectory: currentDirectory, standardInput: standardInput,
-            discardOutput: discardOutput, timeout: timeout
+            standardOutput: standardOutput, standardError: standardError, timeout: timeout
         ).finish()
     }
 
-    /// Starts `executable` as ``run(_:_:environment:currentDirectory:standardInput:timeout:)`` does and
-    /// returns at once; ``finish()`` collects the rest and the status.
+    /// Starts `executable` as ``run(_:_:environment:currentDirectory:standardInput:standardOutput:standardError:timeout:)``
+    /// does and returns at once; ``finish()`` collects the rest and the status.
+    ///
+    /// With `keepInputOpen`, standard input is a pipe that stays open after `standardInput` (if
+    /// any) is written, until ``closeInput()`` or ``finish()``: for a child that runs until its
+    /// input ends. Input that fits the pipe is written before this returns.
     package static func start(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: String? = nil,
-        standardInput: [UInt8]? = nil, discardOutput: Bool = false, timeout: Double? = nil
+        standardInput: [UInt8]? = nil, keepInputOpen: Bool = false, standardOutput: Destination = .collect,
+        standardError: Destination = .collect, timeout: Double? = nil
     ) throws(Failure) -> ChildProcess {
         var pipes = Pipes()
         do {
-            try pipes.open(input: standardInput != nil, output: !discardOutput)
-            let pid = try spawn(executable, arguments, environment: environment, currentDirectory: currentDirectory, pipes: &pipes)
+            try pipes.open(input: standardInput != nil || keepInputOpen, output: standardOutput, error: standardError)
+            let pid = try spawn(
+                executable, arguments, environment: environment, currentDirectory: currentDirectory, pipes: &pipes,
+                output: standardOutput, error: standardError)
             let deadline = timeout.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, min($0, 1e9)) * 1e9) }
-            return ChildProcess(pid: pid, pipes: pipes, input: standardInput ?? [], deadline: deadline)
+            return ChildProcess(pid: pid, pipes: pipes, input: standardInput ?? [], keepInputOpen: keepInputOpen, deadline: deadline)
         } catch {
             pipes.closeAll()
             throw error
         }
     }
 
-    private init(pid: pid_t, pipes: Pipes, input: [UInt8], deadline: UInt64?) {
+    private init(pid: pid_t, pipes: Pipes, input: [UInt8], keepInputOpen: Bool, deadline: UInt64?) {
         self.processIdentifier = pid
         self.pipes = pipes
         self.input = input
+        self.keepsInputOpen = keepInputOpen
         self.deadline = deadline
         if self.pipes.inputWrite >= 0 {
             _ = fcntl(self.pipes.inputWrite, F_SETFL, fcntl(self.pipes.inputWrite, F_GETFL) | O_NONBLOCK)
-            if input.isEmpty { self.pipes.closeInput() }
+            writeInput()
         }
+    }
+
+    /// Closes the child's standard input (end of file for it) once the input given is written.
+    package func closeInput() {
+        keepsInputOpen = false
+        writeInput()
+    }
+
+    /// Writes what the pipe takes of the rest of the input without waiting; closes the pipe when
+    /// all is written and it is not kept open. Returns false when the pipe is broken.
+    @discardableResult
+    private func writeInput() -> Bool {
+        guard pipes.inputWrite >= 0 else { return true }
+        // A child that exits without reading its input makes the write fail with EPIPE and raise
+        // SIGPIPE, whose default action would end this process: the signal is blocked on this
+        // thread (it is sent to the writing thread) while writing, and a pending one is consumed.
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previousMask)
+        var broken = false
+        defer {
+            if broken && sigismember(&previousMask, SIGPIPE) == 0 {
+                var now = timespec()
+                _ = sigtimedwait(&pipeSignal, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+        }
+        while written < input.count {
+            let count = input[written...].withUnsafeBytes { write(pipes.inputWrite, $0.baseAddress, $0.count) }
+            if count > 0 {
+                written += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                broken = count < 0 && errno != EAGAIN
+                break
+            }
+        }
+        if broken || (written == input.count && !keepsInputOpen) { pipes.closeInput() }
+        return !broken
     }
 
     deinit {
@@ -157,8 +220,10 @@ package final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Writes the rest of the input, reads both outputs to their end and waits for the child.
+    /// Writes the rest of the input and closes it, reads the collected outputs to their end and
+    /// waits for the child.
     package func finish() -> Outcome {
+        keepsInputOpen = false
         _ = exchange { _ in false }
         let status = reap(deadline: outcome.timedOut ? nil : deadline)
         pipes.closeAll()
@@ -184,7 +249,7 @@ extension ChildProcess {
 
         /// Opens the pipes, every end close-on-exec (other children started meanwhile must not
         /// keep them; `dup2` in this child clears the flag on 0, 1 and 2).
-        mutating func open(input: Bool, output: Bool) throws(Failure) {
+        mutating func open(input: Bool, output: Destination, error: Destination) throws(Failure) {
             func make() throws(Failure) -> (Int32, Int32) {
                 var ends: [Int32] = [-1, -1]
                 guard pipe(&ends) == 0 else { throw Failure("pipe: \(String(cString: strerror(errno)))") }
@@ -192,10 +257,8 @@ extension ChildProcess {
                 return (ends[0], ends[1])
             }
             if input { (inputRead, inputWrite) = try make() }
-            if output {
-                (outputRead, outputWrite) = try make()
-                (errorRead, errorWrite) = try make()
-            }
+            if case .collect = output { (outputRead, outputWrite) = try make() }
+            if case .collect = error { (errorRead, errorWrite) = try make() }
         }
 
         /// Closes the child's ends (after the spawn).
@@ -236,7 +299,8 @@ extension ChildProcess {
     }
 
     private static func spawn(
-        _ executable: String, _ arguments: [String], environment: [String: String]?, currentDirectory: String?, pipes: inout Pipes
+        _ executable: String, _ arguments: [String], environment: [String: String]?, currentDirectory: String?, pipes: inout Pipes,
+        output: Destination, error: Destination
     ) throws(Failure) -> pid_t {
         guard let closeFromSymbol = libcSymbol("posix_spawn_file_actions_addclosefrom_np") else {
             throw Failure("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
@@ -249,12 +313,12 @@ extension ChildProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        if pipes.outputWrite >= 0 {
-            posix_spawn_file_actions_adddup2(&actions, pipes.outputWrite, 1)
-            posix_spawn_file_actions_adddup2(&actions, pipes.errorWrite, 2)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        for (descriptor, destination, pipe) in [(Int32(1), output, pipes.outputWrite), (2, error, pipes.errorWrite)] {
+            switch destination {
+            case .collect: posix_spawn_file_actions_adddup2(&actions, pipe, descriptor)
+            case .discard: posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            }
         }
         _ = unsafeBitCast(closeFromSymbol, to: AddCloseFrom.self)(&actions, 3)
         if let currentDirectory {
@@ -299,24 +363,10 @@ extension ChildProcess {
     /// kill, waits at most 2 s more for the pipes to close (a grandchild may hold them).
     fileprivate func exchange(until stop: (Outcome) -> Bool) -> Bool {
         if stop(outcome) { return true }
-        // A child that exits without reading its input makes the write fail with EPIPE and raise
-        // SIGPIPE, whose default action would end this process: the signal is blocked on this
-        // thread (it is sent to the writing thread) while writing, and a pending one is consumed.
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        var previousMask = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previousMask)
-        var brokenPipe = false
-        defer {
-            if brokenPipe && sigismember(&previousMask, SIGPIPE) == 0 {
-                var now = timespec()
-                _ = sigtimedwait(&pipeSignal, nil, &now)
-            }
-            pthread_sigmask(SIG_SETMASK, &previousMask, nil)
-        }
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while pipes.outputRead >= 0 || pipes.errorRead >= 0 || pipes.inputWrite >= 0 {
+        var pending: Bool { pipes.inputWrite >= 0 && (written < input.count || !keepsInputOpen) }
+        if pipes.inputWrite >= 0 && written == input.count && !keepsInputOpen { pipes.closeInput() }
+        while pipes.outputRead >= 0 || pipes.errorRead >= 0 || pending {
             var waitMilliseconds: Int32 = -1
             if let limit = deadline {
                 let now = DispatchTime.now().uptimeNanoseconds
@@ -333,7 +383,7 @@ extension ChildProcess {
             for descriptor in [pipes.outputRead, pipes.errorRead] where descriptor >= 0 {
                 descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
             }
-            if pipes.inputWrite >= 0 {
+            if pending {
                 descriptors.append(pollfd(fd: pipes.inputWrite, events: Int16(POLLOUT), revents: 0))
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), waitMilliseconds)
@@ -341,12 +391,7 @@ extension ChildProcess {
             guard ready > 0 else { continue }
             for entry in descriptors where entry.revents != 0 {
                 if entry.fd == pipes.inputWrite {
-                    let count = input[written...].withUnsafeBytes { write(entry.fd, $0.baseAddress, $0.count) }
-                    if count > 0 { written += count }
-                    if count < 0 && errno == EPIPE { brokenPipe = true }
-                    if written == input.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
-                        pipes.closeInput()
-                    }
+                    writeInput()
                     continue
                 }
                 let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
@@ -362,7 +407,7 @@ extension ChildProcess {
                 }
             }
         }
-        pipes.closeInput()
+        if !keepsInputOpen { pipes.closeInput() }
         return false
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALSupport
 import Testing
 
 /// A real third-party OpenID provider that nobody here wrote, started for one test on a free port
@@ -13,8 +14,8 @@ import Testing
 /// The launchers run with the interpreter of `.build/oidc-venv`, which `scripts/setup.sh`
 /// installs; a missing interpreter or provider is a test failure, never a skip.
 final class LocalOIDCProvider: @unchecked Sendable {
-    // @unchecked Sendable: `Process` and `Pipe` are not Sendable; they are set in `init` and then
-    // only read (`terminate`, `waitUntilExit`), which Foundation allows from any thread.
+    // @unchecked Sendable: `summary` ([String: Any]) is not Sendable; it is set in `init` and only
+    // read after. The launcher process is used by `stop()` alone.
 
     /// Which provider.
     enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -53,15 +54,13 @@ final class LocalOIDCProvider: @unchecked Sendable {
     /// User name → password.
     let users: [String: String]
     let stateDirectory: URL
-    private let process: Process
-    private let input: Pipe
+    private let process: ChildProcess
 
-    private init(kind: Kind, summary: [String: Any], stateDirectory: URL, process: Process, input: Pipe) throws {
+    private init(kind: Kind, summary: [String: Any], stateDirectory: URL, process: ChildProcess) throws {
         self.kind = kind
         self.summary = summary
         self.stateDirectory = stateDirectory
         self.process = process
-        self.input = input
         guard let issuer = summary["issuer"] as? String, let clientID = summary["client_id"] as? String,
             let users = summary["users"] as? [String: String]
         else { throw Failure("\(kind): the launcher's JSON line lacks issuer, client_id or users: \(summary)") }
@@ -83,38 +82,30 @@ final class LocalOIDCProvider: @unchecked Sendable {
         }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("msal-\(kind.rawValue)-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let process = Process()
-        let output = Pipe()
-        let input = Pipe()
-        process.executableURL = python
-        // Each launcher stops when its standard input closes, so it never outlives this process.
+        // Each launcher stops when its standard input closes, so it never outlives this process:
+        // the input is kept open until `stop()`. (`ChildProcess`, not Foundation's `Process`, which
+        // crashed a full test run with many descriptors open.)
         let watch = kind == .glewlwyd ? "--exit-on-stdin-eof" : "--watch-stdin"
-        process.arguments = [kind.directory.appendingPathComponent("server.py").path, "--state-dir", state.path, watch] + arguments
-        process.standardInput = input
-        process.standardOutput = output
         let errorLog = state.appendingPathComponent("launcher-stderr.log")
-        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errorLog)
-        try process.run()
+        let process = try ChildProcess.start(
+            python.path, [kind.directory.appendingPathComponent("server.py").path, "--state-dir", state.path, watch] + arguments,
+            keepInputOpen: true, standardError: .file(errorLog.path))
         // Kill it if it has not printed its line within a minute.
-        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let watchdog = DispatchWorkItem { process.kill() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        var buffer = Data()
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
+        _ = process.readOutput { $0.contains(UInt8(ascii: "\n")) }
         watchdog.cancel()
+        let buffer = process.standardOutputSoFar
         let line = buffer.prefix { $0 != UInt8(ascii: "\n") }
         guard let summary = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-            kill(process.processIdentifier, SIGKILL)
+            process.kill()
+            _ = process.finish()
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
             throw Failure(
                 "\(kind) did not start: it printed \(String(decoding: buffer, as: UTF8.self).prefix(500)); its stderr:\n\(log.suffix(4000))"
             )
         }
-        return try LocalOIDCProvider(kind: kind, summary: summary, stateDirectory: state, process: process, input: input)
+        return try LocalOIDCProvider(kind: kind, summary: summary, stateDirectory: state, process: process)
     }
 
     /// Runs `body` with `kind` started (with the launcher's extra `arguments`) and a private
@@ -140,18 +131,15 @@ final class LocalOIDCProvider: @unchecked Sendable {
     /// Stops the provider (standard input closed and SIGTERM; SIGKILL after 10 s) and removes its state.
     func stop() async {
         _ = try? await CommandRunner.offCooperativePool {
-            try? self.input.fileHandleForWriting.close()
-            if self.process.isRunning { self.process.terminate() }
-            // Polled: Foundation's waitUntilExit spins a run loop at full speed on Linux.
+            self.process.closeInput()
+            self.process.kill(SIGTERM)
             var waited = 0
             while self.process.isRunning && waited < 200 {
                 usleep(50_000)
                 waited += 1
             }
-            if self.process.isRunning {
-                kill(self.process.processIdentifier, SIGKILL)
-                while self.process.isRunning { usleep(10_000) }
-            }
+            if self.process.isRunning { self.process.kill() }
+            _ = self.process.finish()
             try? FileManager.default.removeItem(at: self.stateDirectory)
         }
     }

@@ -10,8 +10,8 @@ import MSALSupport
 /// (GLib keeps one session-bus connection per process, so each session's clients are processes).
 /// Missing programs are a failure, never a skip: `scripts/setup.sh` installs them.
 final class SecretServiceSession: @unchecked Sendable {
-    // @unchecked: the daemons' `Process` objects are touched only by the test that owns the session,
-    // one step at a time (start, kill, stop).
+    // @unchecked: the daemons are started, killed and stopped only by the test that owns the
+    // session, one step at a time.
     static let password = "swift-msal test keyring password"
 
     /// The session's root directory (removed by ``stop()``).
@@ -22,8 +22,8 @@ final class SecretServiceSession: @unchecked Sendable {
     let workingDirectory: URL
     /// The bus address.
     private(set) var busAddress = ""
-    private var bus: SpawnedDaemon?
-    private var keyring: SpawnedDaemon?
+    private var bus: ChildProcess?
+    private var keyring: ChildProcess?
 
     /// Why the session could not start; the description says what to do.
     struct Failure: Error, CustomStringConvertible {
@@ -63,11 +63,18 @@ final class SecretServiceSession: @unchecked Sendable {
             </busconfig>
             """.utf8
         ).write(to: config)
-        let bus = try SpawnedDaemon(
+        // `ChildProcess`: the daemons hold none of the test process's descriptors (one that held
+        // those Foundation's `Process` uses to notice other children's exits kept other tests'
+        // processes "running" and hung a full run), and the test reaps them.
+        let bus = try ChildProcess.start(
             "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"],
-            environment: ["PATH": "/usr/bin:/bin"], captureOutput: true)
+            environment: ["PATH": "/usr/bin:/bin"], standardError: .discard)
         self.bus = bus
-        busAddress = await Self.offPool { bus.readLine().trimmingCharacters(in: .whitespacesAndNewlines) }
+        busAddress = await Self.offPool {
+            _ = bus.readOutput { $0.contains(UInt8(ascii: "\n")) }
+            return String(decoding: bus.standardOutputSoFar.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         guard busAddress.hasPrefix("unix:") else {
             stop()
             throw Failure(description: "dbus-daemon printed no address")
@@ -95,14 +102,11 @@ final class SecretServiceSession: @unchecked Sendable {
     /// Starts `gnome-keyring-daemon` (secrets component) and, when `unlock`, unlocks (or creates)
     /// the login keyring with ``password``; returns once it owns `org.freedesktop.secrets`.
     func startKeyring(unlock: Bool = true) async throws {
-        let daemon = try SpawnedDaemon(
+        // The password on standard input, which then ends (no password: an empty input).
+        keyring = try ChildProcess.start(
             "/usr/bin/gnome-keyring-daemon", (unlock ? ["--unlock"] : []) + ["--components=secrets", "--foreground"],
-            environment: environment, captureOutput: false)
-        if unlock {
-            daemon.write(Array(Self.password.utf8))
-        }
-        daemon.closeInput()
-        keyring = daemon
+            environment: environment, standardInput: unlock ? Array(Self.password.utf8) : [], standardOutput: .discard,
+            standardError: .discard)
         for _ in 0..<200 {
             if try await run(
                 "/usr/bin/dbus-send",
@@ -124,7 +128,7 @@ final class SecretServiceSession: @unchecked Sendable {
     func killKeyring() async throws {
         guard let keyring else { return }
         self.keyring = nil
-        await Self.offPool { keyring.kill() }
+        await Self.offPool { Self.end(keyring) }
         for _ in 0..<200 {
             if try await !secretsOwned() { return }
             try await Task.sleep(for: .milliseconds(50))
@@ -197,8 +201,8 @@ final class SecretServiceSession: @unchecked Sendable {
     /// Kills the daemons (SIGKILL, then `waitpid`, which returns at once for a killed process) and
     /// removes the session's files.
     func stop() {
-        keyring?.kill()
-        bus?.kill()
+        if let keyring { Self.end(keyring) }
+        if let bus { Self.end(bus) }
         keyring = nil
         bus = nil
         try? FileManager.default.removeItem(at: root)
@@ -206,6 +210,12 @@ final class SecretServiceSession: @unchecked Sendable {
 
     deinit {
         stop()
+    }
+
+    /// Kills `daemon` (SIGKILL) and reaps it: it dies at once, the wait is short.
+    private static func end(_ daemon: ChildProcess) {
+        daemon.kill()
+        _ = daemon.finish()
     }
 
     /// Runs `body`, which blocks, on a Dispatch thread.
