@@ -139,10 +139,9 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     /// Writes what the pipe takes of the rest of the input without waiting; closes the pipe when
-    /// all is written and it is not kept open. Returns false when the pipe is broken.
-    @discardableResult
-    private func writeInput() -> Bool {
-        guard pipes.inputWrite >= 0 else { return true }
+    /// all is written and it is not kept open, or when the pipe is broken.
+    private func writeInput() {
+        guard pipes.inputWrite >= 0 else { return }
         // A child that exits without reading its input makes the write fail with EPIPE and raise
         // SIGPIPE, whose default action would end this process: the signal is blocked on this
         // thread (it is sent to the writing thread) while writing, and a pending one is consumed.
@@ -171,7 +170,6 @@ package final class ChildProcess: @unchecked Sendable {
             }
         }
         if broken || (written == input.count && !keepsInputOpen) { pipes.closeInput() }
-        return !broken
     }
 
     deinit {

@@ -70,7 +70,7 @@ final class SecretServiceSession: @unchecked Sendable {
             "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"],
             environment: ["PATH": "/usr/bin:/bin"], standardError: .discard)
         self.bus = bus
-        busAddress = await Self.offPool {
+        busAddress = await StressWorker.offCooperativePool {
             _ = bus.readOutput { $0.contains(UInt8(ascii: "\n")) }
             return String(decoding: bus.standardOutputSoFar.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -128,7 +128,7 @@ final class SecretServiceSession: @unchecked Sendable {
     func killKeyring() async throws {
         guard let keyring else { return }
         self.keyring = nil
-        await Self.offPool { Self.end(keyring) }
+        await StressWorker.offCooperativePool { Self.end(keyring) }
         for _ in 0..<200 {
             if try await !secretsOwned() { return }
             try await Task.sleep(for: .milliseconds(50))
@@ -154,7 +154,7 @@ final class SecretServiceSession: @unchecked Sendable {
     ) async throws -> (status: Int32, output: String, errors: String) {
         let childEnvironment = environment.merging(extra) { _, new in new }
         let directory = workingDirectory.path
-        let outcome = try await Self.offPool { () -> Result<ChildProcess.Outcome, any Error> in
+        let outcome = try await StressWorker.offCooperativePool { () -> Result<ChildProcess.Outcome, any Error> in
             Result {
                 try ChildProcess.run(
                     program, arguments, environment: childEnvironment, currentDirectory: directory, standardInput: Array(input ?? Data()),
@@ -216,12 +216,5 @@ final class SecretServiceSession: @unchecked Sendable {
     private static func end(_ daemon: ChildProcess) {
         daemon.kill()
         _ = daemon.finish()
-    }
-
-    /// Runs `body`, which blocks, on a Dispatch thread.
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-            DispatchQueue.global().async { continuation.resume(returning: body()) }
-        }
     }
 }
