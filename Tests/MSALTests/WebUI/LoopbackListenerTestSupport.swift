@@ -68,12 +68,21 @@ enum LoopbackTest {
     }
 
     /// A free port on 127.0.0.1 (bound, then closed).
+    ///
+    /// Chosen at random below Linux's ephemeral range (32768–60999 by default), where the kernel
+    /// picks ports for outgoing connections and port-0 binds: a port the kernel handed out here was
+    /// taken by another test's connection before the test listened on it, in a full parallel run.
     static func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(to: try SocketAddress(ipAddress: "127.0.0.1", port: 0)).get()
-        let port = try #require(channel.localAddress?.port)
-        try await channel.close()
-        return port
+        for _ in 0..<100 {
+            let port = Int.random(in: 20_000..<32_000)
+            guard
+                let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .bind(to: try SocketAddress(ipAddress: "127.0.0.1", port: port)).get()
+            else { continue }
+            try await channel.close()
+            return port
+        }
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "no free port between 20000 and 32000 after 100 tries"])
     }
 
     /// `text` percent-encoded for a query value (only unreserved characters left as they are).
