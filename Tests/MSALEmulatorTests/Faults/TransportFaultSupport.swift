@@ -179,6 +179,20 @@ extension EmulatorHarness {
         emulator.requestCount(endpoint.endpoint, grantType: endpoint.grantType)
     }
 
+    /// How many requests the emulator logged for `endpoint`, once there are at least `minimum` or
+    /// `seconds` have passed. The emulator logs a request when it has routed it; on a loaded machine
+    /// a request the client gave up on (a stall with a 1 s limit) may be routed after the client's
+    /// error has returned, so the count is read when it has settled, not at once.
+    func settledCount(_ endpoint: FaultedEndpoint, atLeast minimum: Int, within seconds: Double = 15) async -> Int {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var count = self.count(endpoint)
+        while count < minimum, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+            count = self.count(endpoint)
+        }
+        return count
+    }
+
     /// Injects `fault` at `endpoint`.
     @discardableResult
     func inject(_ fault: MSALEmulator.Fault.Response, at endpoint: FaultedEndpoint, times: Int? = nil) -> MSALEmulator.Fault.ID {
