@@ -56,21 +56,27 @@ struct OIDCProviderLibraryTests {
     /// The scope both providers grant their public clients beyond the OpenID Connect ones.
     static let scopes = ["email"]
 
-    /// A free port on 127.0.0.1 (bound, read and closed).
+    /// A free port on 127.0.0.1 (bound, then closed), chosen at random below Linux's ephemeral
+    /// range (32768–60999 by default): a port the kernel hands out for a port-0 bind may be taken
+    /// by another test's outgoing connection before the application listens on it (the rule
+    /// `LoopbackTest.freePort()` in MSALTests follows, after that race was seen in CI).
     static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        guard bound == 0 else { throw LocalOIDCProvider.Failure("bind failed: errno \(errno)") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        for _ in 0..<100 {
+            let port = Int.random(in: 20_000..<32_000)
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard socket >= 0 else { throw LocalOIDCProvider.Failure("socket failed: errno \(errno)") }
+            defer { close(socket) }
+            var reuse: Int32 = 1
+            _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+            if bound == 0 { return port }
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        throw LocalOIDCProvider.Failure("no free port between 20000 and 32000 after 100 tries")
     }
 
     /// The redirect URI the application uses with `provider`: the SDK's default (an ephemeral
