@@ -58,27 +58,13 @@ package struct ClientCredentialsFlow: Sendable {
     }
 
     private func answer(_ request: Request) async throws -> MSALResult {
-        let log = client.logger
-        let correlationID = request.correlationID
+        let refresh = ProactiveRefresh(label: "App token request", logger: client.logger)
         if !request.skipsCache, let cached = try await cachedResultResolvingRealm(request) {
-            guard let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() else {
-                log.verbose("App token request: cache hit", correlationID: correlationID)
-                return cached
-            }
-            // Past refresh_in: ask for a new token now, but the cached one is still valid if that fails.
-            log.info("App token request: cached token past refresh_on; getting a new one", correlationID: correlationID)
-            do {
-                return try await fetch(request, checkCacheFirst: false)
-            } catch {
-                log.warning(
-                    "App token request: getting a new token failed (\(error: error)); returning the still-valid cached token",
-                    correlationID: correlationID)
-                return cached
+            return await refresh.answer(cached: cached, now: client.clock.now(), correlationID: request.correlationID) {
+                try await fetch(request, checkCacheFirst: false)
             }
         }
-        log.info(
-            "App token request: \(public: request.skipsCache ? "cache skipped (force refresh or claims)" : "no usable cached token"); asking the token endpoint",
-            correlationID: correlationID)
+        refresh.logMiss(skippedCache: request.skipsCache, correlationID: request.correlationID)
         return try await fetch(request, checkCacheFirst: !request.skipsCache)
     }
 
@@ -166,7 +152,7 @@ package struct ClientCredentialsFlow: Sendable {
         let shared = try await client.refreshFlights.run(key) {
             // A caller that missed the cache may arrive just after another request stored the token.
             if checkCacheFirst, let cached = try await flow.cachedResult(request),
-                cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
+                ProactiveRefresh.isFresh(cached.refreshOn, now: flow.client.clock.now())
             {
                 return cached
             }

@@ -88,26 +88,15 @@ package struct ManagedIdentityFlow: Sendable {
     private var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
 
     private func answer(_ request: Request) async throws -> MSALResult {
-        let correlationID = request.correlationID
+        let refresh = ProactiveRefresh(label: "Managed identity", logger: logger)
         if !request.skipsCache, let cached = try await cachedToken(request) {
-            let result = self.result(cached, request: request, source: .cache)
-            guard let refreshOn = cached.refreshOn, refreshOn <= nowSeconds else {
-                logger.verbose("Managed identity: cache hit", correlationID: correlationID)
-                return result
-            }
-            logger.info("Managed identity: cached token past refresh_on; getting a new one", correlationID: correlationID)
-            do {
-                return try await fetch(request, checkCacheFirst: false)
-            } catch {
-                logger.warning(
-                    "Managed identity: getting a new token failed (\(error: error)); returning the still-valid cached token",
-                    correlationID: correlationID)
-                return result
+            return await refresh.answer(
+                cached: result(cached, request: request, source: .cache), now: clock.now(), correlationID: request.correlationID
+            ) {
+                try await fetch(request, checkCacheFirst: false)
             }
         }
-        logger.info(
-            "Managed identity (\(public: source.rawValue)): \(public: request.skipsCache ? "cache skipped (force refresh or claims)" : "no usable cached token")",
-            correlationID: correlationID)
+        refresh.logMiss(skippedCache: request.skipsCache, detail: " (\(source.rawValue))", correlationID: request.correlationID)
         return try await fetch(request, checkCacheFirst: !request.skipsCache)
     }
 
@@ -142,7 +131,7 @@ package struct ManagedIdentityFlow: Sendable {
             scopes: [CacheText.lowercased(request.resource)], claims: request.claims)
         let flow = self
         let shared = try await flights.run(key) {
-            if checkCacheFirst, let cached = try await flow.cachedToken(request), cached.refreshOn.map({ $0 > flow.nowSeconds }) ?? true {
+            if checkCacheFirst, let cached = try await flow.cachedToken(request), ProactiveRefresh.isFresh(cached.refreshOn, now: flow.nowSeconds) {
                 return flow.result(cached, request: request, source: .cache)
             }
             return try await flow.redeem(request)

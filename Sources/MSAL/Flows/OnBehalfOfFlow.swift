@@ -102,27 +102,14 @@ package struct OnBehalfOfFlow: Sendable {
     }
 
     private func answer(_ request: Request) async throws -> MSALResult {
-        let log = client.logger
-        let correlationID = request.correlationID
+        let refresh = ProactiveRefresh(label: "On-behalf-of request", logger: client.logger)
         let metadata = try await metadata(request)
         if !request.skipsCache, let cached = try await cachedResult(request, metadata: metadata) {
-            guard let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() else {
-                log.verbose("On-behalf-of request: cache hit", correlationID: correlationID)
-                return cached
-            }
-            log.info("On-behalf-of request: cached token past refresh_on; getting a new one", correlationID: correlationID)
-            do {
-                return try await fetch(request, metadata: metadata, checkCacheFirst: false)
-            } catch {
-                log.warning(
-                    "On-behalf-of request: getting a new token failed (\(error: error)); returning the still-valid cached token",
-                    correlationID: correlationID)
-                return cached
+            return await refresh.answer(cached: cached, now: client.clock.now(), correlationID: request.correlationID) {
+                try await fetch(request, metadata: metadata, checkCacheFirst: false)
             }
         }
-        log.info(
-            "On-behalf-of request: \(public: request.skipsCache ? "cache skipped (force refresh or claims)" : "no usable cached token")",
-            correlationID: correlationID)
+        refresh.logMiss(skippedCache: request.skipsCache, correlationID: request.correlationID)
         return try await fetch(request, metadata: metadata, checkCacheFirst: !request.skipsCache)
     }
 
@@ -199,7 +186,7 @@ package struct OnBehalfOfFlow: Sendable {
         let flow = self
         let shared = try await client.refreshFlights.run(key) {
             if checkCacheFirst, let cached = try await flow.cachedResult(request, metadata: metadata),
-                cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
+                ProactiveRefresh.isFresh(cached.refreshOn, now: flow.client.clock.now())
             {
                 return cached
             }

@@ -127,6 +127,30 @@ struct ManagedIdentityTests {
         #expect(transport.callCount == 2)
     }
 
+    @Test("Past refresh_on a new token is asked for; while the endpoint fails the still-valid cached token is returned")
+    func proactiveRefresh() async throws {
+        let (app, transport, clock) = try Self.app(steps: [
+            Self.token("first"), Self.status(400, #"{"error":"invalid_request","error_description":"down"}"#), Self.token("second"),
+        ])
+        let first = try await app.acquireToken(forResource: Self.resource)
+        #expect(first.accessToken == "first")
+        let refreshOn = try #require(first.refreshOn)
+        clock.advance(by: refreshOn.timeIntervalSince(clock.now()) - 1)
+        #expect(try await app.acquireToken(forResource: Self.resource).tokenSource == .cache, "a second before refresh_on")
+        #expect(transport.callCount == 1)
+        clock.advance(by: 1)
+        let kept = try await app.acquireToken(forResource: Self.resource)
+        #expect(kept.accessToken == "first" && kept.tokenSource == .cache, "the refresh failed: the cached token, still valid")
+        #expect(transport.callCount == 2)
+        clock.advance(by: 600)
+        let replaced = try await app.acquireToken(forResource: Self.resource)
+        #expect(replaced.accessToken == "second" && replaced.tokenSource == .identityProvider)
+        #expect(transport.callCount == 3)
+        let hit = try await app.acquireToken(forResource: Self.resource)
+        #expect(hit.accessToken == "second" && hit.tokenSource == .cache, "the new token's refresh_on is ahead")
+        #expect(transport.callCount == 3)
+    }
+
     @Test("IMDS override: AZURE_POD_IDENTITY_AUTHORITY_HOST names the host (a trailing slash dropped); the configuration wins")
     func imdsOverride() async throws {
         let (app, transport, _) = try Self.app(
