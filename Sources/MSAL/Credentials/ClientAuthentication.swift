@@ -5,10 +5,13 @@ import MSALSupport
 /// The form fields that authenticate a confidential client at a token endpoint, from its
 /// ``MSALClientCredential``.
 ///
-/// A certificate's assertion is signed once and reused for ``assertionReuse`` seconds of its
-/// ``assertionLifetime`` (as MSAL for Python does), per token endpoint and header form; concurrent
-/// requests that find none share one signature. An app's assertion provider is called for every
-/// request, and what it returns is checked to be a compact JWT before it is sent.
+/// With a Microsoft authority, a certificate's assertion is signed once and reused for
+/// ``assertionReuse`` seconds of its ``assertionLifetime`` (as MSAL for Python does), per token
+/// endpoint and header form; concurrent requests that find none share one signature. With any
+/// other OpenID provider every token request gets a new assertion (a new `jti`): RFC 7523 §3 lets
+/// a server refuse a replayed one, and glewlwyd does (its interop tests). An app's assertion
+/// provider is called for every request, and what it returns is checked to be a compact JWT
+/// before it is sent.
 package final class ClientAuthentication: Sendable {
     /// `client_assertion_type` for a JWT (RFC 7523 §2.2).
     package static let jwtBearerAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -43,25 +46,42 @@ package final class ClientAuthentication: Sendable {
 
     /// The fields to add to a token request's form for `tokenEndpoint`.
     ///
-    /// - Parameter sha256Thumbprint: a certificate's assertion names it by `x5t#S256` and is signed
-    ///   PS256 (the Microsoft identity platform); otherwise `x5t` and RS256 (ADFS, generic providers).
-    package func formFields(tokenEndpoint: String, sha256Thumbprint: Bool) async throws -> [(String, String)] {
+    /// - Parameters:
+    ///   - sha256Thumbprint: a certificate's assertion names it by `x5t#S256` and is signed PS256
+    ///     (the Microsoft identity platform); otherwise `x5t` and RS256 (ADFS, generic providers).
+    ///   - reusesAssertion: whether a certificate's signed assertion may be sent again until
+    ///     ``assertionReuse`` has passed (Microsoft authorities); otherwise each call signs a new one.
+    package func formFields(tokenEndpoint: String, sha256Thumbprint: Bool, reusesAssertion: Bool = true) async throws -> [(
+        String, String
+    )] {
         switch credential.kind {
         case .secret(let secret):
             return [("client_secret", secret)]
         case .certificate(let certificate, let sendX5C):
-            let key = AssertionKey(tokenEndpoint: tokenEndpoint, sha256: sha256Thumbprint)
-            let assertion = try await assertions.value(for: key) { [self] in
+            @Sendable func sign() throws(MSALError) -> String {
                 do throws(JOSEError) {
                     let issuedAt = Int64(clock.now().timeIntervalSince1970.rounded(.down))
                     let signed = try certificate.certificate.signAssertion(
                         clientID: clientID, audience: tokenEndpoint, issuedAt: issuedAt, lifetime: Self.assertionLifetime,
                         jwtID: UUID().uuidString.lowercased(), thumbprint: sha256Thumbprint ? .sha256 : .sha1, sendX5C: sendX5C)
                     signatures.add(1, ordering: .relaxed)
-                    return .init(.success(signed), timeToLive: Self.assertionReuse)
+                    return signed
                 } catch {
-                    return .init(.failure(MSALError(error)), timeToLive: nil)
+                    throw MSALError(error)
                 }
+            }
+            let assertion: String
+            if reusesAssertion {
+                let key = AssertionKey(tokenEndpoint: tokenEndpoint, sha256: sha256Thumbprint)
+                assertion = try await assertions.value(for: key) {
+                    do throws(MSALError) {
+                        return .init(.success(try sign()), timeToLive: Self.assertionReuse)
+                    } catch {
+                        return .init(.failure(error), timeToLive: nil)
+                    }
+                }
+            } else {
+                assertion = try sign()
             }
             return [("client_assertion_type", Self.jwtBearerAssertionType), ("client_assertion", assertion)]
         case .assertion(let provider):

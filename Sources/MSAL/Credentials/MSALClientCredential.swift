@@ -24,8 +24,9 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
 
     /// A certificate: each token request carries an RFC 7523 client assertion signed with its key
     /// (PS256 and `x5t#S256`; RS256 and `x5t` for ADFS and generic OpenID Connect providers). An
-    /// assertion lives 10 minutes and is reused for 9, so the key signs once per 9 minutes per
-    /// token endpoint, not once per request.
+    /// assertion lives 10 minutes. With a Microsoft authority it is reused for 9, so the key signs
+    /// once per 9 minutes per token endpoint, not once per request; a generic OpenID Connect
+    /// provider gets a new one (a new `jti`) for every token request, as it may refuse a replay.
     ///
     /// - Parameters:
     ///   - certificate: the key and certificate (chain) registered for the application.

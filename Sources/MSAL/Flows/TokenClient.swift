@@ -64,12 +64,14 @@ package final class TokenClient: Sendable {
 
     /// The form fields that authenticate a confidential client at `tokenEndpoint` (none for a
     /// public client): PS256 with `x5t#S256` for the Microsoft identity platform, RS256 with `x5t`
-    /// for AD FS and other providers.
+    /// for AD FS and other providers; a certificate's assertion reused for a while with a Microsoft
+    /// authority, signed anew for every request to another provider (which may refuse a replay).
     package func authenticationFields(tokenEndpoint: URL, authority: MSALAuthority) async throws -> [(String, String)] {
         guard let clientAuthentication else { return [] }
         let kind = authority.kind
         return try await clientAuthentication.formFields(
-            tokenEndpoint: tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs)
+            tokenEndpoint: tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs,
+            reusesAssertion: kind.isMicrosoft)
     }
 
     /// The current time in whole seconds since 1970.

@@ -75,6 +75,24 @@ struct ClientAuthenticationTests {
         #expect(authentication.signatureCount == 4)
     }
 
+    @Test("For a provider that may refuse a replayed jti, every request gets a new assertion, with a new jti")
+    func certificateAssertionNotReused() async throws {
+        let material = try OpenSSLMaterial()
+        let clock = ManualClock()
+        let authentication = ClientAuthentication(
+            credential: .certificate(try await certificateCredential(material)), clientID: clientID, clock: clock)
+        let issuer = "http://127.0.0.1:4593/api/oidc/token"
+        var identifiers: Set<String> = []
+        for _ in 0..<3 {
+            let fields = try await authentication.formFields(tokenEndpoint: issuer, sha256Thumbprint: false, reusesAssertion: false)
+            let claims = try payload(try #require(field("client_assertion", fields)))
+            #expect(claims["aud"] as? String == issuer)
+            identifiers.insert(try #require(claims["jti"] as? String))
+        }
+        #expect(identifiers.count == 3)
+        #expect(authentication.signatureCount == 3)
+    }
+
     @Test("64 concurrent requests that find no assertion share one signature")
     func concurrentRequestsShareOneSignature() async throws {
         let material = try OpenSSLMaterial()

@@ -8,7 +8,7 @@ prove it needs only the standard library) against a throwaway loopback listener,
 code with PKCE, verifies the ID token against the JWKS, refreshes (rotation), shows that a wider
 scope and a reused refresh token are refused (and that reuse revokes the whole family), checks
 the loopback-port handling, the redirect-URI admin endpoint, the request counters, the device
-flow and RP-initiated logout, the run-time test controls (/test/settings: access/ID-token
+flow and RP-initiated logout, the client-credentials grant of the confidential client, the run-time test controls (/test/settings: access/ID-token
 lifetimes, refresh responses without id_token, injected token-endpoint failures) and the request
 details in /test/stats (parameter and header names of token and end-session requests), and
 finally signs in again with real headless Chromium
@@ -527,6 +527,9 @@ def exercise(check, provider, args):
     # --- run-time test controls: /test/settings, request details in /test/stats ---------------------
     runtime_controls(check, provider, discovery, keyset)
 
+    # --- client credentials: the confidential client ----------------------------------------------------------
+    client_credentials(check, provider, discovery)
+
     # --- silent-cache-hit style check: nothing reaches the provider -------------------------------------------
     provider.reset_stats()
     time.sleep(0.2)
@@ -826,6 +829,40 @@ def short_lived(check, state_dir):
         check.ok("http://127.0.0.1/fixed" in provider.info["redirect_uris"], "registered redirect URIs persist")
     finally:
         provider.stop()
+
+
+def client_credentials(check, provider, discovery):
+    """The confidential client: client_secret_post / client_secret_basic, wrong secret, scopes."""
+    info = provider.info
+    secret = info["confidential_clients"]["secret"]
+    check.ok(info["token_endpoint"] == discovery["token_endpoint"], "ready-line token_endpoint == discovery's")
+    check.ok("private_key_jwt" not in info["confidential_clients"], "no private_key_jwt client (DOT has none)")
+    provider.reset_stats()
+    form = {"grant_type": "client_credentials", "client_id": secret["client_id"],
+            "client_secret": secret["client_secret"], "scope": " ".join(secret["scopes"])}
+    status, _, token = http_request(discovery["token_endpoint"], form=form)
+    check.record("client_credentials_secret_post", {"status": status, "body": shorten(token)})
+    check.ok(status == 200 and token.get("scope") == " ".join(secret["scopes"])
+             and not {"refresh_token", "id_token"} & set(token),
+             "client credentials, client_secret_post: 200, access token only", f"{status} {token}")
+    basic = base64.b64encode(f"{secret['client_id']}:{secret['client_secret']}".encode()).decode()
+    status, _, token = http_request(discovery["token_endpoint"], headers={"Authorization": "Basic " + basic},
+                                    form={"grant_type": "client_credentials", "scope": " ".join(secret["scopes"])})
+    check.ok(status == 200 and "access_token" in token, "client credentials, client_secret_basic: 200",
+             f"{status} {token}")
+    status, _, body = http_request(discovery["token_endpoint"], form=dict(form, client_secret="wrong"))
+    check.record("client_credentials_wrong_secret", {"status": status, "body": body})
+    check.ok(status == 401 and body == {"error": "invalid_client"}, "wrong client secret: 401 invalid_client",
+             f"{status} {body}")
+    not_allowed = info["confidential_clients"]["not_allowed_scopes"][0]
+    status, _, body = http_request(discovery["token_endpoint"], form=dict(form, scope=not_allowed))
+    check.record("client_credentials_not_allowed_scope", {"status": status, "body": body})
+    check.ok(status == 400 and body == {"error": "invalid_scope"}, "scope not allowed: 400 invalid_scope",
+             f"{status} {body}")
+    stats = provider.stats()
+    grant_types = [r["grant_type"] for r in stats["token_requests"]]
+    check.ok(stats["endpoints"]["token"] == 4 and grant_types == ["client_credentials"] * 4,
+             "stats count the 4 client-credentials token POSTs", stats["endpoints"])
 
 
 def device_flow(check, provider, discovery):

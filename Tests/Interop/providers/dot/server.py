@@ -25,6 +25,9 @@ HERE = Path(__file__).resolve().parent
 
 PUBLIC_CLIENT_ID = "swift-msal-dot-public"
 DEVICE_CLIENT_ID = "swift-msal-dot-device"
+# Confidential client of the client-credentials grant (client_secret_post / client_secret_basic).
+# Its id is also in dotprovider/settings.py (CONFIDENTIAL_CLIENT_IDS), where its scopes are.
+SECRET_CLIENT_ID = "swift-msal-secret-client"
 
 # Registered on the public client. DOT matches http://127.0.0.1 (and, with
 # ALLOW_LOCALHOST_LOOPBACK, http://localhost) redirect URIs with ANY port (RFC 8252 §7.3),
@@ -119,7 +122,16 @@ def load_passwords(path):
     return passwords
 
 
-def prepare_database(passwords, extra_redirect_uris):
+def load_client_secrets(path):
+    """Random plaintext client secrets, kept in DIR (DOT stores only a hash of them)."""
+    client_secrets = json.loads(path.read_text()) if path.exists() else {}
+    if SECRET_CLIENT_ID not in client_secrets:
+        client_secrets[SECRET_CLIENT_ID] = secrets.token_urlsafe(24)
+        write_private(path, json.dumps(client_secrets, indent=2) + "\n")
+    return client_secrets
+
+
+def prepare_database(passwords, extra_redirect_uris, client_secrets):
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from oauth2_provider.models import get_application_model
@@ -169,6 +181,24 @@ def prepare_database(passwords, extra_redirect_uris):
     device.algorithm = Application.RS256_ALGORITHM
     device.skip_authorization = False
     device.save()
+
+    confidential, _ = Application.objects.get_or_create(
+        client_id=SECRET_CLIENT_ID,
+        defaults={
+            "client_type": Application.CLIENT_CONFIDENTIAL,
+            "authorization_grant_type": Application.GRANT_CLIENT_CREDENTIALS,
+        },
+    )
+    confidential.name = "swift-msal interop (confidential, client credentials)"
+    confidential.client_type = Application.CLIENT_CONFIDENTIAL
+    confidential.authorization_grant_type = Application.GRANT_CLIENT_CREDENTIALS
+    # the plaintext secret; DOT hashes it on save (hash_client_secret, Django's first password hasher)
+    confidential.hash_client_secret = True
+    confidential.client_secret = client_secrets[SECRET_CLIENT_ID]
+    confidential.redirect_uris = ""
+    confidential.algorithm = Application.NO_ALGORITHM
+    confidential.skip_authorization = True
+    confidential.save()
     return redirect_uris
 
 
@@ -208,6 +238,7 @@ def main(argv=None):
     ensure_rsa_key(state_dir / "oidc_rsa_private_key.pem")
     ensure_secret(state_dir / "django_secret_key")
     passwords = load_passwords(state_dir / "users.json")
+    client_secrets = load_client_secrets(state_dir / "client_secrets.json")
 
     os.environ["DOTP_STATE_DIR"] = str(state_dir)
     os.environ["DOTP_PORT"] = str(port)
@@ -228,7 +259,7 @@ def main(argv=None):
     import oauthlib
     from dotprovider.testapi import TestAPI
 
-    redirect_uris = prepare_database(passwords, args.redirect_uri)
+    redirect_uris = prepare_database(passwords, args.redirect_uri, client_secrets)
     late_app.app = TestAPI(WSGIHandler(), state_dir / "requests.log", PUBLIC_CLIENT_ID)
 
     def stop(signum, frame):
@@ -268,6 +299,17 @@ def main(argv=None):
         "device_endpoint_advertised": args.advertise_device_endpoint,
         "redirect_uris": redirect_uris,
         "scopes": list(settings.OAUTH2_PROVIDER["SCOPES"]),
+        "token_endpoint": f"{settings.ISSUER}/token/",
+        # DOT has no private_key_jwt (nor client_secret_jwt): see README.md
+        "confidential_clients": {
+            "secret": {
+                "client_id": SECRET_CLIENT_ID,
+                "client_secret": client_secrets[SECRET_CLIENT_ID],
+                "scopes": list(settings.CLIENT_CREDENTIALS_SCOPES),
+                "auth_methods": ["client_secret_post", "client_secret_basic"],
+            },
+            "not_allowed_scopes": list(settings.CLIENT_CREDENTIALS_OTHER_SCOPES),
+        },
         "users": passwords,
         "user_details": USERS,
         "access_token_seconds": args.access_token_seconds,

@@ -13,6 +13,8 @@ Starts server.py, then for each run:
     reuse of a rotated refresh token, what happens to the newest one after;
   * ES256 client sign-in (ID token and access token signed ES256), code replay;
   * device authorization grant;
+  * client credentials: the secret client (client_secret_post, wrong secret, scope not allowed),
+    the private_key_jwt client (RS256 + x5t assertion without kid, its replay, PS256 + x5t#S256);
   * RP-initiated logout (end_session) first hop;
   * the same sign-in with headless Chromium through browser_login.py.
 Writes the observed HTTP answers to STATE_DIR/findings.json.
@@ -249,6 +251,31 @@ def stats(info):
     return http_req("GET", info["stats_url"])[2]
 
 
+def client_assertion(key_path, cert_path, client_id, audience, alg="RS256", thumbprint="x5t"):
+    """a private_key_jwt client assertion built the way the SDK does (no 'kid')"""
+    import uuid
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    with open(key_path, "rb") as f:
+        key = serialization.load_pem_private_key(f.read(), None)
+    with open(cert_path, "rb") as f:
+        der = x509.load_pem_x509_certificate(f.read()).public_bytes(serialization.Encoding.DER)
+    digest = hashlib.sha1(der).digest() if thumbprint == "x5t" else hashlib.sha256(der).digest()
+    header = {"alg": alg, "typ": "JWT", thumbprint: base64.urlsafe_b64encode(digest).rstrip(b"=").decode()}
+    now = int(time.time())
+    claims = {"aud": audience, "iss": client_id, "sub": client_id, "jti": str(uuid.uuid4()),
+              "nbf": now, "iat": now, "exp": now + 600}
+    enc = lambda obj: base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).rstrip(b"=").decode()
+    signing_input = (enc(header) + "." + enc(claims)).encode()
+    if alg == "RS256":
+        sig = key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
+    else:
+        sig = key.sign(signing_input, padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32), hashes.SHA256())
+    return signing_input.decode() + "." + base64.urlsafe_b64encode(sig).rstrip(b"=").decode()
+
+
 def one_run(args, run_no):
     state_dir = tempfile.mkdtemp(prefix="glewlwyd-selftest-")
     findings = {"run": run_no}
@@ -411,6 +438,46 @@ def one_run(args, run_no):
         expect(st == 200 and "access_token" in dtok, "device token failed: %s %s" % (st, dtok))
         if "id_token" in dtok:
             verify_jws(dtok["id_token"], jwks)
+
+        # ---- client credentials: secret client (client_secret_post) and private_key_jwt client
+        cc = info["confidential_clients"]
+        token_ep = disc["token_endpoint"]
+        expect(info["token_endpoint"] == token_ep, "JSON token_endpoint differs from discovery")
+        http_req("POST", info["stats_reset_url"])
+        sec = cc["secret"]
+        form = {"grant_type": "client_credentials", "client_id": sec["client_id"],
+                "client_secret": sec["client_secret"], "scope": " ".join(sec["scopes"])}
+        st, _, cc_tok = http_req("POST", token_ep, form=form)
+        findings["client_credentials_secret_post"] = {"status": st, "body": redact(cc_tok)}
+        expect(st == 200 and "access_token" in cc_tok and "refresh_token" not in cc_tok and "id_token" not in cc_tok,
+               "client credentials (client_secret_post) failed: %s %s" % (st, cc_tok))
+        findings["client_credentials_access_token_claims"] = redact(verify_jws(cc_tok["access_token"], jwks)[1])
+        st, _, body = http_req("POST", token_ep, form=dict(form, client_secret="wrong"))
+        findings["client_credentials_wrong_secret"] = {"status": st, "body": body}
+        expect(st == 403, "wrong client secret was not refused: %s %s" % (st, body))
+        st, _, body = http_req("POST", token_ep, form=dict(form, scope=cc["not_allowed_scopes"][0]))
+        findings["client_credentials_not_allowed_scope"] = {"status": st, "body": body}
+        expect(st == 400, "a scope outside the client's list was not refused: %s %s" % (st, body))
+        pk = cc["private_key_jwt"]
+        assertion = client_assertion(pk["private_key_pem"], pk["certificate_pem"], pk["client_id"], token_ep)
+        form = {"grant_type": "client_credentials", "client_id": pk["client_id"], "scope": " ".join(pk["scopes"]),
+                "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                "client_assertion": assertion}
+        st, _, body = http_req("POST", token_ep, form=form)
+        findings["client_credentials_private_key_jwt"] = {"status": st, "body": redact(body)}
+        expect(st == 200 and "access_token" in body, "private_key_jwt (RS256, x5t, no kid) failed: %s %s" % (st, body))
+        st, _, body = http_req("POST", token_ep, form=form)
+        findings["client_credentials_private_key_jwt_replayed"] = {"status": st, "body": body}
+        expect(st == 403, "a replayed client assertion (same jti) was accepted: %s %s" % (st, body))
+        form["client_assertion"] = client_assertion(pk["private_key_pem"], pk["certificate_pem"], pk["client_id"],
+                                                    token_ep, alg="PS256", thumbprint="x5t#S256")
+        st, _, body = http_req("POST", token_ep, form=form)
+        findings["client_credentials_private_key_jwt_ps256"] = {"status": st, "body": redact(body)}
+        expect(st == 200, "private_key_jwt (PS256, x5t#S256) failed: %s %s" % (st, body))
+        s_cc = stats(info)
+        findings["stats_after_client_credentials"] = {k: s_cc[k] for k in ("token_endpoint_posts", "by_grant_type")}
+        expect(s_cc["by_grant_type"].get("client_credentials") == 6,
+               "stats: expected 6 client_credentials token POSTs, got %r" % s_cc["by_grant_type"])
 
         # ---- RP-initiated logout: first hop, then completed by login_agent with the sign-in's cookies
         st, hdrs, body = http_req("GET", disc["end_session_endpoint"] + "?" + urllib.parse.urlencode({

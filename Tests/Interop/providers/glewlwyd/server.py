@@ -6,7 +6,10 @@ Usage:
       Starts glewlwyd on a private loopback port, fronts it with a tiny
       counting reverse proxy on another loopback port (the address the tests
       talk to), configures it through the admin REST API, prints ONE JSON
-      line on stdout and keeps running until SIGTERM/SIGINT.
+      line on stdout and keeps running until SIGTERM/SIGINT. Besides the two
+      public clients it registers two confidential clients for the client
+      credentials grant (client secret, private_key_jwt), unless
+      --no-client-credentials.
 
   python3 server.py add-redirect --state-dir DIR [--client-id ID] URI [URI...]
       Adds exact redirect URIs to a client of a running instance (glewlwyd
@@ -19,12 +22,14 @@ Standard library only.  See README.md next to this file.
 import argparse
 import base64
 import gzip
+import hashlib
 import http.client
 import http.cookiejar
 import http.server
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -60,6 +65,17 @@ USERS = {
 }
 OIDC_SCOPES = ["openid", "profile", "email", "offline_access"]
 STATE_FILE = "state.json"
+# Confidential clients for the client-credentials grant (see README.md, "Confidential clients").
+SECRET_CLIENT_ID = "swift-msal-secret-client"
+JWT_CLIENT_ID = "swift-msal-jwt-client"
+# Scopes the two confidential clients may get with client credentials (their 'scope' list), and
+# a scope that exists in glewlwyd but is in neither client's list (to provoke a refusal).
+CC_SCOPES = ["api.read"]
+CC_OTHER_SCOPES = ["api.write"]
+# client properties the plugin reads the client's keys from (client-pubkey-parameter /
+# client-jwks-parameter); both are declared in the schema's client data-format already
+CLIENT_PUBKEY_PROPERTY = "pubkey"
+CLIENT_JWKS_PROPERTY = "jwks"
 
 
 def log(msg):
@@ -155,6 +171,36 @@ def public_jwk(jwk):
     keep = {"RSA": ("kty", "n", "e", "kid", "alg", "use"),
             "EC": ("kty", "crv", "x", "y", "kid", "alg", "use")}[jwk["kty"]]
     return {k: jwk[k] for k in keep if k in jwk}
+
+
+def make_client_key_and_certificate(state_dir, client_id):
+    """RSA 2048 key + self-signed certificate for a private_key_jwt client (openssl CLI).
+
+    Returns the paths of the PKCS#8 private key, the certificate and the public key (all PEM),
+    the public JWK (kid = x5t), and the certificate's x5t / x5t#S256 / x5c values."""
+    key_pem = os.path.join(state_dir, "jwt-client-private.pem")
+    cert_pem = os.path.join(state_dir, "jwt-client-certificate.pem")
+    pub_pem = os.path.join(state_dir, "jwt-client-public.pem")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+                    "-out", key_pem], check=True, capture_output=True)
+    subprocess.run(["openssl", "req", "-new", "-x509", "-key", key_pem, "-out", cert_pem, "-days", "3650",
+                    "-sha256", "-subj", "/CN=" + client_id], check=True, capture_output=True)
+    subprocess.run(["openssl", "pkey", "-in", key_pem, "-pubout", "-out", pub_pem], check=True, capture_output=True)
+    cert_der = subprocess.run(["openssl", "x509", "-in", cert_pem, "-outform", "DER"],
+                              check=True, capture_output=True).stdout
+    inner = _pkcs8_inner(_openssl_pkcs8_der(key_pem))
+    _, content, _ = _der_read(inner, 0)
+    ints = [v for (_, v) in _der_children(content)]  # RSAPrivateKey: version, n, e, ...
+    x5t = _b64u(hashlib.sha1(cert_der).digest())
+    x5t_s256 = _b64u(hashlib.sha256(cert_der).digest())
+    x5c = base64.b64encode(cert_der).decode("ascii")
+    # no "alg" member: the same key verifies RS256 and PS256 assertions
+    jwk = {"kty": "RSA", "n": _b64u_int(ints[1]), "e": _b64u_int(ints[2]), "kid": x5t, "use": "sig",
+           "x5t": x5t, "x5t#S256": x5t_s256, "x5c": [x5c]}
+    with open(pub_pem, encoding="ascii") as f:
+        pubkey = f.read()
+    return {"private_key_pem": key_pem, "certificate_pem": cert_pem, "public_key_pem": pub_pem,
+            "pubkey": pubkey, "jwk": jwk, "x5t": x5t, "x5t#S256": x5t_s256, "x5c": [x5c]}
 
 
 # --------------------------------------------------------------------------
@@ -306,7 +352,7 @@ static_files_mime_types = (
 
 
 def oidc_plugin_parameters(issuer, jwks_private, access_token_seconds, refresh_token_seconds,
-                           device_interval, iss_parameter):
+                           device_interval, iss_parameter, client_credentials=True):
     return {
         "iss": issuer,
         "oauth-as-iss-id": iss_parameter,
@@ -333,14 +379,17 @@ def oidc_plugin_parameters(issuer, jwks_private, access_token_seconds, refresh_t
         "refresh-token-one-use": "always",
         "client-refresh-token-one-use-parameter": "refresh-token-one-use",
         # grants / response types
-        "allow-non-oidc": False,
+        # glewlwyd 2.7.5 answers grant_type=client_credentials only when BOTH auth-type-client-enabled
+        # and allow-non-oidc are true (callback_oidc_token); allow-non-oidc also lets /auth accept
+        # requests without the 'openid' scope (plain OAuth 2). --no-client-credentials: both false.
+        "allow-non-oidc": client_credentials,
         "auth-type-code-enabled": True,
         "auth-type-code-revoke-replayed": True,
         "auth-type-token-enabled": False,
         "auth-type-id-token-enabled": True,
         "auth-type-none-enabled": False,
         "auth-type-password-enabled": False,
-        "auth-type-client-enabled": False,
+        "auth-type-client-enabled": client_credentials,
         "auth-type-device-enabled": True,
         "auth-type-refresh-enabled": True,
         "device-authorization-expiration": 600,
@@ -382,8 +431,10 @@ def oidc_plugin_parameters(issuer, jwks_private, access_token_seconds, refresh_t
         "request-parameter-allow-encrypted": False,
         "request-parameter-ietf-strict": False,
         "request-maximum-exp": 3600,
-        "client-pubkey-parameter": "",
-        "client-jwks-parameter": "jwks",
+        # client properties holding a private_key_jwt client's public key: a PEM public key (used
+        # when the assertion has no 'kid') and a JWKS (used only when the assertion has a 'kid')
+        "client-pubkey-parameter": CLIENT_PUBKEY_PROPERTY if client_credentials else "",
+        "client-jwks-parameter": CLIENT_JWKS_PROPERTY,
         "client-jwks_uri-parameter": "jwks_uri",
         # no token encryption
         "encrypt-out-token-allow": False,
@@ -441,7 +492,39 @@ def client_body(client_id, name, redirect_uris, post_logout_uris, sign_kid=None)
     return body
 
 
-def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris):
+def confidential_client_bodies(secret, jwt_key, key_source):
+    """the two client-credentials clients (POST /api/client/ bodies)"""
+    secret_client = {
+        "client_id": SECRET_CLIENT_ID,
+        "name": "swift-msal secret client",
+        "description": "swift-msal interop test client (confidential, client secret, client credentials)",
+        "enabled": True,
+        "confidential": True,
+        "password": secret,
+        "scope": list(CC_SCOPES),
+        "redirect_uri": [],
+        "authorization_type": ["client_credentials"],
+        "token_endpoint_auth_method": ["client_secret_post", "client_secret_basic"],
+    }
+    jwt_client = {
+        "client_id": JWT_CLIENT_ID,
+        "name": "swift-msal private_key_jwt client",
+        "description": "swift-msal interop test client (confidential, private_key_jwt, client credentials)",
+        "enabled": True,
+        "confidential": True,
+        "scope": list(CC_SCOPES),
+        "redirect_uri": [],
+        "authorization_type": ["client_credentials"],
+        "token_endpoint_auth_method": ["private_key_jwt"],
+    }
+    if key_source in ("both", "pubkey"):
+        jwt_client[CLIENT_PUBKEY_PROPERTY] = jwt_key["pubkey"]
+    if key_source in ("both", "jwks"):
+        jwt_client[CLIENT_JWKS_PROPERTY] = {"keys": [jwt_key["jwk"]]}
+    return secret_client, jwt_client
+
+
+def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris, confidential=None):
     api.login_admin()
 
     # 1. let the client database backend store the 'sign_kid' client property
@@ -467,6 +550,13 @@ def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris)
             "name": name, "display_name": name, "description": desc,
             "password_required": True, "password_max_age": 0, "scheme": {}})
 
+    # scopes for the client-credentials clients (a client gets only scopes in its own 'scope' list)
+    if confidential is not None:
+        for name in CC_SCOPES + CC_OTHER_SCOPES:
+            api.call("POST", "/api/scope/", {
+                "name": name, "display_name": name, "description": "swift-msal test API (client credentials)",
+                "password_required": True, "password_max_age": 0, "scheme": {}})
+
     # 3. users
     for username, u in USERS.items():
         api.call("POST", "/api/user/", {
@@ -479,7 +569,7 @@ def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris)
         "order_rank": 0, "readonly": False,
         "parameters": oidc_plugin_parameters(issuer, jwks_private, args.access_token_seconds,
                                              args.refresh_token_seconds, args.device_interval,
-                                             not args.no_iss_parameter)})
+                                             not args.no_iss_parameter, confidential is not None)})
 
     # 5. clients
     api.call("POST", "/api/client/", client_body(PUBLIC_CLIENT_ID, "swift-msal public client",
@@ -489,6 +579,17 @@ def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris)
     _, es_client = api.call("GET", "/api/client/" + ES256_CLIENT_ID)
     if es_client.get("sign_kid") != EC_KID:
         raise RuntimeError("client property 'sign_kid' was not stored: %r" % es_client)
+
+    # 6. confidential clients (client credentials grant)
+    if confidential is not None:
+        for body in confidential_client_bodies(confidential["secret"], confidential["jwt_key"],
+                                               args.jwt_client_key):
+            api.call("POST", "/api/client/", body)
+        _, jwt_client = api.call("GET", "/api/client/" + JWT_CLIENT_ID)
+        if args.jwt_client_key in ("both", "pubkey") and not jwt_client.get(CLIENT_PUBKEY_PROPERTY):
+            raise RuntimeError("client property %r was not stored: %r" % (CLIENT_PUBKEY_PROPERTY, jwt_client))
+        if args.jwt_client_key in ("both", "jwks") and not jwt_client.get(CLIENT_JWKS_PROPERTY):
+            raise RuntimeError("client property %r was not stored: %r" % (CLIENT_JWKS_PROPERTY, jwt_client))
 
 
 def add_redirect_uris(api, client_id, uris, prop="redirect_uri"):
@@ -752,6 +853,23 @@ def _pdeathsig():
         pass
 
 
+def confidential_clients_info(confidential, key_source):
+    """the JSON line's 'confidential_clients' member ({} with --no-client-credentials)"""
+    if confidential is None:
+        return {}
+    key = confidential["jwt_key"]
+    return {
+        "secret": {"client_id": SECRET_CLIENT_ID, "client_secret": confidential["secret"],
+                   "scopes": list(CC_SCOPES), "auth_methods": ["client_secret_post", "client_secret_basic"]},
+        "private_key_jwt": {"client_id": JWT_CLIENT_ID, "private_key_pem": key["private_key_pem"],
+                            "certificate_pem": key["certificate_pem"], "public_key_pem": key["public_key_pem"],
+                            "scopes": list(CC_SCOPES), "x5t": key["x5t"], "x5t#S256": key["x5t#S256"],
+                            "jwks_kid": key["jwk"]["kid"] if key_source in ("both", "jwks") else None,
+                            "key_source": key_source},
+        "not_allowed_scopes": list(CC_OTHER_SCOPES),
+    }
+
+
 def serve(args):
     t0 = time.time()
     state_dir = os.path.abspath(args.state_dir)
@@ -781,6 +899,11 @@ def serve(args):
     jwks_private = {"keys": [rsa, ec]}
     with open(os.path.join(state_dir, "jwks-public.json"), "w") as f:
         json.dump({"keys": [public_jwk(rsa), public_jwk(ec)]}, f, indent=1)
+    confidential = None
+    if not args.no_client_credentials:
+        # a new secret and a new key pair on every start (the database is recreated anyway)
+        confidential = {"secret": secrets.token_urlsafe(24),
+                        "jwt_key": make_client_key_and_certificate(state_dir, JWT_CLIENT_ID)}
 
     proc = None
     upstream = None
@@ -818,7 +941,8 @@ def serve(args):
         admin_base = "http://127.0.0.1:%d" % upstream
         base_redirects = ["http://127.0.0.1/", "http://localhost/", "http://[::1]/"]
         post_logout_uris = ["http://127.0.0.1/logged-out"]
-        configure(ApiSession(admin_base), issuer, jwks_private, args, base_redirects, post_logout_uris)
+        configure(ApiSession(admin_base), issuer, jwks_private, args, base_redirects, post_logout_uris,
+                  confidential)
         # sanity check: discovery must advertise exactly our issuer
         _, disc = ApiSession(admin_base).call("GET", "/api/%s/.well-known/openid-configuration" % PLUGIN_NAME)
         if disc.get("issuer") != issuer:
@@ -847,6 +971,9 @@ def serve(args):
         "loopback_any_port": bool(args.loopback_any_port),
         "post_logout_redirect_uris": post_logout_uris,
         "scopes": OIDC_SCOPES,
+        "token_endpoint": disc.get("token_endpoint"),
+        "client_credentials": confidential is not None,
+        "confidential_clients": confidential_clients_info(confidential, args.jwt_client_key),
         "device_authorization": True,
         "device_authorization_endpoint": issuer + "/device_authorization",
         "end_session_endpoint": disc.get("end_session_endpoint"),
@@ -974,6 +1101,13 @@ def main(argv):
                    help="do not add the RFC 9207 'iss' parameter to authorization responses")
     p.add_argument("--exit-on-stdin-eof", action="store_true",
                    help="also shut down when stdin reaches EOF (parent died)")
+    p.add_argument("--jwt-client-key", choices=["both", "pubkey", "jwks"], default="both",
+                   help="how swift-msal-jwt-client's public key is registered: 'pubkey' (PEM, client assertions "
+                        "without 'kid' verify), 'jwks' (JWKS with kid = x5t: glewlwyd then requires a matching "
+                        "'kid' header), or both (default)")
+    p.add_argument("--no-client-credentials", action="store_true",
+                   help="no confidential clients; client credentials grant and allow-non-oidc off "
+                        "(the plugin configuration of earlier versions of this launcher)")
     args = p.parse_args(argv)
     if args.access_token_seconds <= 0:
         p.error("--access-token-seconds must be positive")

@@ -96,6 +96,12 @@ CSRF_COOKIE_NAME = "dotp_csrftoken"
 
 OIDC_RSA_PRIVATE_KEY = (STATE_DIR / "oidc_rsa_private_key.pem").read_text()
 
+# Confidential client(s) of the client-credentials grant (created by server.py) and the scopes
+# only they can get (dotprovider.scopes.TestScopes); api.write exists but no client may get it.
+CONFIDENTIAL_CLIENT_IDS = ("swift-msal-secret-client",)
+CLIENT_CREDENTIALS_SCOPES = {"api.read": "Read the test API (client credentials)"}
+CLIENT_CREDENTIALS_OTHER_SCOPES = {"api.write": "Write the test API (no client may get it)"}
+
 
 
 def access_token_expires_in(request):
@@ -128,6 +134,8 @@ OAUTH2_PROVIDER = {
         "offline_access": "Stay signed in (refresh tokens)",
     },
     "DEFAULT_SCOPES": ["openid"],
+    # SCOPES for discovery and the public clients; api.read for the confidential client only.
+    "SCOPES_BACKEND_CLASS": "dotprovider.scopes.TestScopes",
     # PKCE on every authorization-code request.
     "PKCE_REQUIRED": True,
     # Refresh tokens: a new one on every refresh; presenting a superseded one revokes the
