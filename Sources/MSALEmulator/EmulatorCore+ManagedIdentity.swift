@@ -226,14 +226,11 @@ extension EmulatorCore {
     /// Writes a new secret (64 hexadecimal digits) to `<directory>/<32 hex digits>.key` (mode 0600),
     /// remembers it and returns the file's path.
     private func writeArcChallenge(directory: String) throws(ManagedIdentityFailure) -> String {
-        func hex(_ bytes: [UInt8]) -> String {
-            String(decoding: bytes.flatMap { [Hex.digit($0 >> 4), Hex.digit($0 & 0x0F)] }, as: UTF8.self)
-        }
         let failed = ManagedIdentityFailure(status: 500, "server_error", "The emulator could not write the challenge's key file.")
         guard let secretBytes = try? SecureRandom.bytes(count: 32), let nameBytes = try? SecureRandom.bytes(count: 16) else { throw failed }
-        let secret = Array(hex(secretBytes).utf8)
+        let secret = Array(Hex.lowercase(secretBytes).utf8)
         let trimmed = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-        let path = (trimmed == "/" ? "" : trimmed) + "/" + hex(nameBytes) + ".key"
+        let path = (trimmed == "/" ? "" : trimmed) + "/" + Hex.lowercase(nameBytes) + ".key"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failed }
         let written = secret.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

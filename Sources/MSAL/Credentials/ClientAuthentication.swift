@@ -51,9 +51,9 @@ package final class ClientAuthentication: Sendable {
     ///     (the Microsoft identity platform); otherwise `x5t` and RS256 (ADFS, generic providers).
     ///   - reusesAssertion: whether a certificate's signed assertion may be sent again until
     ///     ``assertionReuse`` has passed (Microsoft authorities); otherwise each call signs a new one.
-    package func formFields(tokenEndpoint: String, sha256Thumbprint: Bool, reusesAssertion: Bool = true) async throws -> [(
-        String, String
-    )] {
+    package func formFields(
+        tokenEndpoint: String, sha256Thumbprint: Bool, reusesAssertion: Bool = true
+    ) async throws -> [(String, String)] {
         switch credential.kind {
         case .secret(let secret):
             return [("client_secret", secret)]

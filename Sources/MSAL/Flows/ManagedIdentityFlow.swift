@@ -131,7 +131,9 @@ package struct ManagedIdentityFlow: Sendable {
             scopes: [CacheText.lowercased(request.resource)], claims: request.claims)
         let flow = self
         let shared = try await flights.run(key) {
-            if checkCacheFirst, let cached = try await flow.cachedToken(request), ProactiveRefresh.isFresh(cached.refreshOn, now: flow.nowSeconds) {
+            if checkCacheFirst, let cached = try await flow.cachedToken(request),
+                ProactiveRefresh.isFresh(cached.refreshOn, now: flow.nowSeconds)
+            {
                 return flow.result(cached, request: request, source: .cache)
             }
             return try await flow.redeem(request)

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 /// A loopback redirect URI (RFC 8252 §7.3): `http://localhost[:port][/path]` or `http://127.0.0.1[:port][/path]`.
 ///
@@ -92,7 +93,7 @@ package struct LoopbackRedirectURI: Sendable, Hashable {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, bytes[index + 1].isURIHexDigit, bytes[index + 2].isURIHexDigit else { return false }
+                guard index + 2 < bytes.count, Hex.isDigit(bytes[index + 1]), Hex.isDigit(bytes[index + 2]) else { return false }
                 index += 3
                 continue
             }
@@ -119,16 +120,6 @@ extension UInt8 {
             return true
         default:
             return Array("-._~!$&'()*+,;=:@".utf8).contains(self)
-        }
-    }
-
-    /// An ASCII hexadecimal digit.
-    fileprivate var isURIHexDigit: Bool {
-        switch self {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
-            return true
-        default:
-            return false
         }
     }
 }

@@ -73,7 +73,9 @@ struct OIDCProviderLibraryTests {
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = UInt16(port).bigEndian
             let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
+            }
             if bound == 0 { return port }
         }
         throw LocalOIDCProvider.Failure("no free port between 20000 and 32000 after 100 tries")

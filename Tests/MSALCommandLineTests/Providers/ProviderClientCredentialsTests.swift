@@ -23,7 +23,8 @@ struct ProviderClientCredentialsTests {
                 let client = clients[name] as? [String: Any], let clientID = client["client_id"] as? String,
                 let scopes = client["scopes"] as? [String], !scopes.isEmpty
             else {
-                throw LocalOIDCProvider.Failure("\(provider.kind): the launcher registered no \(name) confidential client: \(provider.summary)")
+                throw LocalOIDCProvider.Failure(
+                    "\(provider.kind): the launcher registered no \(name) confidential client: \(provider.summary)")
             }
             self.clientID = clientID
             self.scopes = scopes
