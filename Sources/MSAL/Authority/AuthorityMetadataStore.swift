@@ -50,11 +50,11 @@ package final class AuthorityMetadataStore: Sendable {
 
     /// Records a refetch of the JWK set at `uri` triggered by an unknown `kid`, unless one was recorded
     /// less than ``keySetRefetchInterval`` before `now`. Returns whether the refetch may run.
-    package func claimKeySetRefetch(_ uri: String, now: Date) -> Bool {
+    package func claimKeySetRefetch(_ uri: String, now: Date, interval: Double = keySetRefetchInterval) -> Bool {
         keySetRefetches.withLock { marks in
-            if let last = marks[uri], abs(now.timeIntervalSince(last)) < Self.keySetRefetchInterval { return false }
+            if let last = marks[uri], abs(now.timeIntervalSince(last)) < interval { return false }
             if marks.count >= 64 {
-                marks = marks.filter { now.timeIntervalSince($0.value) < Self.keySetRefetchInterval }
+                marks = marks.filter { now.timeIntervalSince($0.value) < max(interval, Self.keySetRefetchInterval) }
                 if marks.count >= 64, let oldest = marks.min(by: { $0.value < $1.value })?.key { marks[oldest] = nil }
             }
             marks[uri] = now

@@ -1,37 +1,52 @@
 import Foundation
 import MSALJOSE
+import MSALSupport
 
 extension AuthorityResolver {
     /// The JWK set at the metadata's `jwks_uri`, cached for a day.
     package func keySet(for metadata: MSALAuthorityMetadata, correlationID: UUID) async throws -> JSONWebKeySet {
-        let uri = metadata.jwksURI.absoluteString
         let pipeline = self.pipeline
-        return try await store.keySets.value(for: uri) {
-            do {
-                var request = MSALHTTPRequest(method: .get, url: metadata.jwksURI)
-                request.sendsMicrosoftHeaders = metadata.kind.isMicrosoft
-                let response = try await pipeline.send(request, correlationID: correlationID)
-                guard response.statusCode == 200 else {
-                    var error = MSALError(
-                        .internal, internalCode: .invalidAuthorityMetadata,
-                        message: "Fetching the signing keys at \(uri) failed with HTTP \(response.statusCode).",
-                        correlationID: correlationID)
-                    error.httpStatusCode = response.statusCode
-                    return .init(.failure(error), timeToLive: nil)
-                }
-                do throws(JOSEError) {
-                    let keySet = try JSONWebKeySet(json: response.body)
-                    return .init(.success(keySet), timeToLive: AuthorityMetadataStore.keySetLifetime)
-                } catch {
-                    return .init(.failure(MSALError(error, correlationID: correlationID)), timeToLive: nil)
-                }
-            } catch let error as MSALError {
+        return try await store.keySets.value(for: metadata.jwksURI.absoluteString) {
+            await Self.loadKeySet(metadata, pipeline: pipeline, correlationID: correlationID)
+        }
+    }
+
+    /// The JWK set fetched again; the one in memory stays when the fetch fails.
+    package func refetchedKeySet(for metadata: MSALAuthorityMetadata, correlationID: UUID) async throws -> JSONWebKeySet {
+        let pipeline = self.pipeline
+        return try await store.keySets.reload(for: metadata.jwksURI.absoluteString) {
+            await Self.loadKeySet(metadata, pipeline: pipeline, correlationID: correlationID)
+        }
+    }
+
+    private static func loadKeySet(
+        _ metadata: MSALAuthorityMetadata, pipeline: HTTPPipeline, correlationID: UUID
+    ) async -> SingleFlightCache<String, JSONWebKeySet, MSALError>.Outcome {
+        let uri = metadata.jwksURI.absoluteString
+        do {
+            var request = MSALHTTPRequest(method: .get, url: metadata.jwksURI)
+            request.sendsMicrosoftHeaders = metadata.kind.isMicrosoft
+            let response = try await pipeline.send(request, correlationID: correlationID)
+            guard response.statusCode == 200 else {
+                var error = MSALError(
+                    .internal, internalCode: .invalidAuthorityMetadata,
+                    message: "Fetching the signing keys at \(uri) failed with HTTP \(response.statusCode).",
+                    correlationID: correlationID)
+                error.httpStatusCode = response.statusCode
                 return .init(.failure(error), timeToLive: nil)
-            } catch {
-                return .init(
-                    .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
-                    timeToLive: nil)
             }
+            do throws(JOSEError) {
+                let keySet = try JSONWebKeySet(json: response.body)
+                return .init(.success(keySet), timeToLive: AuthorityMetadataStore.keySetLifetime)
+            } catch {
+                return .init(.failure(MSALError(error, correlationID: correlationID)), timeToLive: nil)
+            }
+        } catch let error as MSALError {
+            return .init(.failure(error), timeToLive: nil)
+        } catch {
+            return .init(
+                .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
+                timeToLive: nil)
         }
     }
 
@@ -44,23 +59,38 @@ extension AuthorityResolver {
     ) async throws -> IDToken {
         let options = IDTokenValidationOptions(issuer: metadata.issuer, clientID: clientID, nonce: nonce)
         let now = store.clock.now()
+        return try await withKeySet(
+            metadata, refetchInterval: AuthorityMetadataStore.keySetRefetchInterval, now: now, correlationID: correlationID
+        ) { keys throws(JOSEError) in
+            try IDTokenValidator(keySet: keys, options: options).validate(token, now: now)
+        }
+    }
+
+    /// Runs `verify` with the authority's JWK set; when it fails with an unknown `kid`, fetches the
+    /// set again and runs it once more — unless an unknown `kid` made the set be fetched less than
+    /// `refetchInterval` seconds ago, so a flood of forged `kid`s never hammers the provider. A
+    /// failed refetch throws its error and keeps the set in memory.
+    package func withKeySet<T>(
+        _ metadata: MSALAuthorityMetadata, refetchInterval: Double, now: Date, correlationID: UUID,
+        _ verify: (JSONWebKeySet) throws(JOSEError) -> T
+    ) async throws -> T {
         let keys = try await keySet(for: metadata, correlationID: correlationID)
         do throws(JOSEError) {
-            return try IDTokenValidator(keySet: keys, options: options).validate(token, now: now)
+            return try verify(keys)
         } catch  where error.code == .keyNotFound {
             // Rate-limited by the last kid-triggered refetch, not by the regular fetch: a key rotated in
             // just after the set was fetched must still be found.
             let uri = metadata.jwksURI.absoluteString
-            guard store.claimKeySetRefetch(uri, now: now) else {
+            guard store.claimKeySetRefetch(uri, now: now, interval: refetchInterval) else {
                 throw MSALError(error, correlationID: correlationID)
             }
-            store.keySets.remove(uri)
         } catch {
             throw MSALError(error, correlationID: correlationID)
         }
-        let refreshed = try await keySet(for: metadata, correlationID: correlationID)
+        // A failed fetch throws its own error and leaves the set in memory in place.
+        let refreshed = try await refetchedKeySet(for: metadata, correlationID: correlationID)
         do throws(JOSEError) {
-            return try IDTokenValidator(keySet: refreshed, options: options).validate(token, now: now)
+            return try verify(refreshed)
         } catch {
             throw MSALError(error, correlationID: correlationID)
         }

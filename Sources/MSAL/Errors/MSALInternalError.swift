@@ -5,7 +5,9 @@
 /// MSAL for iOS does not verify. Values from −47000 are swift-msal's
 /// additions for the network, throttling and authority metadata. Values from −49000 are swift-msal's
 /// additions for the web UI and interactive sign-in; from −50000 for confidential-client
-/// credentials; from −51000 for managed identity. Meant for diagnostics; handle ``MSALError/Code``.
+/// credentials; from −51000 for managed identity; from −52000 for validating the access tokens a
+/// protected API receives (their signature and claims failures use the −46000 codes of ID tokens).
+/// Meant for diagnostics; handle ``MSALError/Code``.
 public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// A required parameter was missing or invalid.
     case invalidParameter = -42000
@@ -193,4 +195,12 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// `WWW-Authenticate: Basic realm=` header, a key file outside the agent's token directory,
     /// not named `*.key`, not a regular file, larger than 4096 bytes, or unreadable.
     case managedIdentityChallengeRejected = -51004
+
+    /// A protected API's request carries no usable bearer token: no `Authorization` header, another
+    /// scheme than `Bearer`, or a value that is not a compact JWT.
+    case accessTokenMissing = -52001
+    /// A valid access token does not grant what the API requires: none of the required scopes
+    /// (delegated) or roles (application permissions). The required ones are in
+    /// ``MSALError/declinedScopes``.
+    case insufficientPermission = -52002
 }

@@ -127,7 +127,7 @@ public struct IDTokenValidator: Sendable {
 
     }
 
-    private static func validateTimes(_ claims: JSONValue, skew: Double, now: Double) throws(JOSEError) {
+    static func validateTimes(_ claims: JSONValue, skew: Double, now: Double) throws(JOSEError) {
         let expiry = try requiredNumericDate(claims, "exp")
         guard now < expiry + skew else {
             throw JOSEError(.tokenExpired, "token expired at \(formatted(expiry)) (now \(formatted(now)), skew \(Int(skew)) s)")
@@ -160,7 +160,7 @@ public struct IDTokenValidator: Sendable {
         }
     }
 
-    private static func isTenantCharacter(_ byte: UInt8) -> Bool {
+    static func isTenantCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
@@ -170,7 +170,7 @@ public struct IDTokenValidator: Sendable {
         }
     }
 
-    private static func requiredNumericDate(_ claims: JSONValue, _ name: String) throws(JOSEError) -> Double {
+    static func requiredNumericDate(_ claims: JSONValue, _ name: String) throws(JOSEError) -> Double {
         guard let value = claims[name] else {
             throw JOSEError(.missingClaim, "claim \(name) is missing")
         }

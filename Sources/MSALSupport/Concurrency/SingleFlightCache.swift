@@ -71,6 +71,16 @@ package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable,
         }
     }
 
+    /// The result of one shared `load` for `key`, whatever is cached: a successful result replaces
+    /// the cached one, a failed one (not kept) leaves it in place.
+    package func reload(for key: Key, load: @escaping @Sendable () async -> Outcome) async throws -> Value {
+        try await loads.run(key) { [self] in
+            let outcome = await load()
+            store(key, outcome)
+            return try outcome.result.get()
+        }
+    }
+
     /// Forgets `key`.
     package func remove(_ key: Key) {
         _ = entries.withLock { $0.removeValue(forKey: key) }

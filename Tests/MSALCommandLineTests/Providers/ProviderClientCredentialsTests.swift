@@ -132,6 +132,44 @@ struct ProviderClientCredentialsTests {
     }
 
     @Test(
+        "glewlwyd's app token is a JWT a protected API validates with MSALAccessTokenValidator: its keys from discovery, its scope and client; another audience and a changed payload are refused"
+    )
+    func glewlwydAccessTokenValidates() async throws {
+        try await LocalOIDCProvider.with(.glewlwyd) { provider, directory in
+            let client = try Client(provider, "secret")
+            let app = try Self.application(
+                provider, clientID: client.clientID, credential: .secret(try #require(client.secret)),
+                cachePath: directory.appendingPathComponent("cache.json").path)
+            let result = try await app.acquireTokenForClient(scopes: client.scopes)
+            let authority = try MSALOIDCAuthority(url: URL(string: provider.issuer)!, options: [.allowInsecureLoopback])
+            // glewlwyd puts the granted scope in aud (its README's findings).
+            let validator = try MSALAccessTokenValidator(authority: authority, audiences: client.scopes)
+            let token = try await validator.validate(authorizationHeader: "Bearer " + result.accessToken)
+            #expect(token.scopes == client.scopes)
+            #expect(token.clientID == client.clientID)
+            #expect(token.issuer == provider.issuer)
+            try token.require(scopes: client.scopes)
+
+            let elsewhere = try MSALAccessTokenValidator(authority: authority, audiences: try Self.notAllowedScopes(provider))
+            do {
+                _ = try await elsewhere.validate(result.accessToken)
+                Issue.record("a token for another audience was accepted")
+            } catch let error as MSALError {
+                #expect(error.internalCode == .idTokenAudienceMismatch, "\(error)")
+                #expect(MSALBearerChallenge(for: error).status == 401)
+            }
+            let parts = result.accessToken.split(separator: ".").map(String.init)
+            let changed = Base64URL.encode(Array(#"{"iss":"\#(provider.issuer)","aud":"api.read","scope":"api.write"}"#.utf8))
+            do {
+                _ = try await validator.validate([parts[0], changed, parts[2]].joined(separator: "."))
+                Issue.record("a changed payload was accepted")
+            } catch let error as MSALError {
+                #expect(error.internalCode == .jwtInvalidSignature, "\(error)")
+            }
+        }
+    }
+
+    @Test(
         "private_key_jwt at glewlwyd: the SDK's RS256 assertion (x5t, no kid) is accepted; each token request gets a new assertion, which glewlwyd requires (it refuses a replayed jti); a cache hit signs nothing; an unregistered key is refused"
     )
     func privateKeyJWT() async throws {

@@ -1,0 +1,119 @@
+import Foundation
+import MSALJOSE
+
+/// Validates the bearer access tokens a protected API receives, for an API registered with a
+/// Microsoft Entra tenant (or any OpenID provider).
+///
+/// For each request: the `Authorization: Bearer` token's signature is verified with the
+/// authority's published keys (RS256/PS256/ES256 only), then `iss` (the authority's issuer; for
+/// Entra also the v1.0 `https://sts.windows.net/<tenant>/` form, and for `common` or
+/// `organizations` the `{tenantid}` template filled with the token's `tid`), `aud` (one of
+/// ``audiences``), and `exp`/`nbf`/`iat` with the clock skew. `AccessToken.require(scopes:roles:)`
+/// then checks the caller's permissions.
+///
+/// The metadata and keys are fetched once and kept for a day. A token signed with a key the set
+/// does not hold makes the set be fetched again at most once a minute, so a rotated key is found
+/// and a flood of forged `kid`s cannot make this API hammer the provider; a failed refetch keeps
+/// the keys it had. Failures are ``MSALError``s whose ``MSALBearerChallenge`` is the answer to send.
+public final class MSALAccessTokenValidator: Sendable {
+    /// The authority whose tokens are accepted.
+    public let authority: MSALAuthority
+    /// The accepted audiences: the API's client id and its App ID URI.
+    public let audiences: [String]
+    /// Tenants accepted when the authority is multi-tenant (`common`, `organizations`); `nil`: any.
+    public let allowedTenants: Set<String>?
+    /// Clock skew tolerated for `exp`, `nbf` and `iat`, in seconds.
+    public let clockSkew: Double
+
+    /// Shortest time between two fetches of the key set caused by an unknown `kid`.
+    public static let keyRefetchInterval: Double = 60
+
+    private let resolver: AuthorityResolver
+
+    /// Creates a validator.
+    ///
+    /// - Parameters:
+    ///   - authority: the API's tenant (or `organizations`/`common` for a multi-tenant API), or an
+    ///     ``MSALOIDCAuthority``.
+    ///   - audiences: the API's client id and App ID URI (`api://…`); at least one.
+    ///   - allowedTenants: with a multi-tenant authority, the tenant ids whose tokens are accepted.
+    ///   - clockSkew: seconds of clock difference tolerated (default 300).
+    ///   - transport: how metadata and keys are fetched; ``MSALCurlTransport`` by default.
+    ///   - clock: the time tokens are judged by.
+    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` when no audience is given.
+    public init(
+        authority: MSALAuthority, audiences: [String], allowedTenants: [String]? = nil, clockSkew: Double = 300,
+        transport: any MSALHTTPTransport = MSALCurlTransport(), clock: any MSALClock = MSALSystemClock()
+    ) throws {
+        let audiences = audiences.filter { !$0.isEmpty }
+        guard !audiences.isEmpty else {
+            throw MSALError(
+                .internal, internalCode: .invalidParameter,
+                message: "An access-token validator needs the API's audiences (its client id and App ID URI)")
+        }
+        self.authority = authority
+        self.audiences = audiences
+        self.allowedTenants = allowedTenants.map { Set($0.map { $0.lowercased() }) }
+        self.clockSkew = max(0, clockSkew)
+        self.resolver = AuthorityResolver(
+            pipeline: HTTPPipeline(transport: transport, clock: clock), store: AuthorityMetadataStore(clock: clock))
+    }
+
+    /// Validates the value of a request's `Authorization` header (`Bearer <token>`).
+    ///
+    /// - Throws: ``MSALError``: ``MSALInternalError/accessTokenMissing`` without a bearer token;
+    ///   otherwise as ``validate(_:correlationID:)``.
+    public func validate(authorizationHeader: String?, correlationID: UUID = UUID()) async throws -> AccessToken {
+        try await validate(try Self.bearerToken(authorizationHeader, correlationID: correlationID), correlationID: correlationID)
+    }
+
+    /// Validates a bearer access token.
+    ///
+    /// - Throws: ``MSALError``: a `-46xxx` internal code for the token (signature, key, `iss`,
+    ///   `aud`, expiry…), or a network or metadata error when the keys cannot be had.
+    public func validate(_ token: String, correlationID: UUID = UUID()) async throws -> AccessToken {
+        let metadata = try await resolver.resolve(authority, correlationID: correlationID)
+        let options = AccessTokenValidationOptions(
+            issuers: Self.issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: clockSkew)
+        let now = resolver.store.clock.now()
+        return try await resolver.withKeySet(
+            metadata, refetchInterval: Self.keyRefetchInterval, now: now, correlationID: correlationID
+        ) { keys throws(JOSEError) in
+            try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
+        }
+    }
+
+    /// The issuers a token of `metadata`'s authority may name: its own, and for Microsoft Entra
+    /// the v1.0 form on `sts.windows.net` for the same tenant (or template).
+    static func issuers(_ metadata: MSALAuthorityMetadata) -> [String] {
+        var issuers = [metadata.issuer]
+        guard metadata.kind == .aad, let url = URL(string: metadata.issuer), url.host?.lowercased() == "login.microsoftonline.com"
+        else { return issuers }
+        let segments = url.path.split(separator: "/")
+        if segments.count == 2, segments[1] == "v2.0" {
+            issuers.append("https://sts.windows.net/\(segments[0])/")
+        }
+        return issuers
+    }
+
+    /// The token of an `Authorization: Bearer` header value.
+    static func bearerToken(_ header: String?, correlationID: UUID) throws -> String {
+        let missing = { (why: String) in
+            MSALError(.internal, internalCode: .accessTokenMissing, message: why, correlationID: correlationID)
+        }
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+            throw missing("The request has no Authorization header")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw missing("The Authorization header does not use the Bearer scheme")
+        }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, token.utf8.count <= JWTVerifier.defaultMaximumTokenSize,
+            token.utf8.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") })
+        else {
+            throw missing("The bearer token is not a compact JWT")
+        }
+        return token
+    }
+}
