@@ -5,7 +5,7 @@ import MSALJOSE
 /// Microsoft Entra tenant (or any OpenID provider).
 ///
 /// For each request: the `Authorization: Bearer` token's signature is verified with the
-/// authority's published keys (RS256/PS256/ES256 only), then `iss` (the authority's issuer; for
+/// authority's published keys (asymmetric algorithms only: RS*, PS*, ES256, ES384), then `iss` (the authority's issuer; for
 /// Entra also the v1.0 `https://sts.windows.net/<tenant>/` form, and for `common` or
 /// `organizations` the `{tenantid}` template filled with the token's `tid`), `aud` (one of
 /// ``audiences``), and `exp`/`nbf`/`iat` with the clock skew. `AccessToken.require(scopes:roles:)`
@@ -85,15 +85,17 @@ public final class MSALAccessTokenValidator: Sendable {
 
     /// The issuers a token of `metadata`'s authority may name: its own, and for Microsoft Entra
     /// the v1.0 form on `sts.windows.net` for the same tenant (or template).
+    /// String checks only: this runs for every request, and parsing a `URL` costs more than the rest.
     static func issuers(_ metadata: MSALAuthorityMetadata) -> [String] {
-        var issuers = [metadata.issuer]
-        guard metadata.kind == .aad, let url = URL(string: metadata.issuer), url.host?.lowercased() == "login.microsoftonline.com"
-        else { return issuers }
-        let segments = url.path.split(separator: "/")
-        if segments.count == 2, segments[1] == "v2.0" {
-            issuers.append("https://sts.windows.net/\(segments[0])/")
-        }
-        return issuers
+        let issuer = metadata.issuer
+        let prefix = "https://login.microsoftonline.com/"
+        let suffix = "/v2.0"
+        guard metadata.kind == .aad, issuer.hasPrefix(prefix), issuer.hasSuffix(suffix),
+            issuer.utf8.count > prefix.utf8.count + suffix.utf8.count
+        else { return [issuer] }
+        let tenant = issuer.dropFirst(prefix.count).dropLast(suffix.count)
+        guard !tenant.isEmpty, !tenant.contains("/") else { return [issuer] }
+        return [issuer, "https://sts.windows.net/\(tenant)/"]
     }
 
     /// The token of an `Authorization: Bearer` header value.
