@@ -262,7 +262,7 @@ struct CacheRemoveCommand: AsyncParsableCommand {
             let tokenCache = try cache.open()
             let account = self.account
             let client = clientID
-            let removed = try await tokenCache.write(clientID: client ?? "msal-cli", accountID: account) { contents in
+            let removed = try await tokenCache.write(clientID: client ?? "msal-cli", partition: .account(account)) { contents in
                 if let client {
                     var total = 0
                     for environment in Set(contents.document[.account].values.compactMap { $0["environment"] }) {

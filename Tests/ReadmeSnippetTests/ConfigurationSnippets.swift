@@ -1,7 +1,9 @@
 // README.md, "Configuration" (and the DocC articles): authorities, the token cache, device code
 // sign-in, logging and HTTP settings. ConfigurationSnippetTests runs every function here except
 // `configureLoggingAndHTTP()`, which changes process-wide settings that other suites check: it is
-// compiled, not run.
+// compiled, not run. `PartitionedCacheSerializer` needs a confidential client and its provider: it
+// is compiled here, and a store doing the same runs against the local provider in
+// MSALEmulatorTests (PartitionedCacheTests).
 
 import Foundation
 import MSAL
@@ -70,6 +72,27 @@ extension AppStorageCacheSerializer {
 
     /// Puts a cache document in the store, as if an earlier run had left it there.
     func store(_ data: Data) { stored.withLock { $0 = data } }
+}
+
+/// Keeps a confidential client's token cache in partitions, one per suggested key: here a
+/// dictionary, standing in for a database table or a distributed cache.
+final class PartitionedCacheSerializer: MSALTokenCacheSerializer {
+    private let partitions = Mutex<[String: Data]>([:])
+
+    var storesPartitions: Bool { true }
+
+    func beforeAccess(_ access: MSALTokenCacheAccess) throws {
+        guard let key = access.suggestedCacheKey else { return }
+        if let data = partitions.withLock({ $0[key] }) {
+            try access.deserialize(data)
+        }
+    }
+
+    func afterAccess(_ access: MSALTokenCacheAccess) throws {
+        guard access.hasStateChanged, let key = access.suggestedCacheKey else { return }
+        let data = access.hasTokens ? access.serialize() : nil  // an emptied partition is dropped
+        partitions.withLock { $0[key] = data }
+    }
 }
 
 /// An application whose token cache lives in `storage`.

@@ -86,7 +86,10 @@ extension MSALConfidentialClientApplication {
     /// The signed-in user with home account id `identifier` (`uid.utid`), or `nil`.
     public func account(forIdentifier identifier: String) async throws -> MSALAccount? {
         let folded = CacheText.lowercased(identifier)
-        return try await allAccounts().first { $0.identifier.map(CacheText.lowercased) == folded }
+        // Read with the account's partition, so a partitioned store loads the one it keeps this user in.
+        let accounts = try await cache.accounts(
+            clientID: client.clientID, environment: nil, signedInOnly: false, memo: accountMemoStore, partition: .account(identifier))
+        return accounts.first { $0.identifier.map(CacheText.lowercased) == folded }
     }
 
     /// Signs `account` out of this web app: removes its tokens for this application, and the
@@ -98,7 +101,7 @@ extension MSALConfidentialClientApplication {
         client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
         let clientID = client.clientID
         let environment = account.environment
-        _ = try await cache.write(clientID: clientID, accountID: identifier) { contents in
+        _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
             contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
         }
     }

@@ -44,7 +44,7 @@ public final class MSALConfidentialClientApplication: Sendable {
         let variables = copy.environment ?? ProcessInfo.processInfo.environment
         let regionSetting = try RegionResolver.effectiveSetting(copy.azureRegion, variables: variables)
         self.configuration = copy
-        let cache = try TokenCache(config: copy.cacheConfig)
+        let cache = try TokenCache(config: copy.cacheConfig, suggestsPartitionKeys: true)
         self.cache = cache
         let clock = copy.clock ?? MSALSystemClock()
         let pipeline = HTTPPipeline(

@@ -31,7 +31,7 @@ public final class MSALManagedIdentityApplication: Sendable {
         let source = MSALManagedIdentitySource.detect(
             variables, arcAgentInstalled: FileManager.default.isExecutableFile(atPath: copy.arcAgentPath))
         self.source = source
-        let cache = try TokenCache(config: copy.cacheConfig)
+        let cache = try TokenCache(config: copy.cacheConfig, suggestsPartitionKeys: true)
         self.cache = cache
         let clock = copy.clock ?? MSALSystemClock()
         // The flow retries by each source's own policy; the pipeline neither retries nor holds back

@@ -65,7 +65,7 @@ extension MSALPublicClientApplication {
         client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
         let clientID = configuration.clientId
         let environment = account.environment
-        _ = try cache.write(clientID: clientID, accountID: identifier) { contents in
+        _ = try cache.write(clientID: clientID, partition: .account(identifier)) { contents in
             contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
         }
     }
@@ -76,7 +76,7 @@ extension MSALPublicClientApplication {
         client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
         let clientID = configuration.clientId
         let environment = account.environment
-        _ = try await cache.write(clientID: clientID, accountID: identifier) { contents in
+        _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
             contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
         }
     }

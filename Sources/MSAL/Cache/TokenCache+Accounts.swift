@@ -7,12 +7,14 @@ extension TokenCache {
     }
 
     /// ``accounts(clientID:environment:signedInOnly:memo:)`` for async callers, without blocking a
-    /// cooperative thread (the async ``read(clientID:accountID:_:)``).
+    /// cooperative thread (the async ``read(clientID:partition:_:)``).
+    /// `partition`: the one account asked about, if any (its partition is all a partitioned store
+    /// loads).
     package func accounts(
-        clientID: String, environment: String?, signedInOnly: Bool, memo: TokenCacheAccountMemo
+        clientID: String, environment: String?, signedInOnly: Bool, memo: TokenCacheAccountMemo, partition: TokenCachePartition? = nil
     ) async throws -> [MSALAccount] {
         let query = TokenCacheAccountMemo.Query(
             clientID: CacheText.lowercased(clientID), environment: environment.map(CacheText.lowercased), signedInOnly: signedInOnly)
-        return try await read(clientID: clientID) { contents in memo.accounts(query, contents: contents) }
+        return try await read(clientID: clientID, partition: partition) { contents in memo.accounts(query, contents: contents) }
     }
 }

@@ -2,42 +2,42 @@ import Foundation
 import MSALSupport
 
 extension TokenCache {
-    /// ``read(clientID:accountID:_:)`` for async callers, without blocking a cooperative thread.
+    /// ``read(clientID:partition:_:)`` for async callers, without blocking a cooperative thread.
     ///
     /// The memory backing, and the file when it has not changed since this process last read or
     /// wrote it (one `stat`), answer at once. Otherwise the file's lock and read run on
     /// ``BlockingWork``, and hooks run on the cache's serial hook queue.
     package func read<T: Sendable>(
-        clientID: String, accountID: String? = nil, _ body: @escaping @Sendable (TokenCacheContents) throws -> T
+        clientID: String, partition: TokenCachePartition? = nil, _ body: @escaping @Sendable (TokenCacheContents) throws -> T
     ) async throws -> T {
         if let answered = try readIfInMemory(body) { return answered }
-        return try await readFromStorage(clientID: clientID, accountID: accountID, body)
+        return try await readFromStorage(clientID: clientID, partition: partition, body)
     }
 
-    /// The part of ``read(clientID:accountID:_:)`` that memory did not answer: the file's lock and
+    /// The part of ``read(clientID:partition:_:)`` that memory did not answer: the file's lock and
     /// read on ``BlockingWork``, the app's hooks on the cache's serial hook queue. For callers that
     /// tried ``readIfInMemory(_:)`` first.
     package func readFromStorage<T: Sendable>(
-        clientID: String, accountID: String? = nil, _ body: @escaping @Sendable (TokenCacheContents) throws -> T
+        clientID: String, partition: TokenCachePartition? = nil, _ body: @escaping @Sendable (TokenCacheContents) throws -> T
     ) async throws -> T {
         switch backing {
         case .memory:
             return try withMemoryContents { try body($0) }
         case .file, .secretService:
-            return try await BlockingWork.shared.run { try self.read(clientID: clientID, accountID: accountID, body) }
+            return try await BlockingWork.shared.run { try self.read(clientID: clientID, partition: partition, body) }
         case .custom(let serializer):
             return try await onHookQueue {
-                try self.withHooksOnQueue(serializer, clientID: clientID, accountID: accountID, isWrite: false) {
+                try self.withHooksOnQueue(serializer, clientID: clientID, partition: partition, isWrite: false) {
                     try body($0)
                 }
             }
         }
     }
 
-    /// ``read(clientID:accountID:_:)`` when it can answer at once: from the memory backing, or
+    /// ``read(clientID:partition:_:)`` when it can answer at once: from the memory backing, or
     /// from memory when the file has not changed since this process last read or wrote it (one
     /// `stat`). `nil` when the answer needs the file's lock or the app's hooks: then call
-    /// ``readFromStorage(clientID:accountID:_:)``. `body` does not escape, so a hot path (a silent cache hit)
+    /// ``readFromStorage(clientID:partition:_:)``. `body` does not escape, so a hot path (a silent cache hit)
     /// allocates nothing to pass it.
     package func readIfInMemory<T>(_ body: (TokenCacheContents) throws -> T) throws -> T? {
         switch backing {
@@ -54,23 +54,23 @@ extension TokenCache {
         }
     }
 
-    /// ``write(clientID:accountID:_:)`` for async callers, without blocking a cooperative thread:
+    /// ``write(clientID:partition:_:)`` for async callers, without blocking a cooperative thread:
     /// the file's lock, read, write, `fsync` and rename run on ``BlockingWork``, and hooks on the
     /// cache's serial hook queue.
     package func write<T: Sendable>(
-        clientID: String, accountID: String? = nil, _ body: @escaping @Sendable (inout TokenCacheContents) throws -> T
+        clientID: String, partition: TokenCachePartition? = nil, _ body: @escaping @Sendable (inout TokenCacheContents) throws -> T
     ) async throws -> T {
         switch backing {
         case .memory:
             return try withMemoryContents(body)
         case .secretService(let store):
             if case .memory = store.resolvedIfKnown { return try withMemoryContents(body) }
-            return try await BlockingWork.shared.run { try self.write(clientID: clientID, accountID: accountID, body) }
+            return try await BlockingWork.shared.run { try self.write(clientID: clientID, partition: partition, body) }
         case .file:
-            return try await BlockingWork.shared.run { try self.write(clientID: clientID, accountID: accountID, body) }
+            return try await BlockingWork.shared.run { try self.write(clientID: clientID, partition: partition, body) }
         case .custom(let serializer):
             return try await onHookQueue {
-                try self.withHooksOnQueue(serializer, clientID: clientID, accountID: accountID, isWrite: true, body)
+                try self.withHooksOnQueue(serializer, clientID: clientID, partition: partition, isWrite: true, body)
             }
         }
     }

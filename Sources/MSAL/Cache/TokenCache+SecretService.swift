@@ -1,7 +1,7 @@
 import Foundation
 
 extension TokenCache {
-    /// ``read(clientID:accountID:_:)`` from the Secret Service item: from memory while the signal
+    /// ``read(clientID:partition:_:)`` from the Secret Service item: from memory while the signal
     /// file is unchanged (one `stat`), else under the signal file's shared lock, reading the item again.
     func readSecret<T>(_ store: SecretServiceStore, _ item: SecretServiceItem, _ body: (TokenCacheContents) throws -> T) throws -> T {
         if let answered = try readFromMemory(store.signal, body) { return answered }
@@ -19,7 +19,7 @@ extension TokenCache {
         }
     }
 
-    /// ``write(clientID:accountID:_:)`` to the Secret Service item, under the signal file's exclusive
+    /// ``write(clientID:partition:_:)`` to the Secret Service item, under the signal file's exclusive
     /// lock (and msal-extensions' lock): read the item again if another process changed it, apply
     /// `body`, store the item, then replace the signal file so other processes notice.
     ///

@@ -36,19 +36,26 @@ package final class TokenCache: Sendable {
     let hookQueue = DispatchQueue(label: "swift-msal.token-cache.hooks")
     /// Set on `hookQueue`, to refuse a hook that calls back into the cache (it would wait for itself).
     let hookQueueKey = DispatchSpecificKey<Bool>()
+    /// Whether the hooks are told each operation's partition key
+    /// (``MSALTokenCacheAccess/suggestedCacheKey``): a confidential client's and a managed
+    /// identity's cache; a public client's cache is one document.
+    let suggestsPartitionKeys: Bool
 
     /// A cache in memory, optionally starting from `contents`.
     package init(contents: TokenCacheContents = TokenCacheContents()) {
         backing = .memory
+        suggestsPartitionKeys = false
         state = Mutex(State(contents: contents, loaded: true))
         hookQueue.setSpecific(key: hookQueueKey, value: true)
     }
 
-    /// A cache stored as `config` says.
+    /// A cache stored as `config` says; `suggestsPartitionKeys` for a confidential client's or a
+    /// managed identity's cache.
     ///
     /// - Throws: ``MSALError`` with ``MSALInternalError/cacheLocationUnavailable`` when the default
     ///   file location cannot be determined.
-    package init(config: MSALCacheConfig) throws {
+    package init(config: MSALCacheConfig, suggestsPartitionKeys: Bool = false) throws {
+        self.suggestsPartitionKeys = suggestsPartitionKeys
         switch config.storage {
         case .memory:
             backing = .memory
@@ -90,7 +97,7 @@ package final class TokenCache: Sendable {
 
     /// Runs `body` on the current contents without changing them.
     package func read<T: Sendable>(
-        clientID: String, accountID: String? = nil, _ body: (TokenCacheContents) throws -> T
+        clientID: String, partition: TokenCachePartition? = nil, _ body: (TokenCacheContents) throws -> T
     ) throws -> T {
         switch backing {
         case .memory:
@@ -98,7 +105,7 @@ package final class TokenCache: Sendable {
         case .file(let file):
             return try readFile(file, body)
         case .custom(let serializer):
-            return try withHooks(serializer, clientID: clientID, accountID: accountID, isWrite: false) { contents in
+            return try withHooks(serializer, clientID: clientID, partition: partition, isWrite: false) { contents in
                 try body(contents)
             }
         case .secretService(let store):
@@ -110,7 +117,7 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// ``read(clientID:accountID:_:)`` from the cache file.
+    /// ``read(clientID:partition:_:)`` from the cache file.
     private func readFile<T>(_ file: TokenCacheFile, _ body: (TokenCacheContents) throws -> T) throws -> T {
         if let answered = try readFromMemory(file, body) { return answered }
         do {
@@ -144,7 +151,7 @@ package final class TokenCache: Sendable {
 
     /// Runs `body` on the contents and stores them when it changed them.
     package func write<T: Sendable>(
-        clientID: String, accountID: String? = nil, _ body: (inout TokenCacheContents) throws -> T
+        clientID: String, partition: TokenCachePartition? = nil, _ body: (inout TokenCacheContents) throws -> T
     ) throws -> T {
         switch backing {
         case .memory:
@@ -152,7 +159,7 @@ package final class TokenCache: Sendable {
         case .file(let file):
             return try writeFile(file, body)
         case .custom(let serializer):
-            return try withHooks(serializer, clientID: clientID, accountID: accountID, isWrite: true) { contents in
+            return try withHooks(serializer, clientID: clientID, partition: partition, isWrite: true) { contents in
                 try body(&contents)
             }
         case .secretService(let store):
@@ -164,7 +171,7 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// ``write(clientID:accountID:_:)`` to the cache file.
+    /// ``write(clientID:partition:_:)`` to the cache file.
     private func writeFile<T>(_ file: TokenCacheFile, _ body: (inout TokenCacheContents) throws -> T) throws -> T {
         return try file.withLock(exclusive: true) { access in
             try reloadIfChanged(access, quarantining: true)
@@ -250,7 +257,7 @@ package final class TokenCache: Sendable {
     }
 
     private func withHooks<T: Sendable>(
-        _ serializer: any MSALTokenCacheSerializer, clientID: String, accountID: String?, isWrite: Bool,
+        _ serializer: any MSALTokenCacheSerializer, clientID: String, partition: TokenCachePartition?, isWrite: Bool,
         _ body: (inout TokenCacheContents) throws -> T
     ) throws -> T {
         if DispatchQueue.getSpecific(key: hookQueueKey) == true {
@@ -261,18 +268,19 @@ package final class TokenCache: Sendable {
             )
         }
         return try hookQueue.sync {
-            try withHooksOnQueue(serializer, clientID: clientID, accountID: accountID, isWrite: isWrite, body)
+            try withHooksOnQueue(serializer, clientID: clientID, partition: partition, isWrite: isWrite, body)
         }
     }
 
     /// One whole operation with hooks; runs on `hookQueue`.
     func withHooksOnQueue<T: Sendable>(
-        _ serializer: any MSALTokenCacheSerializer, clientID: String, accountID: String?, isWrite: Bool,
+        _ serializer: any MSALTokenCacheSerializer, clientID: String, partition: TokenCachePartition?, isWrite: Bool,
         _ body: (inout TokenCacheContents) throws -> T
     ) throws -> T {
+        let partitioned = serializer.storesPartitions
         let before = MSALTokenCacheAccess(
-            clientId: clientID, accountIdentifier: accountID, isWrite: isWrite,
-            document: state.withLock { $0.contents.document }, hasStateChanged: false)
+            clientId: clientID, partition: partition, suggestsKey: suggestsPartitionKeys, isWrite: isWrite,
+            document: partitioned ? TokenCacheDocument() : state.withLock { $0.contents.document }, hasStateChanged: false)
         do {
             try serializer.beforeAccess(before)
         } catch {
@@ -281,13 +289,17 @@ package final class TokenCache: Sendable {
         let (result, changed, document): (T, Bool, TokenCacheDocument) = try state.withLock { state in
             if let loaded = before.takeLoadedDocument() {
                 state.contents.replaceDocument(loaded)
+            } else if partitioned {
+                // The previous operation's partition must not be stored under this one's key.
+                state.contents.replaceDocument(TokenCacheDocument())
             }
             let revision = state.contents.revision
             let result = try body(&state.contents)
             return (result, state.contents.revision != revision, state.contents.document)
         }
         let after = MSALTokenCacheAccess(
-            clientId: clientID, accountIdentifier: accountID, isWrite: isWrite, document: document, hasStateChanged: changed)
+            clientId: clientID, partition: partition, suggestsKey: suggestsPartitionKeys, isWrite: isWrite, document: document,
+            hasStateChanged: changed)
         do {
             try serializer.afterAccess(after)
         } catch {

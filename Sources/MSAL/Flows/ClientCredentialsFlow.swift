@@ -106,6 +106,14 @@ package struct ClientCredentialsFlow: Sendable {
         return try await cachedResult(request)
     }
 
+    /// The partition of the application's tokens at the request's authority
+    /// (``TokenCachePartition/application(clientID:tenant:)``): its tenant as configured, none for
+    /// `common` and `organizations`.
+    private static func partition(_ request: Request, clientID: String) -> TokenCachePartition {
+        let tenant = request.authority.components.tenant
+        return .application(clientID: clientID, tenant: TokenClient.isMultiTenant(tenant) ? nil : tenant)
+    }
+
     private func cachedResult(_ request: Request) async throws -> MSALResult? {
         let clientID = client.clientID
         let now = client.nowSeconds
@@ -120,7 +128,9 @@ package struct ClientCredentialsFlow: Sendable {
         if let answered = try client.cache.readIfInMemory(lookup) {
             found = answered
         } else {
-            found = try await client.cache.readFromStorage(clientID: clientID) { lookup($0) }
+            found = try await client.cache.readFromStorage(clientID: clientID, partition: Self.partition(request, clientID: clientID)) {
+                lookup($0)
+            }
         }
         guard let token = found else { return nil }
         return result(
@@ -203,7 +213,9 @@ package struct ClientCredentialsFlow: Sendable {
         let entries = TokenCacheEntries(
             appTokenResponse: token, clientID: clientID, environment: environment, realm: realm, requestedScopes: request.scopes, now: now)
         do {
-            try await client.cache.write(clientID: clientID) { contents in contents.save(entries, clientID: clientID) }
+            try await client.cache.write(clientID: clientID, partition: Self.partition(request, clientID: clientID)) { contents in
+                contents.save(entries, clientID: clientID)
+            }
         } catch let error as MSALError {
             throw error.correlated(correlationID)
         }

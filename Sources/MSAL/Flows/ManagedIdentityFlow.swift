@@ -111,7 +111,7 @@ package struct ManagedIdentityFlow: Sendable {
                 expiryBuffer: buffer)
         }
         if let answered = try cache.readIfInMemory(lookup) { return answered }
-        return try await cache.readFromStorage(clientID: clientID) { lookup($0) }
+        return try await cache.readFromStorage(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) { lookup($0) }
     }
 
     private func result(_ token: CachedAccessToken, request: Request, source: MSALTokenSource) -> MSALResult {
@@ -172,7 +172,9 @@ package struct ManagedIdentityFlow: Sendable {
         let entries = TokenCacheEntries(
             appTokenResponse: token, clientID: clientID, environment: Self.cacheEnvironment, realm: Self.cacheRealm,
             requestedScopes: [request.resource], now: now)
-        try await cache.write(clientID: clientID) { contents in contents.save(entries, clientID: clientID) }
+        try await cache.write(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) { contents in
+            contents.save(entries, clientID: clientID)
+        }
         logger.info("Managed identity (\(public: source.rawValue)): token received and cached", correlationID: correlationID)
         return result(
             CachedAccessToken(

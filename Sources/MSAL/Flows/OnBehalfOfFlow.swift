@@ -158,7 +158,7 @@ package struct OnBehalfOfFlow: Sendable {
         if let answered = try client.cache.readIfInMemory(lookup) {
             found = answered
         } else {
-            found = try await client.cache.readFromStorage(clientID: clientID) { lookup($0) }
+            found = try await client.cache.readFromStorage(clientID: clientID, partition: .onBehalfOf(assertionHash: hash)) { lookup($0) }
         }
         guard let (token, idToken, account) = found else { return nil }
         let profile =
@@ -224,7 +224,7 @@ package struct OnBehalfOfFlow: Sendable {
         if let answered = try client.cache.readIfInMemory(lookup) {
             stored = answered
         } else {
-            stored = try await client.cache.readFromStorage(clientID: clientID) { lookup($0) }
+            stored = try await client.cache.readFromStorage(clientID: clientID, partition: .onBehalfOf(assertionHash: hash)) { lookup($0) }
         }
         guard let stored else { return nil }
         let correlationID = request.correlationID
@@ -243,7 +243,8 @@ package struct OnBehalfOfFlow: Sendable {
             client.logger.info(
                 "On-behalf-of request: the refresh token was refused (invalid_grant \(public: error.oauthSubError)); removing it and presenting the assertion",
                 correlationID: correlationID)
-            try? await client.cache.write(clientID: clientID) { contents in
+            try? await client.cache.write(clientID: clientID, partition: .onBehalfOf(assertionHash: hash, homeAccountID: stored.home)) {
+                contents in
                 if contents.entry(stored.key, in: .refreshToken)?[.secret] == stored.secret {
                     _ = contents.remove(key: stored.key, from: .refreshToken)
                 }

@@ -217,7 +217,7 @@ package struct SilentFlow: Sendable {
         if let answered = try client.cache.readIfInMemory(lookup) {
             found = answered
         } else {
-            found = try await client.cache.readFromStorage(clientID: clientID, accountID: identifier) { lookup($0) }
+            found = try await client.cache.readFromStorage(clientID: clientID, partition: .account(identifier)) { lookup($0) }
         }
         guard let (token, idToken) = found else { return nil }
         let account = request.account
@@ -272,7 +272,7 @@ package struct SilentFlow: Sendable {
         let environment = request.authority.components.hostAndPort
         let realms = realms(request)
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
-        return try await client.cache.read(clientID: clientID, accountID: identifier) { contents in
+        return try await client.cache.read(clientID: clientID, partition: .account(identifier)) { contents in
             let refresh = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID)?.entry["secret"]
             // Expired or not: any change of the secret means a new token was stored.
             let access = contents.accessTokenAndIDToken(
@@ -323,7 +323,7 @@ package struct SilentFlow: Sendable {
         let identifier = request.account.identifier ?? ""
         let environment = request.authority.components.hostAndPort
         let correlationID = request.correlationID
-        let stored = try await client.cache.read(clientID: clientID, accountID: identifier) {
+        let stored = try await client.cache.read(clientID: clientID, partition: .account(identifier)) {
             contents -> (key: String, secret: String, familyID: String?, familyAssumed: Bool)? in
             guard let hit = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID),
                 let secret = hit.entry["secret"], !secret.isEmpty
@@ -373,7 +373,7 @@ package struct SilentFlow: Sendable {
                     correlationID: correlationID)
                 // The refresh token is dead; drop it unless another writer has replaced it meanwhile.
                 // (protection_policy_required is not: once the app applies the policies, it works again.)
-                try? await client.cache.write(clientID: clientID, accountID: identifier) { contents in
+                try? await client.cache.write(clientID: clientID, partition: .account(identifier)) { contents in
                     if contents.entry(stored.key, in: .refreshToken)?["secret"] == stored.secret {
                         _ = contents.remove(key: stored.key, from: .refreshToken)
                     }

@@ -94,7 +94,11 @@ extension TokenClient {
         let account: MSALAccount?
         let clientID = clientID
         do {
-            account = try await cache.write(clientID: clientID, accountID: entries.homeAccountID) { contents -> MSALAccount? in
+            // A caller's assertion names the partition of tokens obtained on its behalf; else the user's account.
+            let partition: TokenCachePartition =
+                assertionHash.map { .onBehalfOf(assertionHash: $0, homeAccountID: entries.homeAccountID) }
+                ?? .account(entries.homeAccountID)
+            account = try await cache.write(clientID: clientID, partition: partition) { contents -> MSALAccount? in
                 var entries = entries
                 // Where the account already lives in this cloud (another MSAL may have written it
                 // under another alias host), so every peer finds the newest tokens first.
