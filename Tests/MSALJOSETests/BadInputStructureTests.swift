@@ -75,6 +75,17 @@ struct BadInputStructureTests {
 
     // MARK: base64url
 
+    @Test("isAlphabet agrees with the decoder on every byte: exactly A–Z, a–z, 0–9, '-' and '_'")
+    func alphabetMatchesTheDecoder() {
+        let expected = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
+        for byte in UInt8.min...UInt8.max {
+            #expect(Base64URL.isAlphabet(byte) == expected.contains(byte), "byte \(byte)")
+            // Four copies decode exactly when the byte is in the alphabet.
+            let decodes = (try? Base64URL.decode(bytes: [byte, byte, byte, byte])) != nil
+            #expect(decodes == expected.contains(byte), "byte \(byte) through the decoder")
+        }
+    }
+
     @Test("base64url with '+' (standard alphabet) in the header → invalid_base64url")
     func plusInHeader() {
         let parts = F.segments(of: F.token())

@@ -94,28 +94,42 @@ public final class MSALAccessTokenValidator: Sendable {
             issuer.utf8.count > prefix.utf8.count + suffix.utf8.count
         else { return [issuer] }
         let tenant = issuer.dropFirst(prefix.count).dropLast(suffix.count)
-        guard !tenant.isEmpty, !tenant.contains("/") else { return [issuer] }
+        // Byte checks: Foundation's `contains(_:)` for a string searches with a locale (and opened a
+        // file on every call).
+        guard !tenant.isEmpty, !tenant.utf8.contains(UInt8(ascii: "/")) else { return [issuer] }
         return [issuer, "https://sts.windows.net/\(tenant)/"]
     }
 
-    /// The token of an `Authorization: Bearer` header value.
+    /// The token of an `Authorization: Bearer` header value: the scheme in any case, then the token,
+    /// around optional whitespace (spaces and tabs, RFC 9110's OWS).
+    /// On the header's UTF-8 bytes: Foundation's `trimmingCharacters(in:)` over a whole token cost
+    /// several times the signature check.
     static func bearerToken(_ header: String?, correlationID: UUID) throws -> String {
         let missing = { (why: String) in
             MSALError(.internal, internalCode: .accessTokenMissing, message: why, correlationID: correlationID)
         }
-        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+        guard let header else { throw missing("The request has no Authorization header") }
+        let utf8 = header.utf8
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else {
             throw missing("The request has no Authorization header")
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        let value = utf8[first...last]
+        let schemeEnd = value.firstIndex(where: isSpace) ?? value.endIndex
+        let scheme = value[..<schemeEnd]
+        // ASCII letters only: setting bit 0x20 maps "B" to "b" and nothing else to a letter of "bearer".
+        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
             throw missing("The Authorization header does not use the Bearer scheme")
         }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, token.utf8.count <= JWTVerifier.defaultMaximumTokenSize,
-            token.utf8.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") })
+        guard let tokenStart = value[schemeEnd...].firstIndex(where: { !isSpace($0) }) else {
+            throw missing("The bearer token is not a compact JWT")
+        }
+        let token = value[tokenStart...]
+        guard token.count <= JWTVerifier.defaultMaximumTokenSize,
+            token.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") })
         else {
             throw missing("The bearer token is not a compact JWT")
         }
-        return token
+        return String(Substring(token))
     }
 }

@@ -41,7 +41,7 @@ public struct AccessTokenValidator: Sendable {
         guard let issuerValue = claims["iss"] else { throw JOSEError(.missingClaim, "claim iss is missing") }
         guard issuerValue.kind == .string else { throw JOSEError(.invalidClaim, "claim iss must be a string") }
         for expected in options.issuers {
-            guard expected.utf8.contains(UInt8(ascii: "{")), expected.contains("{tenantid}") else {
+            guard expected.utf8.contains(UInt8(ascii: "{")), expected.firstRange(of: "{tenantid}") != nil else {
                 if issuerValue.isString(expected) { return }
                 continue
             }

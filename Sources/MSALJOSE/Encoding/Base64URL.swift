@@ -181,8 +181,16 @@ public enum Base64URL {
     }
 
     /// Whether `byte` is in the base64url alphabet (`A`–`Z`, `a`–`z`, `0`–`9`, `-`, `_`).
+    /// Range checks, not the decode table: a per-byte call must not pay the lazy global's
+    /// `swift_once` each time.
     package static func isAlphabet(_ byte: UInt8) -> Bool {
-        decodeTable[Int(byte)] & 0x80 == 0
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
     }
 
     private static func invalidCharacter(_ input: UnsafeBufferPointer<UInt8>, from start: Int) -> JOSEError {

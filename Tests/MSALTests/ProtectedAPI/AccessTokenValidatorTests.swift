@@ -223,7 +223,10 @@ struct AccessTokenValidatorTests {
     @Test("A request without a bearer token: accessTokenMissing and 401 with no error code")
     func missingToken() async throws {
         let setup = try Self.setup()
-        for header in [nil, "", "Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b c", "Bearer \u{1}.\u{2}.\u{3}"] as [String?] {
+        for header in [
+            nil, "", " \t ", "Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer\ta.b.c\u{A0}", "Bearera.b.c", "Bearxr a.b.c",
+            "Bearer a b c", "Bearer \u{1}.\u{2}.\u{3}",
+        ] as [String?] {
             do {
                 _ = try await setup.validator.validate(authorizationHeader: header)
                 Issue.record("\(String(describing: header)) was accepted")
@@ -235,6 +238,11 @@ struct AccessTokenValidatorTests {
             }
         }
         #expect(setup.provider.keyFetches == 0, "nothing was fetched for them")
+        // The scheme in any case, spaces and tabs around the parts (RFC 9110's OWS).
+        let token = try Self.token(setup.clock)
+        for header in ["bearer \(token)", "BEARER\t\(token)", " \t Bearer  \t\(token)\t "] {
+            #expect(try await setup.validator.validate(authorizationHeader: header).subject == "user-sub")
+        }
     }
 
     @Test("A rotated key is fetched once; a flood of unknown kids fetches the set at most once a minute")
