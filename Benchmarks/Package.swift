@@ -35,6 +35,7 @@ let package = Package(
             name: "JOSEBenchmarkSupport",
             dependencies: [
                 .product(name: "MSALJOSE", package: "swift-msal"),
+                .product(name: "MSAL", package: "swift-msal"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 "CBaselineOpenSSL",
             ]
@@ -117,6 +118,7 @@ let package = Package(
             dependencies: [
                 "JOSEBenchmarkSupport",
                 .product(name: "MSALJOSE", package: "swift-msal"),
+                .product(name: "MSAL", package: "swift-msal"),
             ]
         ),
     ],

@@ -58,6 +58,28 @@ CLAIMS: dict[str, object] = {
     "aio": "Df2UVXL1ix!lMCWMSOJBcFatzcGfvFGhjKv8q5g0x732dR5MB5BisvGQO7YWByjd8iQDLq!eGbIDakyp5mnOrcdqHeYSnltepQmRp6AIZ8jY",
 }
 
+# Claims of the sample access token: what Microsoft Entra issues (v2.0) to a client calling the
+# web API whose client id is the ID tokens' `aud`, for a signed-in user (delegated: `scp`).
+ACCESS_CLAIMS: dict[str, object] = {
+    "aud": "6cb04018-a3f5-46a7-b995-940c78f5aef3",
+    "iss": "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0",
+    "iat": 1700000000,
+    "nbf": 1700000000,
+    "exp": 1700003600,
+    "aio": "AWQAm/8VAAAA2zYXKuFvRpJ3nJyBcqbKXsEsaJ0ih4wXlh8DBSGA1rpbf3r1sPh6oFCGcl0ll4TZ3h2nd1nr5GPjmvZl8gwWY0",
+    "azp": "1950a258-227b-4e31-a9cf-717495945fc2",
+    "azpacr": "0",
+    "name": "Abe Lincoln",
+    "oid": "00000000-0000-0000-66f3-3332eca7ea81",
+    "preferred_username": "AbeLi@microsoft.com",
+    "rh": "0.AVYAaLUeQ8hZ3UunjGc_oBi7k0AYsGz1o6dGuZWUDHj1rvNWAHY.",
+    "scp": "access_as_user User.Read",
+    "sub": "hJ6m1bNBlDEJ0cWbsmjMkc-RJ7m0Ae0YfsMffzvqD5c",
+    "tid": "9188040d-6c67-4c5b-b112-36a304b66dad",
+    "uti": "qOBP2JI5v0SjIbDVQ8YKAA",
+    "ver": "2.0",
+}
+
 CLIENT_INFO: dict[str, str] = {
     "uid": "00000000-0000-0000-66f3-3332eca7ea81",
     "utid": "9188040d-6c67-4c5b-b112-36a304b66dad",
@@ -75,6 +97,11 @@ TOKENS = [
     ("ec-p256", KID_P256, "ES256", "id-token-es256.jwt"),
     ("ec-p384", KID_P384, "ES384", "id-token-es384.jwt"),
     ("rsa-2048", KID_RSA, "PS256", "id-token-ps256.jwt"),
+]
+
+# (key file stem, kid, JWS alg, output file) of the access tokens (ACCESS_CLAIMS).
+ACCESS_TOKENS = [
+    ("rsa-2048", KID_RSA, "RS256", "access-token-rs256.jwt"),
 ]
 
 HASHES = {"256": hashes.SHA256, "384": hashes.SHA384, "512": hashes.SHA512}
@@ -185,9 +212,9 @@ def sign(key: object, alg: str, signing_input: bytes) -> bytes:
     raise ValueError(alg)
 
 
-def make_token(key: object, alg: str, kid: str) -> str:
+def make_token(key: object, alg: str, kid: str, claims: dict[str, object] = CLAIMS) -> str:
     header = {"alg": alg, "kid": kid, "typ": "JWT"}
-    signing_input = f"{b64u(compact_json(header))}.{b64u(compact_json(CLAIMS))}"
+    signing_input = f"{b64u(compact_json(header))}.{b64u(compact_json(claims))}"
     signature = sign(key, alg, signing_input.encode("ascii"))
     return f"{signing_input}.{b64u(signature)}"
 
@@ -211,6 +238,8 @@ def generate(out: Path, new_keys: bool) -> None:
 
     for stem, kid, alg, filename in TOKENS:
         write_text(out / filename, make_token(keys[stem], alg, kid) + "\n")
+    for stem, kid, alg, filename in ACCESS_TOKENS:
+        write_text(out / filename, make_token(keys[stem], alg, kid, ACCESS_CLAIMS) + "\n")
 
     write_text(out / "client-info.txt", b64u(compact_json(CLIENT_INFO)) + "\n")
 
@@ -288,7 +317,7 @@ def check(out: Path) -> None:
     print("OK  jwks.json / jwks-rsa-noalg.json match the public PEMs")
 
     # Tokens.
-    for stem, kid, alg, filename in TOKENS:
+    for (stem, kid, alg, filename), claims in [(t, CLAIMS) for t in TOKENS] + [(t, ACCESS_CLAIMS) for t in ACCESS_TOKENS]:
         raw = (out / filename).read_bytes()
         assert raw.endswith(b"\n") and raw.count(b"\n") == 1, f"{filename}: newline"
         token = raw[:-1].decode("ascii")
@@ -297,8 +326,8 @@ def check(out: Path) -> None:
         header_bytes, payload_bytes, sig = (b64u_decode(p) for p in parts)
         header = json.loads(header_bytes)
         assert list(header.items()) == [("alg", alg), ("kid", kid), ("typ", "JWT")], header
-        assert payload_bytes == compact_json(CLAIMS), f"{filename}: payload differs"
-        assert list(json.loads(payload_bytes)) == list(CLAIMS), f"{filename}: member order"
+        assert payload_bytes == compact_json(claims), f"{filename}: payload differs"
+        assert list(json.loads(payload_bytes)) == list(claims), f"{filename}: member order"
         verify_signature(pubs[stem], alg, f"{parts[0]}.{parts[1]}".encode("ascii"), sig)
         print(f"OK  {filename}  ({alg}, kid {kid}, signature {len(sig)} bytes)")
 

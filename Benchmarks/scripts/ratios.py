@@ -7,6 +7,7 @@
 For each run it reads the p50 wall-clock time per operation of every benchmark,
 prints operations per second, and the ratios the performance targets are set on:
 (a)/(b) per algorithm (MSALJOSE vs bare OpenSSL) and (a)/(c) (MSALJOSE vs jwt-kit),
+and for the access token (f)/(b), (f)/(c) and the public API's (f')/(b), (f')/(c),
 as throughput ratios (higher is better for MSALJOSE). With several runs it also
 prints the median of each figure across runs.
 """
@@ -19,6 +20,10 @@ TARGETS = {
     ("ES256", "a/b"): 0.90,
     ("RS256", "a/c"): 1.25,
     ("ES256", "a/c"): 1.25,
+    ("Access token RS256", "f/b"): 0.90,
+    ("Access token RS256", "f/c"): 1.25,
+    ("Access token RS256", "f'/b"): 0.90,
+    ("Access token RS256", "f'/c"): 1.25,
 }
 
 
@@ -28,8 +33,10 @@ def parse(path):
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             line = line.rstrip("\n")
-            if re.match(r"^(RS256|ES256|Claims JSON) ", line):
+            if re.match(r"^(RS256|ES256|Claims JSON|Access token RS256) ", line):
                 current = line.strip()
+            elif re.match(r"^[A-Za-z]", line):
+                current = None  # another benchmark's table (or other text) follows
             elif current and line.startswith("│ Time (wall clock)"):
                 cells = [c.strip() for c in line.strip("│").split("│")]
                 unit = re.search(r"\((ns|μs|us|ms)\)", cells[0]).group(1)
@@ -53,6 +60,14 @@ def figures(results):
             out[(alg, "a/b")] = b / a  # throughput ratio = inverse time ratio
         if a and c:
             out[(alg, "a/c")] = c / a
+    prefix = "Access token RS256"
+    b, c = find(results, prefix, "(b)"), find(results, prefix, "(c)")
+    for tag in ("f", "f'"):
+        f = find(results, prefix, f"({tag})")
+        if f and b:
+            out[(prefix, f"{tag}/b")] = b / f
+        if f and c:
+            out[(prefix, f"{tag}/c")] = c / f
     return out
 
 

@@ -111,6 +111,9 @@ let benchmarks: @Sendable () -> Void = {
     // (e) Warm authority resolution (AuthorityResolution.swift).
     authorityResolutionBenchmarks()
 
+    // (f) Access-token validation for a protected API (AccessTokenValidation.swift).
+    accessTokenValidationBenchmarks()
+
     // (d) Claims JSON: the same claim set, decoded three ways. Our figure goes
     // through the public JWT.decodeUnverified, so it also pays for splitting
     // the token, base64url-decoding all three segments and parsing the header;

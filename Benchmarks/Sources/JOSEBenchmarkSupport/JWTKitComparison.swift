@@ -49,6 +49,55 @@ public struct SampleIDTokenPayload: JWTPayload {
     }
 }
 
+/// The claims jwt-kit decodes and checks for the sample access token: the same ones
+/// `AccessTokenValidator` judges (iss among the accepted issuers, aud among the API's audiences,
+/// exp, nbf and iat with 300 s of skew), then the required scope, as `require(scopes:)` does.
+public struct SampleAccessTokenPayload: JWTPayload {
+    /// The issuers accepted: the v2.0 issuer and Entra's v1.0 form for the same tenant.
+    public static let issuers = [SampleFixtures.issuer, "https://sts.windows.net/9188040d-6c67-4c5b-b112-36a304b66dad/"]
+    /// The API's audiences: its client id and App ID URI.
+    public static let audiences = [SampleFixtures.clientID, "api://\(SampleFixtures.clientID)"]
+    /// The scope a request must carry.
+    public static let requiredScope = "access_as_user"
+    /// Seconds of clock difference tolerated.
+    public static let skew: TimeInterval = 300
+
+    /// Issuer; must be one of ``issuers``.
+    public var iss: IssuerClaim
+    /// Audience; must include one of ``audiences``.
+    public var aud: AudienceClaim
+    /// Expiration time; must not have passed at ``SampleFixtures/now`` minus the skew.
+    public var exp: ExpirationClaim
+    /// Not-before time; must not be after ``SampleFixtures/now`` plus the skew.
+    public var nbf: NotBeforeClaim?
+    /// Issued-at time; must not be after ``SampleFixtures/now`` plus the skew.
+    public var iat: IssuedAtClaim
+    /// Delegated permissions, space-separated.
+    public var scp: String?
+    /// Tenant id; decoded but not checked (single-tenant API).
+    public var tid: String?
+
+    /// Checks the claims at the fixed time ``SampleFixtures/now``; throws a `JWTError` for the
+    /// first claim that fails. `algorithm` is not used.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        let now = SampleFixtures.now
+        guard Self.issuers.contains(iss.value) else {
+            throw JWTError.claimVerificationFailure(failedClaim: iss, reason: "unexpected issuer")
+        }
+        guard aud.value.contains(where: { Self.audiences.contains($0) }) else {
+            throw JWTError.claimVerificationFailure(failedClaim: aud, reason: "not for this API")
+        }
+        try exp.verifyNotExpired(currentDate: now.addingTimeInterval(-Self.skew))
+        try nbf?.verifyNotBefore(currentDate: now.addingTimeInterval(Self.skew))
+        guard iat.value <= now.addingTimeInterval(Self.skew) else {
+            throw JWTError.claimVerificationFailure(failedClaim: iat, reason: "issued in the future")
+        }
+        guard let scp, scp.split(separator: " ").contains(where: { $0 == Self.requiredScope }) else {
+            throw JWTError.claimVerificationFailure(failedClaim: nil, reason: "insufficient scope")
+        }
+    }
+}
+
 /// A jwt-kit key collection holding the sample's public key under its `kid`.
 public enum JWTKitSetup {
     /// Adds `sample`'s public key (RS256 with SHA-256, or ES256) to `keys` under the sample's `kid`;

@@ -59,6 +59,13 @@ public struct SampleCase: Sendable {
         token: SampleFixtures.text("id-token-es256.jwt"),
         publicKeyPEM: SampleFixtures.text("ec-p256-public.pem"))
 
+    /// `access-token-rs256.jwt`: an Entra v2.0 access token for the API whose client id is
+    /// ``SampleFixtures/clientID`` (`scp` `access_as_user User.Read`), signed with `sample-rsa-2048`.
+    public static let accessTokenRS256 = SampleCase(
+        algorithm: "RS256", keyID: "sample-rsa-2048",
+        token: SampleFixtures.text("access-token-rs256.jwt"),
+        publicKeyPEM: SampleFixtures.text("rsa-2048-public.pem"))
+
     /// The token's three segments as ASCII bytes.
     public var segments: (header: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, signature: ArraySlice<UInt8>) {
         let utf8 = Array(token.utf8)

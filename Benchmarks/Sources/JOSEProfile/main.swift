@@ -3,15 +3,17 @@
 //
 //   .build/release/JOSEProfile <case> [count]
 //
-// Cases: rs256-msal, rs256-openssl, es256-msal, es256-openssl, claims-msal.
+// Cases: rs256-msal, rs256-openssl, es256-msal, es256-openssl, claims-msal, access-msal (the
+// public MSALAccessTokenValidator on the sample access token, warm).
 
 import Foundation
 import JOSEBenchmarkSupport
+import MSAL
 import MSALJOSE
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    print("usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal> [count]")
+    print("usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal|access-msal> [count]")
     exit(2)
 }
 let count = arguments.count >= 3 ? Int(arguments[2]) ?? 1_000 : 1_000
@@ -47,6 +49,19 @@ case "claims-msal":
         total &+= try JWT.decodeUnverified(token).claimNames.count
     }
     checksum = total
+case "access-msal":
+    let validator = try MSALAccessTokenValidator(
+        authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
+        audiences: [SampleFixtures.clientID], transport: SampleTenantTransport(), clock: SampleClock())
+    let header = "Bearer \(SampleCase.accessTokenRS256.token)"
+    // Off the main actor (top-level code runs on it), as a server's request handlers run.
+    checksum = try await Task.detached {
+        var total = 0
+        for _ in 0..<count {
+            total &+= try await validator.validate(authorizationHeader: header).scopes.count
+        }
+        return total
+    }.value
 default:
     print("unknown case \(name)")
     exit(2)
