@@ -18,9 +18,12 @@ public struct JWTVerifier: Sendable {
     /// Default for ``maximumTokenSize``: 128 KiB, far above any real ID token.
     public static let defaultMaximumTokenSize = 128 * 1024
 
+    /// Every algorithm, built once: a protected API creates a verifier per request.
+    @usableFromInline static let everyAlgorithm = Set(JWSAlgorithm.allCases)
+
     /// Creates a verifier for `keySet`.
     public init(
-        keySet: JSONWebKeySet, allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases),
+        keySet: JSONWebKeySet, allowedAlgorithms: Set<JWSAlgorithm> = JWTVerifier.everyAlgorithm,
         maximumTokenSize: Int = JWTVerifier.defaultMaximumTokenSize
     ) {
         self.keySet = keySet

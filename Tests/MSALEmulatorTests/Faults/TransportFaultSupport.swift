@@ -38,11 +38,14 @@ final class FaultDeadlineTransport: MSALHTTPTransport {
         return try await inner.send(request, limits: limits)
     }
 
-    /// A stall is noticed after 1 s without a byte (long enough for the request to reach the server
-    /// on a loaded machine); the whole exchange may take 10 s.
-    static let idleLimits = MSALHTTPLimits(connectTimeout: 1, totalTimeout: 10)
-    /// Bytes that keep arriving (every 10 ms) never trip the 10 s idle limit; the 1.5 s total limit ends them.
-    static let totalLimits = MSALHTTPLimits(connectTimeout: 10, totalTimeout: 1.5)
+    /// A stall is noticed after 3 s without a byte; the whole exchange may take 10 s. The limit must
+    /// leave the local provider time to take the request (and with it the fault) before the client
+    /// gives up: with 1 s, a CI run under load had the provider route the first request only after
+    /// the retry, so the fault injected once stalled the retry instead.
+    static let idleLimits = MSALHTTPLimits(connectTimeout: 3, totalTimeout: 10)
+    /// Bytes that keep arriving (every 10 ms) never trip the 10 s idle limit; the 3 s total limit
+    /// ends them (the trickle lasts 41 s), after the provider took the request, as above.
+    static let totalLimits = MSALHTTPLimits(connectTimeout: 10, totalTimeout: 3)
     /// Faults that end by themselves (a closed or reset connection, a cap) keep the default limits:
     /// a short deadline could expire first on a loaded machine.
     static let defaultLimits = MSALHTTPLimits.default
