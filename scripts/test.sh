@@ -100,9 +100,8 @@ bash scripts/recap.sh .build/test.log
 [ "$status" -eq 0 ] || exit "$status"
 # An app's own package depending on swift-msal (package symbols invisible): its tests build
 # MSALResult and MSALAccount from the public initialisers.
-# No index store and line tables only, as in scripts/sanitize.sh: nobody debugs this build.
-swift test --package-path Tests/ExternalPackage --scratch-path .build/external-package \
-    --disable-index-store -Xswiftc -gline-tables-only
+# Line tables only, as in scripts/sanitize.sh: nobody debugs this build.
+swift test --package-path Tests/ExternalPackage --scratch-path .build/external-package -Xswiftc -gline-tables-only
 # The DocC documentation, warnings as errors (a broken symbol link or an undocumented parameter
 # fails it); it reuses the build above.
 bash scripts/docs.sh
