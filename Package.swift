@@ -174,3 +174,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// AddressSanitizer for this package's own targets only, in the normal scratch path: set by
+// scripts/sanitize.sh address (and only there). The dependencies keep the plain build's flags, so
+// their objects are reused instead of rebuilt instrumented; AddressSanitizer needs no
+// instrumentation in code it does not check (it replaces malloc for the whole process). Read from
+// the environment, not a trait, so that a package depending on swift-msal never sees unsafe flags.
+if Context.environment["MSAL_ADDRESS_SANITIZER_OWN_TARGETS"] == "1" {
+    for target in package.targets where target.type != .system {
+        // Line tables only: reports still name each frame's function, file and line.
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=address", "-gline-tables-only"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=address"])]
+    }
+}

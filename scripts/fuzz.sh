@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of FuzzTesting/ (release, AddressSanitizer) and runs one or all.
+# FUZZ_CONFIG=debug builds them in debug instead: faster to build, slower to run.
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options…]   one target, e.g. scripts/fuzz.sh FuzzJWS 300
 #   scripts/fuzz.sh all SECONDS [libFuzzer options…]      every target, SECONDS each
@@ -11,7 +12,7 @@
 # FuzzTesting/Corpus/<target>/, where libFuzzer also keeps the inputs it finds. A crash, a hang
 # (-timeout), an out-of-memory or a failed invariant stops the target; its input is kept under
 # FuzzTesting/Crashes/ and the script exits non-zero (after running the remaining targets, for `all`).
-# Replay one input: FuzzTesting/.build/release/<target> FuzzTesting/Crashes/<file>
+# Replay one input: FuzzTesting/.build/release/<target> (or debug/) FuzzTesting/Crashes/<file>
 #
 # Environment: FUZZ_SKIP_BUILD=1 uses the binaries already built; FUZZ_JOBS=N runs N targets at a
 # time for `all` (default 1); FUZZ_LOG_DIR keeps each run's full libFuzzer output (default: a
@@ -20,7 +21,10 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 package="$root/FuzzTesting"
-bin="$package/.build/release"
+# FUZZ_CONFIG=debug builds faster and runs slower (CI's smoke run); release is the default.
+config="${FUZZ_CONFIG:-release}"
+case "$config" in debug | release) ;; *) echo "FUZZ_CONFIG is debug or release" >&2; exit 2 ;; esac
+bin="$package/.build/$config"
 crashes="$package/Crashes"
 corpus="$package/Corpus"
 
@@ -61,12 +65,12 @@ build() {
     if [ "${FUZZ_SKIP_BUILD:-0}" = "1" ]; then
         return 0
     fi
-    echo "== Building the fuzz targets (release, -sanitize=fuzzer,address)"
+    echo "== Building the fuzz targets ($config, -sanitize=fuzzer,address)"
     local start=$SECONDS
     # `--sanitize=fuzzer` makes SwiftPM link with libFuzzer's `main` (without it, SwiftPM renames each
     # executable's entry point to `<Target>_main`, which a libFuzzer target does not define); the
     # `-Xswiftc` flag comes last so swiftc instruments the Swift code for both coverage and ASan.
-    swift build --package-path "$package" -c release \
+    swift build --package-path "$package" -c "$config" \
         --sanitize=fuzzer --sanitize=address \
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
     echo "== Built in $((SECONDS - start)) s"

@@ -2,6 +2,7 @@
 # Builds the package and its tests with a sanitizer and runs the tests under it.
 #
 #   scripts/sanitize.sh address [SWIFT TEST ARGUMENTS…]   AddressSanitizer, build in .build/asan
+#                                                         (or MSAL_ASAN_SCRATCH_PATH)
 #   scripts/sanitize.sh thread  [SWIFT TEST ARGUMENTS…]   ThreadSanitizer, build in .build/tsan
 #
 # e.g. `scripts/sanitize.sh thread --filter SilentFlowTests` or `scripts/sanitize.sh address
@@ -30,7 +31,14 @@ lean=(-Xswiftc -gline-tables-only)
 case "$sanitizer" in
 address)
     name=AddressSanitizer
-    flags=(--sanitize=address --scratch-path .build/asan "${lean[@]}")
+    # Only this package's own targets are instrumented (Package.swift reads the variable below): the
+    # dependencies keep the plain build's flags, so with MSAL_ASAN_SCRATCH_PATH=.build (CI, after
+    # the plain build) their objects are reused rather than rebuilt: 336 s against 507 s here.
+    # AddressSanitizer needs no instrumentation in code it does not check; its malloc serves the
+    # whole process. Reusing .build means the next plain `swift build` recompiles this package's
+    # targets, so a developer's default is a build of its own in .build/asan.
+    export MSAL_ADDRESS_SANITIZER_OWN_TARGETS=1
+    flags=(--scratch-path "${MSAL_ASAN_SCRATCH_PATH:-.build/asan}")
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:strict_string_checks=1}"
     ;;
 thread)
