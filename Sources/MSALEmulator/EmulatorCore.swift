@@ -6,11 +6,8 @@ import MSALSupport
 /// The emulator's endpoints and state, independent of the socket that feeds it requests.
 final class EmulatorCore: Sendable {
     let configuration: MSALEmulator.Configuration
-    let signingKey: JWSSigningKey
-    /// The signing key's public half, for the protected resource's checks.
-    let keySet: JSONWebKeySet
-    /// The public JWK set document served at `/discovery/v2.0/keys`.
-    let keySetDocument: JSON
+    /// The key tokens are signed with and the keys published; replaced by a rotation.
+    private let signingKeys: Mutex<EmulatorSigningKeys>
     let state: Mutex<EmulatorState>
     /// Each confidential client's registered certificates, read once (client id → verifiers).
     let assertionVerifiers: [String: [ClientAssertionVerifier]]
@@ -20,15 +17,7 @@ final class EmulatorCore: Sendable {
     init(configuration: MSALEmulator.Configuration) throws(MSALEmulatorError) {
         try configuration.validate()
         self.configuration = configuration
-        do {
-            let keyID = Base64URL.encode(try SecureRandom.bytes(count: 15))
-            let key = try JWSSigningKey.generateRSA(bits: 2048, keyID: keyID, algorithm: .rs256)
-            self.signingKey = key
-            self.keySet = JSONWebKeySet(keys: [try key.publicKey()])
-            self.keySetDocument = .object(["keys": .array([try key.publicJWK()])])
-        } catch {
-            throw MSALEmulatorError(.keyGenerationFailed, "cannot create the RSA signing key: \(error)")
-        }
+        self.signingKeys = Mutex(try EmulatorSigningKeys(current: EmulatorSigningKeys.generate(), retired: []))
         self.state = Mutex(EmulatorState(lifetimes: configuration.lifetimes.clamped))
         var verifiers: [String: [ClientAssertionVerifier]] = [:]
         for client in configuration.clients {
@@ -42,6 +31,25 @@ final class EmulatorCore: Sendable {
             }
         }
         self.assertionVerifiers = verifiers
+    }
+
+    /// The key new tokens are signed with.
+    var signingKey: JWSSigningKey { signingKeys.withLock { $0.current } }
+    /// The published keys' public halves, for the protected resource's and the OBO grant's checks.
+    var keySet: JSONWebKeySet { signingKeys.withLock { $0.keySet } }
+    /// The JWK set document served at `/discovery/v2.0/keys`.
+    var keySetDocument: JSON { signingKeys.withLock { $0.document } }
+
+    /// Signs with a new key from now on; the old one stays published when `keepingPrevious`.
+    /// Returns the new key's `kid`.
+    func rotateSigningKey(keepingPrevious: Bool) throws(MSALEmulatorError) -> String {
+        let next = try EmulatorSigningKeys.generate()
+        let rotated = try signingKeys.withLock { keys throws(MSALEmulatorError) in
+            let rotated = try EmulatorSigningKeys(current: next, retired: keepingPrevious ? [keys.current] + keys.retired : [])
+            keys = rotated
+            return rotated
+        }
+        return rotated.current.keyID
     }
 
     /// `http://127.0.0.1:<port>`: where the emulator listens.

@@ -59,6 +59,25 @@ extension MSALEmulator {
         }
     }
 
+    // MARK: Signing keys
+
+    /// Signs tokens with a new RSA key from now on, as a provider rotates its keys.
+    ///
+    /// - Parameter keepingPrevious: Whether the keys used until now stay published at the key set
+    ///   endpoint (the default; Microsoft Entra keeps publishing a key after it stops signing with
+    ///   it), so that tokens they signed still verify. `false` publishes the new key alone.
+    /// - Returns: The new key's `kid`.
+    /// - Throws: ``MSALEmulatorError/Code/keyGenerationFailed``.
+    @discardableResult
+    public func rotateSigningKey(keepingPrevious: Bool = true) throws -> String {
+        try core.rotateSigningKey(keepingPrevious: keepingPrevious)
+    }
+
+    /// The `kid`s the key set endpoint publishes, the signing key first.
+    public var publishedKeyIDs: [String] {
+        core.keySet.keys.compactMap(\.keyID)
+    }
+
     // MARK: Tokens and sessions
 
     /// Revokes every refresh token of `username`: redeeming one fails with `invalid_grant` (AADSTS50173).

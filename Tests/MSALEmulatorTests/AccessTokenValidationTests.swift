@@ -70,6 +70,94 @@ struct AccessTokenValidationTests {
         }
     }
 
+    /// The `kid` in a compact JWS's header.
+    static func keyID(_ token: String) throws -> String? {
+        let header = String(try #require(token.split(separator: ".").first))
+        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        let data = try #require(Data(base64Encoded: base64))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return object["kid"] as? String
+    }
+
+    /// `token` with its header's `kid` replaced (the signature no longer matters: no key is found).
+    static func withKeyID(_ token: String, _ keyID: String) -> String {
+        let parts = token.split(separator: ".").map(String.init)
+        let header = Data(#"{"alg":"RS256","typ":"JWT","kid":"\#(keyID)"}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return [header, parts[1], parts[2]].joined(separator: ".")
+    }
+
+    @Test(
+        "A rotated signing key is fetched once; the previous key verifies while published; 10,000 forged kids fetch the keys at most once a minute"
+    )
+    func keyRotation() async throws {
+        try await EmulatorHarness.with(WebAppTests.configuration) { harness in
+            let emulator = harness.emulator
+            let client = try harness.application(tenant: EmulatorHarness.contoso)
+            let first = try await harness.signIn(client, as: EmulatorHarness.adele, scopes: [Self.apiScope])
+            let validator = try Self.validator(harness)
+            // The key set endpoint also serves the app's own ID-token checks: count the validator's
+            // fetches from a baseline taken after each of the app's calls.
+            var baseline = emulator.requestCount(.keys)
+            func validatorFetches() -> Int { emulator.requestCount(.keys) - baseline }
+
+            _ = try await validator.validate(first.accessToken)
+            #expect(validatorFetches() == 1)
+            let oldKeyIDs = emulator.publishedKeyIDs
+            #expect(try Self.keyID(first.accessToken) == oldKeyIDs.first)
+
+            // The provider signs with a new key and keeps publishing the old one.
+            let newKeyID = try emulator.rotateSigningKey()
+            #expect(emulator.publishedKeyIDs == [newKeyID] + oldKeyIDs)
+            let refresh = MSALSilentTokenParameters(scopes: [Self.apiScope], account: first.account)
+            refresh.forceRefresh = true
+            let second = try await client.acquireTokenSilent(with: refresh)
+            #expect(try Self.keyID(second.accessToken) == newKeyID)
+
+            // The new kid is fetched once, then served from memory; the old key's token still verifies.
+            baseline = emulator.requestCount(.keys)
+            _ = try await validator.validate(second.accessToken)
+            #expect(validatorFetches() == 1)
+            _ = try await validator.validate(second.accessToken)
+            _ = try await validator.validate(first.accessToken)
+            #expect(validatorFetches() == 1)
+
+            // 10,000 tokens with random unknown kids: refused, and no fetch within the minute of the last one.
+            for index in 0..<10_000 {
+                let forged = Self.withKeyID(second.accessToken, "forged-\(index)-\(UUID().uuidString)")
+                let refused = await Self.refusal { try await validator.validate(forged) }
+                if refused?.internalCode != .jwtSigningKeyNotFound {
+                    Issue.record("forged kid \(index): \(String(describing: refused))")
+                    break
+                }
+            }
+            #expect(validatorFetches() == 1)
+            // A minute later, one more unknown kid may fetch once; the rest of the flood does not.
+            emulator.advanceClock(by: 61)
+            for index in 0..<1_000 {
+                _ = await Self.refusal { try await validator.validate(Self.withKeyID(second.accessToken, "late-\(index)")) }
+            }
+            #expect(validatorFetches() == 2)
+
+            // Rotated again without the old keys: once the set is fetched again, the first token's key
+            // is gone. (Five minutes on: the app's own ID-token check fetches the keys for an unknown
+            // kid at most that often.)
+            emulator.advanceClock(by: 301)
+            let newestKeyID = try emulator.rotateSigningKey(keepingPrevious: false)
+            #expect(emulator.publishedKeyIDs == [newestKeyID])
+            let third = try await client.acquireTokenSilent(with: refresh)
+            #expect(try Self.keyID(third.accessToken) == newestKeyID)
+            baseline = emulator.requestCount(.keys)
+            _ = try await validator.validate(third.accessToken)
+            #expect(validatorFetches() == 1)
+            let retired = await Self.refusal { try await validator.validate(first.accessToken) }
+            #expect(retired?.internalCode == .jwtSigningKeyNotFound)
+            #expect(retired.map { MSALBearerChallenge(for: $0).error } == "invalid_token")
+            #expect(validatorFetches() == 1)
+        }
+    }
+
     @Test("A multi-tenant API (organizations) accepts each tenant's own issuer, and only the tenants it allows")
     func multiTenant() async throws {
         try await EmulatorHarness.with(WebAppTests.configuration) { harness in
