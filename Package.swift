@@ -175,6 +175,37 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// The server-side products (issue 23): `MSALAsyncHTTPClient`, a transport over swift-server's
+// AsyncHTTPClient for services that run one (swift-nio-ssl, already in its graph, is named for its
+// TLS error types; docs/networking.md says why these dependencies). An app that does not use the
+// product never builds them. MSAL_CORE_ONLY=1 leaves them out: scripts/sanitize.sh thread sets it,
+// as instrumenting BoringSSL, HTTP/2 and AsyncHTTPClient for ThreadSanitizer would add minutes to
+// every CI run for an adapter whose state is the core's `TransportExchange`, which runs there
+// under the other transports.
+if Context.environment["MSAL_CORE_ONLY"] != "1" {
+    package.dependencies += [
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+    ]
+    package.products.append(.library(name: "MSALAsyncHTTPClient", targets: ["MSALAsyncHTTPClient"]))
+    package.targets.append(
+        .target(
+            name: "MSALAsyncHTTPClient",
+            dependencies: [
+                "MSAL",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        )
+    )
+    // The transport suites run against it as against the other transports.
+    for target in package.targets where target.name == "MSALTests" {
+        target.dependencies.append("MSALAsyncHTTPClient")
+    }
+}
+
 // AddressSanitizer for this package's own targets only, in the normal scratch path: set by
 // scripts/sanitize.sh address (and only there). The dependencies keep the plain build's flags, so
 // their objects are reused instead of rebuilt instrumented; AddressSanitizer needs no

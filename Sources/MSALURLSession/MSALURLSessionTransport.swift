@@ -78,7 +78,7 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MSALHTTPResponse, any Error>) in
                 if exchange.install({ continuation.resume(with: $0) }) {
                     task.resume()
-                    Self.watch(exchange, task: task, delegateQueue: delegateQueue)
+                    exchange.watchDeadlines { [delegateQueue] in Self.cancel(task, on: delegateQueue) }
                 }
             }
         } onCancel: { [delegateQueue] in
@@ -92,26 +92,6 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
     /// cannot race the transfer's completion (see `URLSessionTask.cancelHoldingDelegateQueue()`).
     private static func cancel(_ task: URLSessionTask, on delegateQueue: OperationQueue) {
         delegateQueue.addOperation { task.cancelHoldingDelegateQueue() }
-    }
-
-    /// Finishes `exchange` with a timeout (and cancels the transfer) when a deadline passes.
-    ///
-    /// The checks run on a Dispatch timer, not on the Swift concurrency pool: a deadline must fire
-    /// even when every cooperative thread is busy (an app blocking them, a cache lock wait).
-    private static func watch(_ exchange: TransportExchange, task: URLSessionTask, delegateQueue: OperationQueue) {
-        switch exchange.checkDeadlines(now: .now) {
-        case nil:
-            return
-        case .failure(let timeout):
-            if exchange.finish(.failure(timeout)) { cancel(task, on: delegateQueue) }
-        case .success(let next):
-            let delay = ContinuousClock.now.duration(to: next)
-            let (seconds, attoseconds) = delay.components
-            let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)) + 1_000_000
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                watch(exchange, task: task, delegateQueue: delegateQueue)
-            }
-        }
     }
 
     private static func urlRequest(for request: MSALHTTPRequest, limits: MSALHTTPLimits) -> URLRequest {

@@ -103,17 +103,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     private func finishWithResponse(_ exchange: TransportExchange, task: URLSessionTask) {
         let http = task.response as? HTTPURLResponse
-        if let response = exchange.response(
-            fallbackStatus: http?.statusCode, fallbackHeaders: http.map(Self.headers(of:)) ?? [:])
-        {
-            exchange.finish(.success(response))
-        } else {
-            exchange.finish(
-                .failure(
-                    MSALError(
-                        .internal, internalCode: .networkFailure,
-                        message: "The request to \(exchange.host) completed without an HTTP response")))
-        }
+        exchange.finishWithCollectedResponse(fallbackStatus: http?.statusCode, fallbackHeaders: http.map(Self.headers(of:)) ?? [:])
     }
 
     static func headers(of response: HTTPURLResponse) -> MSALHTTPHeaders {

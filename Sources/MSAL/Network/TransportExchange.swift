@@ -139,6 +139,40 @@ package final class TransportExchange: Sendable {
         return .success(min(total, idle))
     }
 
+    /// Ends the exchange with the response collected so far (`fallbackStatus` and `fallbackHeaders`
+    /// when no head was recorded), or with ``MSALInternalError/networkFailure`` when there is none.
+    package func finishWithCollectedResponse(fallbackStatus: Int? = nil, fallbackHeaders: MSALHTTPHeaders = [:]) {
+        if let response = response(fallbackStatus: fallbackStatus, fallbackHeaders: fallbackHeaders) {
+            finish(.success(response))
+        } else {
+            finish(
+                .failure(
+                    MSALError(
+                        .internal, internalCode: .networkFailure,
+                        message: "The request to \(host) completed without an HTTP response")))
+        }
+    }
+
+    /// Finishes the exchange with a timeout and calls `cancel` when a deadline passes.
+    ///
+    /// The checks run on a Dispatch timer, not on the Swift concurrency pool: a deadline must fire
+    /// even when every cooperative thread is busy (an app blocking them, a cache lock wait).
+    package func watchDeadlines(cancel: @escaping @Sendable () -> Void) {
+        switch checkDeadlines(now: .now) {
+        case nil:
+            return
+        case .failure(let timeout):
+            if finish(.failure(timeout)) { cancel() }
+        case .success(let next):
+            let delay = ContinuousClock.now.duration(to: next)
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)) + 1_000_000
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                self.watchDeadlines(cancel: cancel)
+            }
+        }
+    }
+
     private func tooLarge(_ detail: String) -> MSALError {
         MSALError(
             .internal, internalCode: .bodyTooLarge,

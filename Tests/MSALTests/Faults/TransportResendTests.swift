@@ -36,7 +36,9 @@ struct TransportResendTests {
         #expect(server.requests(to: "/token").allSatisfy { String(decoding: $0.body, as: UTF8.self).contains("code=single-use") })
     }
 
-    @Test("A GET on a reused connection closed before any answer is resent once by libcurl and answered", arguments: TransportKind.allCases)
+    @Test(
+        "A GET on a reused connection closed before any answer is resent once by libcurl and answered; AsyncHTTPClient fails it at once",
+        arguments: TransportKind.allCases)
     func getResent(kind: TransportKind) async throws {
         let server = try await LocalHTTPServer.start([
             "/warm": { _, _ in .text("warm") },
@@ -46,6 +48,19 @@ struct TransportResendTests {
         let transport = kind.make()
         let limits = MSALHTTPLimits(connectTimeout: 60, totalTimeout: 60)
         _ = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/warm")), limits: limits)
+        guard kind.resendsBodilessRequestsOnStaleConnections else {
+            // No resend below the SDK: a typed failure at once (HTTPPipeline retries an idempotent
+            // request once after a network failure).
+            do {
+                let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/keys")), limits: limits)
+                Issue.record("expected networkFailure, got HTTP \(response.statusCode)")
+            } catch let error as MSALError {
+                #expect(error.internalCode == .networkFailure, "\(error)")
+                #expect(error.message.contains("not sent again"), "\(error.message)")
+            }
+            #expect(server.requests(to: "/keys").count == 1)
+            return
+        }
         let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/keys")), limits: limits)
         #expect(response.statusCode == 200)
         #expect(server.requests(to: "/keys").count == 2)
