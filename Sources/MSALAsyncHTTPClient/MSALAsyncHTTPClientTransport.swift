@@ -127,7 +127,8 @@ public final class MSALAsyncHTTPClientTransport: MSALHTTPTransport {
         // AsyncHTTPClient's delegate API runs on the connection's event loop from start to end, so a
         // request never waits for a thread of Swift's cooperative pool, even when an app keeps them
         // all busy; its own deadline, one second past the total limit, backs up the watchdog.
-        let deadline = NIODeadline.now() + .milliseconds(Int64((limits.totalTimeout * 1000).rounded(.up)) + 1000)
+        let seconds = MSALHTTPLimits.boundedSeconds(limits.totalTimeout)
+        let deadline = NIODeadline.now() + .milliseconds(Int64((seconds * 1000).rounded(.up)) + 1000)
         let task = client.execute(request: prepared, delegate: ExchangeDelegate(exchange: exchange), deadline: deadline)
         task.futureResult.whenFailure { error in
             exchange.finish(.failure(Self.mapError(error, host: host)))

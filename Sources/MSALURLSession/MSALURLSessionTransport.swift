@@ -101,7 +101,8 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
         urlRequest.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         // URLSession's own timer is only a backstop: on Linux it counts whole seconds (0.5 s would
         // become 1 ms). The exchange's watchdog enforces the real limits first.
-        urlRequest.timeoutInterval = (max(limits.connectTimeout, limits.totalTimeout) + 1).rounded(.up)
+        urlRequest.timeoutInterval =
+            (MSALHTTPLimits.boundedSeconds(max(limits.connectTimeout, limits.totalTimeout)) + 1).rounded(.up)
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }

@@ -122,8 +122,8 @@ package final class TransportExchange: Sendable {
     package func checkDeadlines(now: ContinuousClock.Instant) -> Result<ContinuousClock.Instant, MSALError>? {
         let lastActivity: ContinuousClock.Instant? = state.withLock { $0.outcome == nil ? $0.lastActivity : nil }
         guard let lastActivity else { return nil }
-        let total = start.advanced(by: .seconds(limits.totalTimeout))
-        let idle = lastActivity.advanced(by: .seconds(limits.connectTimeout))
+        let total = start.advanced(by: limits.totalDuration)
+        let idle = lastActivity.advanced(by: limits.idleDuration)
         if now >= total {
             return .failure(
                 MSALError(

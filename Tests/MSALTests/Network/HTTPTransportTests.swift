@@ -410,6 +410,30 @@ struct HTTPTransportTests {
         }
     }
 
+    @Test(
+        "Limits of infinity, NaN, zero or below neither crash nor hang: a response, or a typed timeout for the tiny ones",
+        arguments: TransportKind.allCases)
+    func extremeLimits(kind: TransportKind) async throws {
+        try await Self.withServer(["/quick": { _, _ in .text("quick") }]) { server in
+            let transport = kind.make()
+            let endless = MSALHTTPLimits(connectTimeout: .infinity, totalTimeout: .infinity)
+            let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: endless)
+            #expect(String(decoding: response.body, as: UTF8.self) == "quick")
+            let huge = MSALHTTPLimits(connectTimeout: .greatestFiniteMagnitude, totalTimeout: 1e300)
+            _ = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: huge)
+            for tiny: Double in [.nan, 0, -5, -Double.infinity] {
+                do {
+                    let response = try await transport.send(
+                        MSALHTTPRequest(method: .get, url: server.url("/quick")),
+                        limits: MSALHTTPLimits(connectTimeout: tiny, totalTimeout: tiny))
+                    #expect(response.statusCode == 200)
+                } catch let error as MSALError {
+                    #expect(error.internalCode == .networkTimeout, "\(tiny): \(error)")
+                }
+            }
+        }
+    }
+
     @Test("An unsupported scheme fails without a crash", arguments: TransportKind.allCases)
     func unsupportedScheme(kind: TransportKind) async throws {
         let error = try await Self.send(kind.make(), MSALHTTPRequest(method: .get, url: URL(string: "ftp://127.0.0.1/x")!))
