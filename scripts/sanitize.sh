@@ -67,7 +67,9 @@ echo "== Built in $((SECONDS - start)) s"
 if [ "$sanitizer" = address ]; then
     # The instrumentation comes from the manifest (MSAL_ADDRESS_SANITIZER_OWN_TARGETS), so check
     # that it is there: a manifest evaluated without the variable would build, and run, uninstrumented.
-    if ! nm "${MSAL_ASAN_SCRATCH_PATH:-.build/asan}"/debug/MSALJSON.build/*.o 2>/dev/null | grep -q '__asan_report'; then
+    # (A count, not `grep -q`: with pipefail, grep leaving early fails nm's side of the pipe.)
+    instrumented="$(nm "${MSAL_ASAN_SCRATCH_PATH:-.build/asan}"/debug/MSALJSON.build/*.o 2>/dev/null | grep -c '__asan_init' || true)"
+    if [ "${instrumented:-0}" -eq 0 ]; then
         echo "scripts/sanitize.sh: the build is not instrumented for AddressSanitizer" >&2
         exit 1
     fi
