@@ -129,12 +129,13 @@ sanitizer_width=(--experimental-maximum-parallelization-width 4)
 # the Swift paths they run (generic OIDC flows, client credentials, managed identity, the cache)
 # run under both sanitizers in GenericOIDCFlowTests and the local provider's suites. They were the
 # longest tests of both stages (170–200 s each), which bounds a stage's length.
-sanitizer_skip=(--skip 'OIDCProviderCommandTests|CrossProcessRefreshTests|ExtensionsLockInteropTests|OIDCProviderLibraryTests|ProviderClientCredentialsTests|PythonConfidentialClientInteropTests|PythonManagedIdentityInteropTests')
+stage2_only='OIDCProviderCommandTests|CrossProcessRefreshTests|ExtensionsLockInteropTests|OIDCProviderLibraryTests|ProviderClientCredentialsTests|PythonConfidentialClientInteropTests|PythonManagedIdentityInteropTests'
+sanitizer_skip=(--skip "$stage2_only")
 # ThreadSanitizer reports races between threads, so it also skips tests that run on one thread:
 # the JSON and JOSE parsers' and vectors' tests (but the concurrent VerifyTemplateTests), the cache
 # document reader's, and `msal` tests that only check text (the help of every verb, escaping,
 # `jwt decode`). AddressSanitizer runs them all: they are where unsafe buffer code lives.
-thread_skip=(--skip 'OIDCProviderCommandTests|CrossProcessRefreshTests|ExtensionsLockInteropTests|OIDCProviderLibraryTests|ProviderClientCredentialsTests|PythonConfidentialClientInteropTests|PythonManagedIdentityInteropTests|MSALJSONTests\.|MSALJOSETests\.(?!VerifyTemplateTests)|CacheDocumentReaderTests|MSALFixtureJSONTests|ReadmeCLITests|TerminalInjectionTests|JWTCommandTests')
+thread_skip=(--skip "$stage2_only"'|MSALJSONTests\.|MSALJOSETests\.(?!VerifyTemplateTests)|CacheDocumentReaderTests|MSALFixtureJSONTests|ReadmeCLITests|TerminalInjectionTests|JWTCommandTests')
 
 stage "3/5 The tests under AddressSanitizer, at most 4 at a time"
 # In the plain build's directory: only this package's targets are rebuilt, instrumented (see
