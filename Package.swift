@@ -171,6 +171,22 @@ let package = Package(
             name: "MSALCommandLineTests",
             dependencies: ["MSALCommandLine", "MSAL", "MSALJOSE", "MSALSupport", "MSALStressWorker", "MSALEmulator"]
         ),
+        // An app's own code and its tests, compiled as outside swift-msal: without package access
+        // (no -package-name), `package` symbols are invisible to them as to any app's package. The
+        // tests prove that an app can unit-test its own code against MSALResult and MSALAccount
+        // with the public initialisers alone. They are in no product.
+        .target(
+            name: "NotesApp",
+            dependencies: ["MSAL"],
+            path: "Tests/ExternalApp/NotesApp",
+            packageAccess: false
+        ),
+        .testTarget(
+            name: "NotesAppTests",
+            dependencies: ["NotesApp", "MSAL"],
+            path: "Tests/ExternalApp/NotesAppTests",
+            packageAccess: false
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
