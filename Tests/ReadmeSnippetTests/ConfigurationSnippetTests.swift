@@ -56,6 +56,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: NSHomeDirectory() + "/.cache/my-app/token_cache.signal"))
     }
 
+    @Test func theVersionedStoreStoresOnlyOverTheVersionItWasReadAt() async throws {
+        let store = VersionedPartitionStore()
+        #expect(try await store.load(partition: "p") == nil)
+        #expect(try await store.store(partition: "p", data: Data("a".utf8), expiresOn: nil, replacing: nil))
+        let first = try #require(try await store.load(partition: "p"))
+        // A stale writer (it read no partition) loses; the current one wins.
+        #expect(try await !store.store(partition: "p", data: Data("b".utf8), expiresOn: nil, replacing: nil))
+        #expect(try await store.store(partition: "p", data: Data("c".utf8), expiresOn: nil, replacing: first.version))
+        let second = try #require(try await store.load(partition: "p"))
+        #expect(second.data == Data("c".utf8) && second.version != first.version)
+        // Removed and created again: a version is never reused, so the first reader still loses.
+        #expect(try await store.store(partition: "p", data: nil, expiresOn: nil, replacing: second.version))
+        #expect(try await store.store(partition: "p", data: Data("d".utf8), expiresOn: nil, replacing: nil))
+        #expect(try await !store.store(partition: "p", data: Data("e".utf8), expiresOn: nil, replacing: first.version))
+        #expect(try await store.load(partition: "p")?.data == Data("d".utf8))
+    }
+
     @Test func deviceCodeSignInStoresTheCacheInTheAppsStorage() async throws {
         let replay = try SnippetReplay(fixture: "Fixtures/Conformance/Flows/device-code-common-authority.json")
         let storage = AppStorageCacheSerializer()

@@ -3,7 +3,8 @@
 // `configureLoggingAndHTTP()`, which changes process-wide settings that other suites check: it is
 // compiled, not run. `PartitionedCacheSerializer` needs a confidential client and its provider: it
 // is compiled here, and a store doing the same runs against the local provider in
-// MSALEmulatorTests (PartitionedCacheTests).
+// MSALEmulatorTests (PartitionedCacheTests); so is `VersionedPartitionStore`
+// (PartitionedStoreTests).
 
 import Foundation
 import MSAL
@@ -92,6 +93,25 @@ final class PartitionedCacheSerializer: MSALTokenCacheSerializer {
         guard access.hasStateChanged, let key = access.suggestedCacheKey else { return }
         let data = access.hasTokens ? access.serialize() : nil  // an emptied partition is dropped
         partitions.withLock { $0[key] = data }
+    }
+}
+
+/// Keeps the partitions of a service's token cache with a version each, as a table with a version
+/// column does: a store succeeds only over the version the operation read.
+final class VersionedPartitionStore: MSALPartitionedTokenCacheStore {
+    private let table = Mutex((rows: [String: MSALTokenCachePartitionRecord](), lastVersion: Int64(0)))
+
+    func load(partition key: String) async throws -> MSALTokenCachePartitionRecord? {
+        table.withLock { $0.rows[key] }
+    }
+
+    func store(partition key: String, data: Data?, expiresOn: Date?, replacing version: Int64?) async throws -> Bool {
+        table.withLock { table in
+            guard table.rows[key]?.version == version else { return false }  // another replica stored first
+            table.lastVersion += 1  // never reused, even after a removal
+            table.rows[key] = data.map { MSALTokenCachePartitionRecord(data: $0, version: table.lastVersion) }
+            return true
+        }
     }
 }
 

@@ -12,12 +12,21 @@ public struct MSALCacheConfig: Sendable {
         /// In the Secret Service (GNOME Keyring, KWallet) over D-Bus, through libsecret, shared with
         /// msal-extensions; see ``MSALSecretServiceStorage`` and `docs/cache-persistence.md`.
         case secretService(MSALSecretServiceStorage)
+        /// In a store shared by the replicas of a service, one partition per user, application and
+        /// tenant, or caller's assertion, written with optimistic concurrency (see
+        /// ``MSALPartitionedTokenCacheStore``). For confidential clients and managed identity; a
+        /// public client refuses it.
+        case partitioned(any MSALPartitionedTokenCacheStore)
     }
 
     /// Where the cache lives. Default: the file at the default location.
     public var storage: Storage
     /// Seconds to wait for another process holding the cache file's lock. Default 10.
     public var fileLockTimeout: Double
+    /// With ``Storage/partitioned(_:)``: how many times one operation is tried when other writers
+    /// keep storing its partition first, before it fails with
+    /// ``MSALInternalError/cacheWriteConflict``. Default 8.
+    public var partitionWriteAttempts: Int = 8
     /// Options of the built-in file, for swift-msal's own tests (fault injection, limits); its
     /// `lockTimeout` is replaced by ``fileLockTimeout``. `nil`: the defaults.
     package var fileOptions: TokenCacheFileOptions? = nil

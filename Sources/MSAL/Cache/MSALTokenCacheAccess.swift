@@ -54,22 +54,14 @@ public final class MSALTokenCacheAccess: Sendable {
     /// Whether the cache holds an access or a refresh token (in `afterAccess`: after the
     /// operation). A store may delete a partition that holds none.
     public var hasTokens: Bool {
-        let document = state.withLock { $0.loaded ?? $0.document }
-        return !document[.accessToken].isEmpty || !document[.refreshToken].isEmpty
+        state.withLock { $0.loaded ?? $0.document }.hasTokens
     }
 
     /// When the cache's tokens are all expired, if they can be: the latest access token expiry when
     /// the cache holds no refresh token (which has no expiry), else `nil`. A store may let a
     /// partition expire then (for the application's own tokens, which come without refresh tokens).
     public var suggestedCacheExpiry: Date? {
-        let document = state.withLock { $0.loaded ?? $0.document }
-        guard document[.refreshToken].isEmpty else { return nil }
-        var latest: Int64?
-        for entry in document[.accessToken].values {
-            guard let text = entry[.expiresOn], let seconds = Int64(text) else { continue }
-            latest = max(latest ?? seconds, seconds)
-        }
-        return latest.map { Date(timeIntervalSince1970: Double($0)) }
+        state.withLock { $0.loaded ?? $0.document }.expiryOfEveryToken
     }
 
     /// The cache in the unified JSON format that MSAL for Python, .NET, Java, Go and JavaScript share.

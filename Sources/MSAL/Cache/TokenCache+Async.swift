@@ -31,6 +31,8 @@ extension TokenCache {
                     try body($0)
                 }
             }
+        case .partitioned(let store, _):
+            return try await readPartition(store, partition: partition, body)
         }
     }
 
@@ -43,7 +45,7 @@ extension TokenCache {
         switch backing {
         case .memory: return try withMemoryContents { try body($0) }
         case .file(let file): return try readFromMemory(file, body)
-        case .custom: return nil
+        case .custom, .partitioned: return nil
         case .secretService(let store):
             switch store.resolvedIfKnown {
             case .memory: return try withMemoryContents { try body($0) }
@@ -72,6 +74,8 @@ extension TokenCache {
             return try await onHookQueue {
                 try self.withHooksOnQueue(serializer, clientID: clientID, partition: partition, isWrite: true, body)
             }
+        case .partitioned(let store, let attempts):
+            return try await writePartition(store, attempts: attempts, partition: partition, body)
         }
     }
 

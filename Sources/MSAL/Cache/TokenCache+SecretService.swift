@@ -109,6 +109,7 @@ extension TokenCache {
         case .memory: return "memory"
         case .file(let file): return "file \(file.path)"
         case .custom: return "custom"
+        case .partitioned: return "partitioned"
         case .secretService(let store):
             switch store.resolvedIfKnown {
             case .secretService: return "secret-service (schema \"\(store.schemaName)\", signal \(store.signal.path))"

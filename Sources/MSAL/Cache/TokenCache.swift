@@ -20,6 +20,8 @@ package final class TokenCache: Sendable {
         case file(TokenCacheFile)
         case custom(any MSALTokenCacheSerializer)
         case secretService(SecretServiceStore)
+        /// The app's partitioned store; `attempts` per write (``MSALCacheConfig/partitionWriteAttempts``).
+        case partitioned(any MSALPartitionedTokenCacheStore, attempts: Int)
     }
 
     struct State {
@@ -70,6 +72,20 @@ package final class TokenCache: Sendable {
             var options = config.fileOptions ?? TokenCacheFileOptions()
             options.lockTimeout = config.fileLockTimeout
             backing = .secretService(try SecretServiceStore(settings: settings, fileOptions: options))
+        case .partitioned(let store):
+            guard suggestsPartitionKeys else {
+                throw MSALError(
+                    .internal, internalCode: .invalidParameter,
+                    message:
+                        "A partitioned token cache store is for confidential clients and managed identity: a public client's cache is one document, its account list spanning every account"
+                )
+            }
+            guard config.partitionWriteAttempts >= 1 else {
+                throw MSALError(
+                    .internal, internalCode: .invalidParameter,
+                    message: "partitionWriteAttempts must be at least 1 (it is \(config.partitionWriteAttempts))")
+            }
+            backing = .partitioned(store, attempts: config.partitionWriteAttempts)
         }
         state = Mutex(State(contents: TokenCacheContents(), loaded: false))
         hookQueue.setSpecific(key: hookQueueKey, value: true)
@@ -91,7 +107,7 @@ package final class TokenCache: Sendable {
             case .file(let file): return file
             case .secretService, nil: return store.signal
             }
-        case .memory, .custom: return nil
+        case .memory, .custom, .partitioned: return nil
         }
     }
 
@@ -114,6 +130,8 @@ package final class TokenCache: Sendable {
             case .file(let file): return try readFile(file, body)
             case .secretService(let item): return try readSecret(store, item, body)
             }
+        case .partitioned:
+            throw Self.synchronousPartitionedAccess()
         }
     }
 
@@ -168,6 +186,8 @@ package final class TokenCache: Sendable {
             case .file(let file): return try writeFile(file, body)
             case .secretService(let item): return try writeSecret(store, item, body)
             }
+        case .partitioned:
+            throw Self.synchronousPartitionedAccess()
         }
     }
 

@@ -144,6 +144,13 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// D-Bus session bus or no keyring daemon on it, the keyring is locked and cannot be unlocked, or
     /// the daemon failed mid-operation (see `docs/cache-persistence.md`).
     case cacheSecretServiceUnavailable = -48008
+    /// The app's partitioned token cache store (``MSALPartitionedTokenCacheStore``, such as
+    /// PostgreSQL) threw while loading or storing a partition, or the operation cannot use one (it
+    /// spans partitions, or it is synchronous).
+    case cacheStoreFailed = -48009
+    /// Other writers stored the operation's cache partition first at every attempt
+    /// (``MSALCacheConfig/partitionWriteAttempts``); nothing of this operation was stored.
+    case cacheWriteConflict = -48010
 
     // Web UI and interactive sign-in (−49000).
     /// No browser could be launched; ``MSALError/authorizationURL`` holds the URL for the user to open.
