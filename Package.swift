@@ -193,11 +193,12 @@ let package = Package(
 
 // The server-side products (issue 23): `MSALAsyncHTTPClient`, a transport over swift-server's
 // AsyncHTTPClient for services that run one (swift-nio-ssl, already in its graph, is named for its
-// TLS error types; docs/networking.md says why these dependencies). An app that does not use the
-// product never builds them. MSAL_CORE_ONLY=1 leaves them out: scripts/sanitize.sh thread sets it,
-// as instrumenting BoringSSL, HTTP/2 and AsyncHTTPClient for ThreadSanitizer would add minutes to
-// every CI run for an adapter whose state is the core's `TransportExchange`, which runs there
-// under the other transports.
+// TLS error types; docs/networking.md says why these dependencies), and `MSALPostgresTokenCache`
+// (docs/distributed-cache.md). An app that does not use a product never builds its dependencies.
+// MSAL_CORE_ONLY=1 leaves them out: scripts/sanitize.sh thread and scripts/fuzz.sh set it, as
+// instrumenting BoringSSL, HTTP/2, AsyncHTTPClient and postgres-nio would add minutes to every CI
+// run for adapters whose state is the core's (`TransportExchange`, the partitioned cache), which
+// runs there under the other transports and an in-memory store.
 if Context.environment["MSAL_CORE_ONLY"] != "1" {
     package.dependencies += [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -220,6 +221,38 @@ if Context.environment["MSAL_CORE_ONLY"] != "1" {
     for target in package.targets where target.name == "MSALTests" {
         target.dependencies.append("MSALAsyncHTTPClient")
     }
+
+    // `MSALPostgresTokenCache`: the token cache of a service's replicas in PostgreSQL through
+    // postgres-nio (docs/distributed-cache.md says why this dependency). Its worker runs the
+    // replicas of its tests as processes of their own.
+    package.dependencies.append(.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"))
+    package.products.append(.library(name: "MSALPostgresTokenCache", targets: ["MSALPostgresTokenCache"]))
+    package.targets += [
+        .target(
+            name: "MSALPostgresTokenCache",
+            dependencies: [
+                "MSAL", "MSALJOSE", "MSALSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "MSALPostgresWorker",
+            dependencies: [
+                "MSAL", "MSALPostgresTokenCache", "MSALSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MSALPostgresTokenCacheTests",
+            dependencies: [
+                "MSAL", "MSALJOSE", "MSALSupport", "MSALEmulator", "MSALPostgresTokenCache", "MSALPostgresWorker",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+    ]
 }
 
 // AddressSanitizer for this package's own targets only, in the normal scratch path: set by

@@ -44,8 +44,10 @@ address)
 thread)
     name=ThreadSanitizer
     # Without the server-side products (Package.swift, MSAL_CORE_ONLY): their dependencies
-    # (BoringSSL, HTTP/2, AsyncHTTPClient) would be instrumented and built for minutes, for an
-    # adapter whose shared state is the core's, which this stage runs under the other transports.
+    # (BoringSSL twice, HTTP/2, AsyncHTTPClient, postgres-nio) would be instrumented and built for
+    # minutes, for adapters whose shared state is the core's: the transport exchange, which this
+    # stage runs under the other transports, and the partitioned cache, which it runs with an
+    # in-memory store (PartitionedStoreTests).
     export MSAL_CORE_ONLY=1
     flags=(--sanitize=thread -Xswiftc -DMSAL_TSAN --scratch-path .build/tsan "${lean[@]}")
     # halt_on_error=0: report every race of the run, then exit 66. second_deadlock_stack: both

@@ -13,7 +13,10 @@
 #     gnome-keyring and dbus, libsecret (loaded by swift-msal at run time) and its introspection data,
 #     and MSAL for Python with msal-extensions in .build/keyring-venv, made from Debian's own
 #     python3 with its system site packages, where python3-gi (PyGObject, which msal-extensions'
-#     libsecret persistence needs) lives.
+#     libsecret persistence needs) lives;
+#   - PostgreSQL, whose programs (initdb, pg_ctl) the PostgreSQL token cache tests use to run a
+#     cluster of their own in a temporary directory on a free port
+#     (Tests/MSALPostgresTokenCacheTests); the cluster Debian's package makes is kept stopped.
 # Safe to run again; quiet and quick when everything is already in place.
 set -euo pipefail
 
@@ -44,7 +47,7 @@ apt_install() {
 # chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless;
 # chromium-driver lets selenium drive it on the providers' login pages; glewlwyd is a provider.
 packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl binutils
-    gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi)
+    gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi postgresql)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -100,6 +103,14 @@ if [ -d /run/systemd/system ]; then
 else
     "${sudo_cmd[@]}" /etc/init.d/glewlwyd stop >/dev/null 2>&1 || true
     "${sudo_cmd[@]}" update-rc.d glewlwyd disable >/dev/null 2>&1 || true
+fi
+# The same for PostgreSQL's system service (port 5432, Debian's main cluster): the tests run their
+# own clusters with initdb and pg_ctl.
+if [ -d /run/systemd/system ]; then
+    "${sudo_cmd[@]}" systemctl disable --now postgresql.service >/dev/null 2>&1 || true
+else
+    "${sudo_cmd[@]}" /etc/init.d/postgresql stop >/dev/null 2>&1 || true
+    "${sudo_cmd[@]}" update-rc.d postgresql disable >/dev/null 2>&1 || true
 fi
 
 # Django OAuth Toolkit and selenium for the provider tests, pinned in the DOT provider's

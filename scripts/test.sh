@@ -40,6 +40,10 @@ if [ "${1:-}" = "quick" ]; then
         skip+=('SecretServiceStorageTests')
         reasons+=("a Secret Service (gnome-keyring, dbus, .build/keyring-venv with msal-extensions)")
     fi
+    if ! compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null; then
+        skip+=('PostgresTokenCacheTests|PostgresReplicaTests')
+        reasons+=("PostgreSQL (initdb and pg_ctl from Debian's postgresql)")
+    fi
     if [ ! -x /usr/bin/python3 ]; then
         # Their local TLS server and the tutorial's stand-in browser are Python scripts.
         skip+=('TLSVerificationTests|TutorialTests')

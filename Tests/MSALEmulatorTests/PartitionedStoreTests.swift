@@ -294,9 +294,10 @@ struct PartitionedStoreTests {
         try await cache.write(clientID: Self.client, partition: partition) { $0.save(entries, clientID: Self.client) }
         try await cache.write(clientID: Self.client, partition: partition) { _ in }
         #expect(store.state.withLock { $0.stores } == 1)
-        try await cache.write(clientID: Self.client, partition: partition) { contents in
+        let removed = try await cache.write(clientID: Self.client, partition: partition) { contents in
             contents.removeAccount(homeAccountID: "abe.tenant", environment: "login.windows.net", clientID: Self.client)
         }
+        #expect(removed > 0)
         #expect(store.keys.isEmpty)
         #expect(store.state.withLock { ($0.stores, $0.removals) } == (2, 1))
     }

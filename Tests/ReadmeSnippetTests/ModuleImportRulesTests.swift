@@ -23,6 +23,8 @@ import Testing
             "FoundationNetworking",
         ],
         "MSALStressWorker": ["MSAL", "MSALEmulator", "MSALSupport"],
+        "MSALPostgresTokenCache": ["MSAL", "MSALJOSE", "MSALSupport", "NIOCore", "PostgresNIO", "Logging"],
+        "MSALPostgresWorker": ["MSAL", "MSALPostgresTokenCache", "MSALSupport", "PostgresNIO"],
     ]
 
     /// The module names after `import` (with any `@testable`, `@_spi(…)`, `public` or kind keyword).

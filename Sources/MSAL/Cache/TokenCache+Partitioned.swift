@@ -20,7 +20,7 @@ extension TokenCache {
 
     /// ``write(clientID:partition:_:)`` to the partition: load it, run `body` on the copy, and
     /// store the copy over the version loaded when `body` changed it; on a conflict, all of it
-    /// again, at most `attempts` times.
+    /// again after a short random wait, at most `attempts` times.
     ///
     /// - Throws: `cacheWriteConflict` after `attempts` conflicts; `cacheStoreFailed` when the store
     ///   throws, or for an operation that spans partitions; whatever `body` throws.
@@ -33,7 +33,13 @@ extension TokenCache {
                 .internal, internalCode: .cacheStoreFailed,
                 message: "This cache operation spans every partition, which a partitioned token cache store cannot change")
         }
-        for _ in 0..<attempts {
+        for attempt in 0..<attempts {
+            if attempt > 0 {
+                // Writers that lost the same race would otherwise all come back at once: wait a
+                // random 0–2^attempt ms (at most 32 ms) first.
+                let ceiling = UInt64(min(1 << attempt, 32))
+                try await Task.sleep(nanoseconds: UInt64.random(in: 0...ceiling * 1_000_000))
+            }
             var (contents, version) = try await loadPartition(store, key: partition.key)
             let revision = contents.revision
             let result = try body(&contents)
