@@ -255,6 +255,29 @@ if Context.environment["MSAL_CORE_ONLY"] != "1" {
     ]
 }
 
+// The example service of Examples/OrdersService, compiled in this package's build when
+// MSAL_EXAMPLES=1 (scripts/test.sh sets it): its own package is how an app builds it, but building
+// that package in CI would compile SwiftNIO, AsyncHTTPClient, postgres-nio and swift-msal a second
+// time. Here Hummingbird is the only addition, and an app depending on swift-msal never resolves it.
+if Context.environment["MSAL_EXAMPLES"] == "1" && Context.environment["MSAL_CORE_ONLY"] != "1" {
+    package.dependencies += [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0")
+    ]
+    package.targets.append(
+        .executableTarget(
+            name: "OrdersService",
+            dependencies: [
+                "MSAL", "MSALAsyncHTTPClient", "MSALPostgresTokenCache",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/OrdersService/Sources/OrdersService"
+        )
+    )
+}
+
 // AddressSanitizer for this package's own targets only, in the normal scratch path: set by
 // scripts/sanitize.sh address (and only there). The dependencies keep the plain build's flags, so
 // their objects are reused instead of rebuilt instrumented; AddressSanitizer needs no

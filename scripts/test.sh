@@ -8,6 +8,8 @@
 #                                     AddressSanitizer, and every unit, conformance, interop and
 #                                     end-to-end test, at most 4 at a time (a memory error fails
 #                                     them); then scripts/docs.sh (DocC, warnings as errors)
+#                                     and the example service end to end
+#                                     (Examples/OrdersService/scripts/end-to-end.sh)
 #   3. scripts/sanitize.sh thread     the tests again, at most 4 at a time, built with
 #                                     ThreadSanitizer (a data race fails them)
 #   4. scripts/fuzz.sh all 30         each libFuzzer target for 30 s from the seed corpora, two at a
@@ -119,6 +121,10 @@ bash scripts/lint.sh
 # uninstrumented run of the same tests would only repeat this one (`bash scripts/test.sh quick` is
 # that run, for development); it cost 530 s of CI (its build of our targets and its run).
 export MSAL_ADDRESS_SANITIZER_OWN_TARGETS=1
+# The example service (Examples/OrdersService) is compiled in the same build (Package.swift,
+# MSAL_EXAMPLES): its own package would build SwiftNIO, AsyncHTTPClient, postgres-nio and
+# swift-msal a second time. That its own manifest still loads is checked below.
+export MSAL_EXAMPLES=1
 MSAL_ASAN_SCRATCH_PATH=.build bash scripts/sanitize.sh address "${sanitizer_width[@]}"
 # The fuzzing and benchmark entry points are compiled only with the package trait TestEntryPoints
 # (FuzzTesting/ and Benchmarks/ enable it): a normal build must not contain them. (A count, not
@@ -133,7 +139,11 @@ fi
 # The DocC documentation, warnings as errors (a broken symbol link or an undocumented parameter
 # fails it); it reuses the build above (same manifest variable, so nothing is rebuilt).
 bash scripts/docs.sh
-unset MSAL_ADDRESS_SANITIZER_OWN_TARGETS
+# The example service end to end: msal emulator, PostgreSQL, the service, msal login through
+# headless Chromium, curl (Examples/OrdersService/scripts/end-to-end.sh says each step).
+swift package --package-path Examples/OrdersService dump-package > /dev/null
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 bash Examples/OrdersService/scripts/end-to-end.sh
+unset MSAL_ADDRESS_SANITIZER_OWN_TARGETS MSAL_EXAMPLES
 
 stage "3/4 The tests under ThreadSanitizer, at most 4 at a time"
 # ThreadSanitizer reports races between threads, so it also skips tests that run on one thread:

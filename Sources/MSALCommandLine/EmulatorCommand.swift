@@ -43,11 +43,29 @@ struct EmulatorCommand: AsyncParsableCommand {
             valueName: "directory"))
     var arcTokenDirectory: String?
 
+    @Option(
+        name: .customLong("web-api"),
+        help: ArgumentHelp(
+            "Also register a confidential client with this id (a GUID): a web API or daemon, authenticated with the secret in --web-api-secret-file. Users' tokens for api://ID/… are its to redeem on their behalf.",
+            valueName: "client-id"))
+    var webAPI: String?
+
+    @Option(
+        name: .customLong("web-api-secret-file"),
+        help: ArgumentHelp("A file holding the --web-api client's secret (never an argument).", valueName: "file"))
+    var webAPISecretFile: String?
+
     @Option(help: "Output format of the start-up summary: text or json (one line).")
     var output: OutputFormat = .text
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard (webAPI == nil) == (webAPISecretFile == nil) else {
+            throw ValidationError("--web-api and --web-api-secret-file go together.")
+        }
+        if let webAPI, UUID(uuidString: webAPI) == nil {
+            throw ValidationError("--web-api must be a client id in GUID form.")
+        }
     }
 
     func run() async throws {
@@ -59,6 +77,19 @@ struct EmulatorCommand: AsyncParsableCommand {
         if let arcTokenDirectory {
             // An absolute path, as the configuration requires; the endpoint writes the key files there.
             configuration.arcTokenDirectory = URL(fileURLWithPath: arcTokenDirectory).standardizedFileURL.path
+        }
+        if let webAPI, let webAPISecretFile {
+            let secret: String
+            do {
+                secret = try AppTokenCommand.secret(webAPISecretFile, what: "the web API secret file")
+            } catch {
+                CommandOutput.write("msal emulator: --web-api-secret-file: \(error)", toStandardError: true)
+                throw ExitCode.failure
+            }
+            configuration.clients.append(
+                MSALEmulator.Client(
+                    clientID: webAPI, displayName: "Web API (--web-api)", credentials: [.secret(secret)],
+                    appRoles: [configuration.resourceAudience: ["User.Read.All"]]))
         }
 
         // Signals are watched before the port opens, so an early SIGTERM is not lost.

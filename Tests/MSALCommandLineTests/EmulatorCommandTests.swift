@@ -121,4 +121,26 @@ struct EmulatorCommandTests {
         #expect(unknownUser.status == 1)
         #expect(unknownUser.standardError.contains("autoSignIn"))
     }
+
+    @Test("--web-api needs its secret file, a GUID and a readable secret; each mistake fails without listening")
+    func badWebAPIArguments() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-web-api-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = directory.appendingPathComponent("secret").path
+        try Data("s3cret".utf8).write(to: URL(fileURLWithPath: secret))
+        let api = "1c3e5a7b-9d2f-4b6a-8c0e-2f4a6c8e0a1b"
+
+        let withoutSecret = try await CommandRunner.run(["emulator", "--web-api", api])
+        #expect(withoutSecret.status == 64)
+        #expect(withoutSecret.standardError.contains("--web-api-secret-file"))
+        let withoutAPI = try await CommandRunner.run(["emulator", "--web-api-secret-file", secret])
+        #expect(withoutAPI.status == 64)
+        let missingFile = try await CommandRunner.run(["emulator", "--web-api", api, "--web-api-secret-file", secret + ".missing"])
+        #expect(missingFile.status == 1)
+        #expect(missingFile.standardError.contains("--web-api-secret-file"))
+        let notAGUID = try await CommandRunner.run(["emulator", "--web-api", "orders-api", "--web-api-secret-file", secret])
+        #expect(notAGUID.status == 64)
+        #expect(notAGUID.standardError.contains("GUID"))
+    }
 }

@@ -1,0 +1,85 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import MSAL
+import NIOCore
+
+/// The API's routes: `GET /me/orders` requires the scope ``requiredScope`` and answers with what
+/// the downstream API says about the caller, fetched on the caller's behalf; `GET /health` answers
+/// without any check, and `GET /health/authorized` after validating the token only (the pair
+/// measures what validation costs).
+struct OrdersAPI: Sendable {
+    let validator: MSALAccessTokenValidator
+    let application: MSALConfidentialClientApplication
+    let requiredScope: String
+    let downstreamURL: String
+    let downstreamScopes: [String]
+    let httpClient: HTTPClient
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("health") { _, _ in "ok" }
+        router.get("health/authorized") { request, _ -> Response in
+            do {
+                _ = try await validator.validate(authorizationHeader: request.headers[.authorization])
+                return Self.text(.ok, "ok")
+            } catch {
+                return Self.challenge(for: error)
+            }
+        }
+        router.get("me/orders") { request, _ -> Response in
+            await orders(request)
+        }
+        return router
+    }
+
+    /// Validates the caller's token, requires the scope, then calls the downstream API as the caller.
+    func orders(_ request: Request) async -> Response {
+        let header = request.headers[.authorization]
+        let caller: AccessToken
+        do {
+            caller = try await validator.validate(authorizationHeader: header)
+            try caller.require(scopes: [requiredScope])
+        } catch {
+            return Self.challenge(for: error)
+        }
+        do {
+            let incoming = String(header?.dropFirst("Bearer ".count) ?? "")
+            let token = try await application.acquireTokenOnBehalfOf(userAssertion: incoming, scopes: downstreamScopes)
+            var downstream = HTTPClientRequest(url: downstreamURL)
+            downstream.headers.add(name: "Authorization", value: token.authorizationHeader)
+            let response = try await httpClient.execute(downstream, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            guard response.status == .ok else {
+                return Self.text(.badGateway, "The downstream API answered \(response.status.code)")
+            }
+            let user = String(buffer: body)
+            return Self.json(
+                .ok,
+                #"{"caller":"\#(caller.objectID ?? "")","tokenSource":"\#(token.tokenSource == .cache ? "cache" : "identityProvider")","downstream":\#(user)}"#
+            )
+        } catch let error as MSALError where error.code == .interactionRequired {
+            // The caller must sign in again (conditional access, consent): its client gets the claims.
+            return Self.text(.unauthorized, "interaction_required")
+        } catch {
+            return Self.text(.badGateway, "The downstream call failed: \(error)")
+        }
+    }
+
+    /// The RFC 6750 answer to a validation failure: 401 `invalid_token`, 403 `insufficient_scope`.
+    static func challenge(for error: any Error) -> Response {
+        let challenge = MSALBearerChallenge(for: error)
+        var headers = HTTPFields()
+        if let value = challenge.headerValue { headers[.wwwAuthenticate] = value }
+        return Response(status: HTTPResponse.Status(code: challenge.status), headers: headers)
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ json: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+}
