@@ -16,7 +16,9 @@
 #     libsecret persistence needs) lives;
 #   - PostgreSQL, whose programs (initdb, pg_ctl) the PostgreSQL token cache tests use to run a
 #     cluster of their own in a temporary directory on a free port
-#     (Tests/MSALPostgresTokenCacheTests); the cluster Debian's package makes is kept stopped.
+#     (Tests/MSALPostgresTokenCacheTests) and the example service's end-to-end script; the cluster
+#     Debian's package makes is kept stopped;
+#   - curl, the client of that end-to-end script (Examples/OrdersService/scripts/end-to-end.sh).
 # Safe to run again; quiet and quick when everything is already in place.
 set -euo pipefail
 
@@ -47,7 +49,7 @@ apt_install() {
 # chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless;
 # chromium-driver lets selenium drive it on the providers' login pages; glewlwyd is a provider.
 packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl binutils
-    gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi postgresql)
+    gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi postgresql curl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
