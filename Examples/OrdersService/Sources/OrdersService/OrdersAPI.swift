@@ -53,11 +53,17 @@ struct OrdersAPI: Sendable {
             guard response.status == .ok else {
                 return Self.text(.badGateway, "The downstream API answered \(response.status.code)")
             }
-            let user = String(buffer: body)
-            return Self.json(
-                .ok,
-                #"{"caller":"\#(caller.objectID ?? "")","tokenSource":"\#(token.tokenSource == .cache ? "cache" : "identityProvider")","downstream":\#(user)}"#
-            )
+            // Both the caller's claims and the downstream answer are encoded, never spliced into the JSON.
+            guard let user = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) else {
+                return Self.text(.badGateway, "The downstream API's answer is not JSON")
+            }
+            let answer: [String: Any] = [
+                "caller": caller.objectID ?? "",
+                "tokenSource": token.tokenSource == .cache ? "cache" : "identityProvider",
+                "downstream": user,
+            ]
+            let json = try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])
+            return Self.json(.ok, String(decoding: json, as: UTF8.self))
         } catch let error as MSALError where error.code == .interactionRequired {
             // The caller must sign in again (conditional access, consent): its client gets the claims.
             return Self.text(.unauthorized, "interaction_required")
