@@ -73,6 +73,21 @@ import Testing
         #expect(try await store.load(partition: "p")?.data == Data("d".utf8))
     }
 
+    @Test func theReadThroughCopyAnswersFromMemoryAndWritesThrough() async throws {
+        let authority = try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/contoso.onmicrosoft.com")!)
+        let (configuration, copy) = try readThroughConfiguration(clientID: "client", secret: "secret", authority: authority)
+        #expect(copy.maximumAge == .seconds(30) && copy.store is VersionedPartitionStore)
+        guard case .partitioned(let store) = configuration.cacheConfig.storage else {
+            Issue.record("the configuration does not use the partitioned storage")
+            return
+        }
+        #expect(store as? MSALReadThroughTokenCacheStore === copy)
+        #expect(try await copy.store(partition: "p", data: Data("a".utf8), expiresOn: nil, replacing: nil))
+        let read = try #require(try await copy.load(partition: "p"))
+        #expect(try await copy.store(partition: "p", data: Data("b".utf8), expiresOn: nil, replacing: read.version))
+        #expect(try await copy.load(partition: "p")?.data == Data("b".utf8), "a store drops the copy")
+    }
+
     @Test func deviceCodeSignInStoresTheCacheInTheAppsStorage() async throws {
         let replay = try SnippetReplay(fixture: "Fixtures/Conformance/Flows/device-code-common-authority.json")
         let storage = AppStorageCacheSerializer()

@@ -115,6 +115,18 @@ final class VersionedPartitionStore: MSALPartitionedTokenCacheStore {
     }
 }
 
+/// A service's confidential client whose partitions, read from the shared store, are answered
+/// from memory for 30 s (DocC "Token cache").
+func readThroughConfiguration(
+    clientID: String, secret: String, authority: MSALAuthority
+) throws -> (MSALConfidentialClientApplicationConfig, MSALReadThroughTokenCacheStore) {
+    let copy = try MSALReadThroughTokenCacheStore(VersionedPartitionStore(), maximumAge: .seconds(30))
+    let configuration = MSALConfidentialClientApplicationConfig(
+        clientId: clientID, clientCredential: .secret(secret), authority: authority)
+    configuration.cacheConfig = MSALCacheConfig(storage: .partitioned(copy))
+    return (configuration, copy)
+}
+
 /// An application whose token cache lives in `storage`.
 func customCacheApplication(storage: AppStorageCacheSerializer) throws -> MSALPublicClientApplication {
     let config = MSALPublicClientApplicationConfig(clientId: kClientID)
