@@ -15,6 +15,12 @@ import MSALJOSE
 /// does not hold makes the set be fetched again at most once a minute, so a rotated key is found
 /// and a flood of forged `kid`s cannot make this API hammer the provider; a failed refetch keeps
 /// the keys it had. Failures are ``MSALError``s whose ``MSALBearerChallenge`` is the answer to send.
+///
+/// A token that passed every check is remembered (up to ``validatedTokenCacheSize`` tokens), so a
+/// caller who sends the same token with each request has its signature checked once: the same
+/// token, byte for byte, is accepted again from memory while it is within its `nbf`…`exp` (with
+/// the skew) and the key that verified it is still in the key set as last fetched (after any
+/// refetch, each token is checked again once). A rejected token is never remembered.
 public final class MSALAccessTokenValidator: Sendable {
     /// The authority whose tokens are accepted.
     public let authority: MSALAuthority
@@ -25,10 +31,15 @@ public final class MSALAccessTokenValidator: Sendable {
     /// Clock skew tolerated for `exp`, `nbf` and `iat`, in seconds.
     public let clockSkew: Double
 
+    /// How many validated tokens are remembered (0: none; every request checks the signature).
+    public let validatedTokenCacheSize: Int
+
     /// Shortest time between two fetches of the key set caused by an unknown `kid`.
     public static let keyRefetchInterval: Double = 60
 
     private let resolver: AuthorityResolver
+    /// The tokens validated so far (internal for the tests).
+    let validatedTokens: ValidatedTokenCache
 
     /// Creates a validator.
     ///
@@ -38,12 +49,15 @@ public final class MSALAccessTokenValidator: Sendable {
     ///   - audiences: the API's client id and App ID URI (`api://…`); at least one.
     ///   - allowedTenants: with a multi-tenant authority, the tenant ids whose tokens are accepted.
     ///   - clockSkew: seconds of clock difference tolerated (default 300).
+    ///   - validatedTokenCacheSize: how many validated tokens are remembered, so that the next
+    ///     request with the same token skips the signature check (default 1,024; 0: none).
     ///   - transport: how metadata and keys are fetched; ``MSALCurlTransport`` by default.
     ///   - clock: the time tokens are judged by.
     /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` when no audience is given.
     public init(
         authority: MSALAuthority, audiences: [String], allowedTenants: [String]? = nil, clockSkew: Double = 300,
-        transport: any MSALHTTPTransport = MSALCurlTransport(), clock: any MSALClock = MSALSystemClock()
+        validatedTokenCacheSize: Int = 1024, transport: any MSALHTTPTransport = MSALCurlTransport(),
+        clock: any MSALClock = MSALSystemClock()
     ) throws {
         let audiences = audiences.filter { !$0.isEmpty }
         guard !audiences.isEmpty else {
@@ -55,6 +69,8 @@ public final class MSALAccessTokenValidator: Sendable {
         self.audiences = audiences
         self.allowedTenants = allowedTenants.map { Set($0.map { $0.lowercased() }) }
         self.clockSkew = max(0, clockSkew)
+        self.validatedTokenCacheSize = max(0, validatedTokenCacheSize)
+        self.validatedTokens = ValidatedTokenCache(capacity: validatedTokenCacheSize)
         self.resolver = AuthorityResolver(
             pipeline: HTTPPipeline(transport: transport, clock: clock), store: AuthorityMetadataStore(clock: clock))
     }
@@ -72,14 +88,27 @@ public final class MSALAccessTokenValidator: Sendable {
     /// - Throws: ``MSALError``: a `-46xxx` internal code for the token (signature, key, `iss`,
     ///   `aud`, expiry…), or a network or metadata error when the keys cannot be had.
     public func validate(_ token: String, correlationID: UUID = UUID()) async throws -> AccessToken {
-        let metadata = try await resolver.resolve(authority, correlationID: correlationID)
-        let options = AccessTokenValidationOptions(
-            issuers: Self.issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: clockSkew)
         let now = resolver.store.clock.now()
+        let remembered = validatedTokens.remembered(token, now: now)
+        let metadata = try await resolver.resolve(authority, correlationID: correlationID)
+        let (audiences, allowedTenants, skew, validatedTokens) = (audiences, allowedTenants, clockSkew, validatedTokens)
         return try await resolver.withKeySet(
             metadata, refetchInterval: Self.keyRefetchInterval, now: now, correlationID: correlationID
         ) { keys throws(JOSEError) in
-            try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
+            // A remembered token is answered only while the key that verified it is still in the
+            // set, from the same fetch: a withdrawn key's tokens are refused once the set is fetched
+            // again, and every token is checked again once after any refetch.
+            if let remembered, let key = keys.verifyingKey(for: remembered.token.jwt), key.isSameKey(as: remembered.key) {
+                validatedTokens.countHit()
+                return remembered.token
+            }
+            let options = AccessTokenValidationOptions(
+                issuers: Self.issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: skew)
+            let validated = try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
+            if let key = keys.verifyingKey(for: validated.jwt) {
+                validatedTokens.keep(validated, key: key, token: token, skew: skew, now: now)
+            }
+            return validated
         }
     }
 

@@ -95,6 +95,10 @@ public struct JSONWebKey: Sendable {
         try self.init(jwk: document.root)
     }
 
+    /// Whether `other` is this very key, as parsed from the same fetch of a key set (the same
+    /// OpenSSL key object): a set fetched again holds new objects, even for the same keys.
+    package func isSameKey(as other: JSONWebKey) -> Bool { key === other.key }
+
     /// Checks that this key may verify a signature made with `algorithm`:
     /// matching type and curve, the key's own `alg`, `use` and `key_ops`.
     public func checkUsable(for algorithm: JWSAlgorithm) throws(JOSEError) {

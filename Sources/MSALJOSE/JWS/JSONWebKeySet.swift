@@ -59,6 +59,13 @@ public struct JSONWebKeySet: Sendable {
         self.rejectedKeys = rejected
     }
 
+    /// The key of this set that verifies `jwt` (by its header's `kid` and `alg`), or `nil` when the
+    /// set has none that fits.
+    package func verifyingKey(for jwt: JWT) -> JSONWebKey? {
+        guard let name = jwt.algorithmName, let algorithm = JWSAlgorithm(rawValue: name) else { return nil }
+        return try? selectKey(keyID: jwt.header.root["kid"], algorithm: algorithm)
+    }
+
     /// Chooses the key that must verify a token with header `kid` and `alg`.
     ///
     /// With a `kid`, only keys with exactly that `kid` are considered. Without one,

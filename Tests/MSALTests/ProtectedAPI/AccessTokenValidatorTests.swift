@@ -94,13 +94,15 @@ struct AccessTokenValidatorTests {
     }
 
     static func setup(
-        authority: MSALAuthority? = nil, keys: [JWSSigningKey] = [signer], allowedTenants: [String]? = nil
+        authority: MSALAuthority? = nil, keys: [JWSSigningKey] = [signer], allowedTenants: [String]? = nil,
+        validatedTokenCacheSize: Int = 1024
     ) throws -> Setup {
         let provider = KeyPublishingProvider(keys: keys)
         let clock = ManualClock()
         let validator = try MSALAccessTokenValidator(
             authority: try authority ?? MSALOIDCAuthority(url: URL(string: KeyPublishingProvider.issuer)!),
-            audiences: [Self.audience, Self.clientID], allowedTenants: allowedTenants, transport: provider, clock: clock)
+            audiences: [Self.audience, Self.clientID], allowedTenants: allowedTenants,
+            validatedTokenCacheSize: validatedTokenCacheSize, transport: provider, clock: clock)
         return Setup(provider: provider, clock: clock, validator: validator)
     }
 
