@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Comparison only: a widely used Swift JWT library (swift-crypto/BoringSSL underneath).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // The PostgreSQL client the PostgresCache benchmark gives MSALPostgresTokenCache (and its baseline SELECT).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // The system OpenSSL 3, for the bare EVP_DigestVerify baseline only. The
@@ -78,14 +80,38 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        // The in-memory identity provider the app-token benchmarks fill their caches from.
+        .target(
+            name: "AppTokenBenchmarkSupport",
+            dependencies: [
+                .product(name: "MSAL", package: "swift-msal")
+            ]
+        ),
         // acquireTokenForClient cache hits through the public async API, 1 and 1,000 tenants.
         .executableTarget(
             name: "AppTokenAcquisition",
             dependencies: [
+                "AppTokenBenchmarkSupport",
                 .product(name: "MSAL", package: "swift-msal"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/AppTokenAcquisition",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
+        // acquireTokenForClient with the token cache in PostgreSQL, against a bare SELECT of one
+        // row; run through scripts/postgres_bench.sh, which starts the cluster.
+        .executableTarget(
+            name: "PostgresCache",
+            dependencies: [
+                "AppTokenBenchmarkSupport",
+                .product(name: "MSAL", package: "swift-msal"),
+                .product(name: "MSALPostgresTokenCache", package: "swift-msal"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PostgresCache",
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]

@@ -5,7 +5,11 @@
 //   (f)  MSALJOSE AccessTokenValidator.validate + require(scopes:)   the key set already parsed
 //   (f') MSALAccessTokenValidator.validate(authorizationHeader:)     the public API: the header, the
 //                                                                   authority's cached metadata and
-//                                                                   keys, the same checks
+//                                                                   keys, the same checks, every
+//                                                                   token verified (no validated-token
+//                                                                   cache)
+//   (f") the same with the validated-token cache (the default): the   a caller sending the same token
+//        token checked in setup, then answered from memory            with each request
 //   (b)  OpenSSL bare EVP_DigestVerify                               the floor, on the access token
 //   (c)  jwt-kit 5.x full access-token validation                    signature, iss, aud, exp/nbf/iat
 //                                                                   with skew, the scope
@@ -51,7 +55,8 @@ func accessTokenValidationBenchmarks() {
     do {
         publicValidator = try MSALAccessTokenValidator(
             authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
-            audiences: SampleAccessTokenPayload.audiences, transport: SampleTenantTransport(), clock: SampleClock())
+            audiences: SampleAccessTokenPayload.audiences, validatedTokenCacheSize: 0, transport: SampleTenantTransport(),
+            clock: SampleClock())
     } catch {
         fatalError("MSALAccessTokenValidator: \(error)")
     }
@@ -67,6 +72,30 @@ func accessTokenValidationBenchmarks() {
         },
         setup: {
             let checked = try await publicValidator.validate(authorizationHeader: header, correlationID: correlationID)
+            try checked.require(scopes: scopes)
+        }
+    )
+
+    // (f") The public API with its validated-token cache: the same token again, as a caller sends it.
+    let rememberingValidator: MSALAccessTokenValidator
+    do {
+        rememberingValidator = try MSALAccessTokenValidator(
+            authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
+            audiences: SampleAccessTokenPayload.audiences, transport: SampleTenantTransport(), clock: SampleClock())
+    } catch {
+        fatalError("MSALAccessTokenValidator: \(error)")
+    }
+    Benchmark(
+        "Access token RS256 (f\") MSALAccessTokenValidator, the same token again (validated-token cache)",
+        closure: { benchmark in
+            for _ in benchmark.scaledIterations {
+                let checked = try await rememberingValidator.validate(authorizationHeader: header, correlationID: correlationID)
+                try checked.require(scopes: scopes)
+                blackHole(checked)
+            }
+        },
+        setup: {
+            let checked = try await rememberingValidator.validate(authorizationHeader: header, correlationID: correlationID)
             try checked.require(scopes: scopes)
         }
     )

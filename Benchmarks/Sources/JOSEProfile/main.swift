@@ -52,7 +52,8 @@ case "claims-msal":
 case "access-msal":
     let validator = try MSALAccessTokenValidator(
         authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
-        audiences: [SampleFixtures.clientID], transport: SampleTenantTransport(), clock: SampleClock())
+        audiences: [SampleFixtures.clientID], validatedTokenCacheSize: 0, transport: SampleTenantTransport(),
+        clock: SampleClock())
     let header = "Bearer \(SampleCase.accessTokenRS256.token)"
     // Off the main actor (top-level code runs on it), as a server's request handlers run.
     checksum = try await Task.detached {

@@ -6,8 +6,8 @@ import NIOCore
 
 /// The API's routes: `GET /me/orders` requires the scope ``requiredScope`` and answers with what
 /// the downstream API says about the caller, fetched on the caller's behalf; `GET /health` answers
-/// without any check, and `GET /health/authorized` after validating the token only (the pair
-/// measures what validation costs).
+/// without any check, and `GET /health/authorized` after validating the token and requiring the
+/// scope, without calling anything (the pair measures what validation costs).
 struct OrdersAPI: Sendable {
     let validator: MSALAccessTokenValidator
     let application: MSALConfidentialClientApplication
@@ -21,7 +21,8 @@ struct OrdersAPI: Sendable {
         router.get("health") { _, _ in "ok" }
         router.get("health/authorized") { request, _ -> Response in
             do {
-                _ = try await validator.validate(authorizationHeader: request.headers[.authorization])
+                let caller = try await validator.validate(authorizationHeader: request.headers[.authorization])
+                try caller.require(scopes: [requiredScope])
                 return Self.text(.ok, "ok")
             } catch {
                 return Self.challenge(for: error)

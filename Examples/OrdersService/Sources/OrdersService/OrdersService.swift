@@ -27,6 +27,12 @@ struct OrdersService: AsyncParsableCommand {
     @Option(help: "PostgreSQL's user.") var postgresUser = "postgres"
     @Option(help: "PostgreSQL's database.") var postgresDatabase = "postgres"
     @Option(help: "A file holding the token cache's encryption key (base64 of 32 bytes).") var encryptionKeyFile: String
+    @Option(
+        help:
+            "How many validated tokens are remembered, so a caller's next request with the same token skips the signature check (0: none).")
+    var validatedTokenCacheSize = 1024
+    @Option(help: "How many seconds a token cache partition read from PostgreSQL is answered from memory (0: always read PostgreSQL).")
+    var cacheCopySeconds = 30
     @Flag(help: "Accept an http authority on 127.0.0.1 (a local provider such as `msal emulator`).")
     var allowInsecureLoopback = false
 
@@ -42,14 +48,18 @@ struct OrdersService: AsyncParsableCommand {
                 host: postgresHost, port: postgresPort, username: postgresUser, password: nil, database: postgresDatabase,
                 tls: .disable))
         let store = try MSALPostgresTokenCache(client: postgres, configuration: .init(encryptionKeys: [key]))
+        // Partitions read in the last `cacheCopySeconds` are answered from memory; writes always go
+        // to PostgreSQL over the version read, so replicas still never lose each other's tokens.
+        let readThrough = try MSALReadThroughTokenCacheStore(store, maximumAge: .seconds(max(0, cacheCopySeconds)))
 
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         let configuration = MSALConfidentialClientApplicationConfig(
             clientId: clientId, clientCredential: .secret(secret), authority: authority)
-        configuration.cacheConfig = MSALCacheConfig(storage: .partitioned(store))
+        configuration.cacheConfig = MSALCacheConfig(storage: .partitioned(readThrough))
         configuration.transport = try MSALAsyncHTTPClientTransport(client: httpClient)
         let api = OrdersAPI(
-            validator: try MSALAccessTokenValidator(authority: authority, audiences: [clientId, "api://\(clientId)"]),
+            validator: try MSALAccessTokenValidator(
+                authority: authority, audiences: [clientId, "api://\(clientId)"], validatedTokenCacheSize: validatedTokenCacheSize),
             application: try MSALConfidentialClientApplication(configuration: configuration),
             requiredScope: requiredScope, downstreamURL: downstreamURL, downstreamScopes: [downstreamScope], httpClient: httpClient)
 
