@@ -169,6 +169,13 @@ struct PartitionedStoreTests {
         // one store wins and 15 conflict, so the retry path is certain to run.
         let store = VersionedStore(gate: 16)
         let replicas = [try Self.cache(store, attempts: 1000), try Self.cache(store, attempts: 1000)]
+        try await Self.writeConcurrently(replicas, sharing: store)
+    }
+
+    /// 2 replicas × 8 concurrent writers × 5 writes, each a new access token, to one partition of
+    /// `shared` (its gate at 16, so that 15 writers must conflict): checks that every write is
+    /// kept, that each conflict was redone, and that both replicas then read all 80.
+    static func writeConcurrently(_ replicas: [TokenCache], sharing shared: VersionedStore) async throws {
         let partition = TokenCachePartition.account("shared.tenant")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (replica, cache) in replicas.enumerated() {
@@ -185,17 +192,17 @@ struct PartitionedStoreTests {
             }
             try await group.waitForAll()
         }
-        let targets = try store.accessTokenTargets("shared.tenant")
+        let targets = try shared.accessTokenTargets("shared.tenant")
         #expect(targets.count == 80)
         for replica in 0..<2 {
             for writer in 0..<8 {
                 for write in 0..<5 { #expect(targets.contains("api://r\(replica)w\(writer)/n\(write)")) }
             }
         }
-        let (stores, conflicts) = store.state.withLock { ($0.stores, $0.conflicts) }
+        let (stores, conflicts) = shared.state.withLock { ($0.stores, $0.conflicts) }
         #expect(conflicts >= 15)
         #expect(stores == 80 + conflicts)
-        // Both replicas read all of it.
+        // Both replicas read all of it (a replica's own store dropped any copy in front of it).
         for cache in replicas {
             let count = try await cache.read(clientID: Self.client, partition: partition) { $0.document[.accessToken].count }
             #expect(count == 80)

@@ -430,38 +430,6 @@ struct ReadThroughTokenCacheStoreTests {
             try MSALReadThroughTokenCacheStore(shared, maximumAge: .seconds(3600), clock: clock),
         ]
         let replicas = try copies.map { try Self.cache($0, attempts: 1000) }
-        let client = PartitionedStoreTests.client
-        let partition = TokenCachePartition.account("shared.tenant")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (replica, cache) in replicas.enumerated() {
-                for writer in 0..<8 {
-                    group.addTask {
-                        for write in 0..<5 {
-                            let entries = try PartitionedStoreTests.entries(uid: "shared", scope: "api://r\(replica)w\(writer)/n\(write)")
-                            try await cache.write(clientID: client, partition: partition) { contents in
-                                contents.save(entries, clientID: client)
-                            }
-                        }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let targets = try shared.accessTokenTargets("shared.tenant")
-        #expect(targets.count == 80)
-        for replica in 0..<2 {
-            for writer in 0..<8 {
-                for write in 0..<5 { #expect(targets.contains("api://r\(replica)w\(writer)/n\(write)")) }
-            }
-        }
-        let (stores, conflicts) = shared.state.withLock { ($0.stores, $0.conflicts) }
-        #expect(conflicts >= 15)
-        #expect(stores == 80 + conflicts)
-        // Each write ended with a store through its replica's copy, which dropped it: both replicas
-        // read all of it.
-        for cache in replicas {
-            let count = try await cache.read(clientID: client, partition: partition) { $0.document[.accessToken].count }
-            #expect(count == 80)
-        }
+        try await PartitionedStoreTests.writeConcurrently(replicas, sharing: shared)
     }
 }
