@@ -12,7 +12,7 @@
 #                                     (Examples/OrdersService/scripts/end-to-end.sh)
 #   3. scripts/sanitize.sh thread     the tests again, at most 4 at a time, built with
 #                                     ThreadSanitizer (a data race fails them)
-#   4. scripts/fuzz.sh all 30         each libFuzzer target for 30 s from the seed corpora, two at a
+#   4. scripts/fuzz.sh all 20         each libFuzzer target for 20 s from the seed corpora, two at a
 #                                     time (a debug build)
 #
 # Stops at the first stage that fails. While working on the code, run a stage alone instead, or:
@@ -153,10 +153,10 @@ stage "3/4 The tests under ThreadSanitizer, at most 4 at a time"
 thread_skip=(--skip "$process_heavy_suites"'|MSALJSONTests\.|MSALJOSETests\.(?!VerifyTemplateTests)|CacheDocumentReaderTests|MSALFixtureJSONTests|ReadmeCLITests|TerminalInjectionTests|JWTCommandTests')
 bash scripts/sanitize.sh thread "${sanitizer_width[@]}" "${thread_skip[@]}"
 
-stage "4/4 Fuzzing, 30 s per target"
+stage "4/4 Fuzzing, 20 s per target"
 # A debug build: 172 s against 378 s for the release build in CI, for 0.2–0.85× the executions per second
 # (a smoke run from the seed corpora; long runs use the default release build).
-FUZZ_CONFIG=debug FUZZ_JOBS="${FUZZ_JOBS:-2}" bash scripts/fuzz.sh all 30
+FUZZ_CONFIG=debug FUZZ_JOBS="${FUZZ_JOBS:-2}" bash scripts/fuzz.sh all 20
 
 echo "== $stage_name took $(((SECONDS - stage_start) / 60)) min $(((SECONDS - stage_start) % 60)) s"
 echo
