@@ -151,10 +151,39 @@ private struct TapeBuilder {
             }
             return
         }
-        var seen = Set<[UInt8]>(minimumCapacity: keyIndices.count)
-        for key in keyIndices where !seen.insert(decodedKey(key)).inserted {
-            throw duplicate(key)
+        // Larger ones (an access token's payload has 20 to 30 claims): each name's hash, computed in
+        // place (no copy unless the name has escapes), sorted, then only names of equal hash compared.
+        var hashed = keyIndices.map { (hash: keyHash($0), index: $0) }
+        hashed.sort { ($0.hash, $0.index) < ($1.hash, $1.index) }
+        // The first member, in document order, that repeats an earlier one (as a single pass would find).
+        var firstRepeat: Int?
+        var group = 0
+        while group < hashed.count {
+            var next = group + 1
+            while next < hashed.count, hashed[next].hash == hashed[group].hash { next += 1 }
+            for later in (group + 1)..<next
+            where (group..<later).contains(where: { keysEqual(hashed[$0].index, hashed[later].index) }) {
+                firstRepeat = min(firstRepeat ?? hashed[later].index, hashed[later].index)
+                break
+            }
+            group = next
         }
+        if let firstRepeat { throw duplicate(firstRepeat) }
+    }
+
+    /// FNV-1a of a member name's decoded bytes: equal names hash equally, escaped or not.
+    func keyHash(_ index: Int) -> UInt64 {
+        let entry = tape[index]
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        }
+        if entry.flag {
+            mix(decodedKey(index))
+        } else {
+            mix(UnsafeBufferPointer(rebasing: scanner.bytes[Int(entry.start)..<Int(entry.end)]))
+        }
+        return hash
     }
 
     func duplicate(_ keyIndex: Int) -> JSONScanner.Failure {

@@ -131,34 +131,54 @@ public final class MSALAccessTokenValidator: Sendable {
 
     /// The token of an `Authorization: Bearer` header value: the scheme in any case, then the token,
     /// around optional whitespace (spaces and tabs, RFC 9110's OWS).
-    /// On the header's UTF-8 bytes: Foundation's `trimmingCharacters(in:)` over a whole token cost
-    /// several times the signature check.
+    /// On the header's contiguous UTF-8 bytes: walking `String.UTF8View` slices byte by byte cost
+    /// a large share of a request whose token was already validated (docs/performance.md).
     static func bearerToken(_ header: String?, correlationID: UUID) throws -> String {
         let missing = { (why: String) in
             MSALError(.internal, internalCode: .accessTokenMissing, message: why, correlationID: correlationID)
         }
-        guard let header else { throw missing("The request has no Authorization header") }
-        let utf8 = header.utf8
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else {
-            throw missing("The request has no Authorization header")
+        guard var header else { throw missing("The request has no Authorization header") }
+        let parsed = header.withUTF8 { bytes -> Result<String, MSALError> in
+            bearerToken(in: bytes).mapError { missing($0.why) }
         }
-        let value = utf8[first...last]
-        let schemeEnd = value.firstIndex(where: isSpace) ?? value.endIndex
-        let scheme = value[..<schemeEnd]
+        return try parsed.get()
+    }
+
+    /// Why a header holds no bearer token.
+    private struct Refusal: Error {
+        let why: String
+    }
+
+    /// ``bearerToken(_:correlationID:)`` on the header's bytes: the token, or why there is none.
+    private static func bearerToken(in bytes: UnsafeBufferPointer<UInt8>) -> Result<String, Refusal> {
+        @inline(__always) func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return .failure(Refusal(why: "The request has no Authorization header")) }
+        var schemeEnd = start
+        while schemeEnd < end, !isSpace(bytes[schemeEnd]) { schemeEnd += 1 }
         // ASCII letters only: setting bit 0x20 maps "B" to "b" and nothing else to a letter of "bearer".
-        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
-            throw missing("The Authorization header does not use the Bearer scheme")
-        }
-        guard let tokenStart = value[schemeEnd...].firstIndex(where: { !isSpace($0) }) else {
-            throw missing("The bearer token is not a compact JWT")
-        }
-        let token = value[tokenStart...]
-        guard token.count <= JWTVerifier.defaultMaximumTokenSize,
-            token.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") })
+        let bearer: StaticString = "bearer"
+        guard schemeEnd - start == 6,
+            (0..<6).allSatisfy({ bytes[start + $0] | 0x20 == bearer.utf8Start[$0] })
         else {
-            throw missing("The bearer token is not a compact JWT")
+            return .failure(Refusal(why: "The Authorization header does not use the Bearer scheme"))
         }
-        return String(Substring(token))
+        var tokenStart = schemeEnd
+        while tokenStart < end, isSpace(bytes[tokenStart]) { tokenStart += 1 }
+        guard tokenStart < end, end - tokenStart <= JWTVerifier.defaultMaximumTokenSize else {
+            return .failure(Refusal(why: "The bearer token is not a compact JWT"))
+        }
+        for index in tokenStart..<end {
+            let byte = bytes[index]
+            // The base64url alphabet and the dots between segments.
+            let allowed =
+                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            guard allowed else { return .failure(Refusal(why: "The bearer token is not a compact JWT")) }
+        }
+        return .success(String(decoding: UnsafeBufferPointer(rebasing: bytes[tokenStart..<end]), as: UTF8.self))
     }
 }

@@ -1,0 +1,58 @@
+import Testing
+
+@testable import MSALJSON
+
+/// Objects that name a member twice are refused, small ones (compared pairwise) and large ones
+/// (names hashed, then compared), whatever escapes spell the names; the message names the first
+/// member, in document order, that repeats an earlier one.
+@Suite("JSON objects with a member named twice")
+struct JSONDuplicateMemberTests {
+    /// An object of `names` in order, each with a number.
+    static func object(_ names: [String]) -> [UInt8] {
+        Array(("{" + names.enumerated().map { #""\#($1)":\#($0)"# }.joined(separator: ",") + "}").utf8)
+    }
+
+    static func refusal(_ names: [String]) -> String? {
+        do {
+            _ = try JSONDocument(parsing: object(names), limits: .token)
+            return nil
+        } catch {
+            #expect(error.code == .duplicateMember)
+            return error.message
+        }
+    }
+
+    @Test("Sizes on both sides of the pairwise limit: distinct names pass, any repeat is found")
+    func sizes() {
+        for count in [3, 15, 16, 17, 30, 200] {
+            let names = (0..<count).map { "claim_\($0)" }
+            #expect(Self.refusal(names) == nil, "\(count) distinct names")
+            for (first, second) in [(0, count - 1), (count / 2, count / 2 + 1), (count - 2, count - 1)] {
+                var repeated = names
+                repeated[second] = names[first]
+                #expect(Self.refusal(repeated)?.contains(#""claim_\#(first)""#) == true, "\(count): \(first) at \(second)")
+            }
+        }
+    }
+
+    @Test("Escaped spellings of one name are the same name; prefixes and case are not")
+    func escapes() {
+        let filler = (0..<20).map { "f\($0)" }
+        #expect(Self.refusal(filler + ["ab", #"a\u0062"#]) != nil)
+        #expect(Self.refusal([#"\u0061b"#] + filler + ["ab"]) != nil)
+        #expect(Self.refusal(filler + [#"\u00e9"#, "é"]) != nil)
+        #expect(Self.refusal(filler + ["a", "ab", "abc", "A", "AB", "", " "]) == nil)
+        #expect(Self.refusal(["a", "ab", #"a\u0062"#]) != nil, "small objects compare decoded names too")
+    }
+
+    @Test("With several repeats, the message names the first member that repeats an earlier one")
+    func firstRepeat() {
+        var names = (0..<40).map { "n\($0)" }
+        names[30] = "n2"  // the earlier name, but the later repeat
+        names[25] = "n9"  // the first repeat in document order
+        #expect(Self.refusal(names)?.contains(#""n9""#) == true)
+        // Nested objects are checked on their own: the same name in two objects is no repeat.
+        let nested = "{" + (0..<20).map { #""o\#($0)":{"x":1,"y":2}"# }.joined(separator: ",") + "}"
+        #expect(throws: Never.self) { try JSONDocument(parsing: Array(nested.utf8), limits: .token) }
+    }
+}
