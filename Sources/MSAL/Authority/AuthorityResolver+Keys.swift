@@ -11,6 +11,12 @@ extension AuthorityResolver {
         }
     }
 
+    /// The JWK set in memory for the metadata's `jwks_uri`, if one is and has not expired; no I/O.
+    package func cachedKeySet(for metadata: MSALAuthorityMetadata) -> JSONWebKeySet? {
+        guard case .success(let keys) = store.keySets.cached(metadata.jwksURI.absoluteString) else { return nil }
+        return keys
+    }
+
     /// The JWK set fetched again; the one in memory stays when the fetch fails.
     package func refetchedKeySet(for metadata: MSALAuthorityMetadata, correlationID: UUID) async throws -> JSONWebKeySet {
         let pipeline = self.pipeline

@@ -10,9 +10,16 @@ extension AccessToken {
     ///   ``MSALError/declinedScopes`` lists what was required, for the `scope` of the challenge.
     public func require(scopes: [String] = [], roles: [String] = []) throws {
         guard !scopes.isEmpty || !roles.isEmpty else { return }
-        let granted = Set(self.scopes)
-        let grantedRoles = Set(self.roles)
-        if scopes.contains(where: granted.contains) || roles.contains(where: grantedRoles.contains) { return }
+        // Read in place: an API calls this for every request, and a token grants a few permissions.
+        if !scopes.isEmpty, let granted = jwt.stringClaim("scp") ?? jwt.stringClaim("scope"),
+            scopes.contains(where: { Self.spaceSeparated(granted, contains: $0) })
+        {
+            return
+        }
+        if !roles.isEmpty {
+            let grantedRoles = self.roles
+            if roles.contains(where: grantedRoles.contains) { return }
+        }
         var wanted: [String] = []
         if !scopes.isEmpty { wanted.append("one of the scopes \(scopes.joined(separator: ", "))") }
         if !roles.isEmpty { wanted.append("one of the roles \(roles.joined(separator: ", "))") }
@@ -21,5 +28,18 @@ extension AccessToken {
             message: "The access token does not grant \(wanted.joined(separator: " or "))")
         error.declinedScopes = scopes + roles
         throw error
+    }
+
+    /// Whether the space-separated `list` (an `scp` claim) holds `item` (not empty) as one of its items.
+    static func spaceSeparated(_ list: String, contains item: String) -> Bool {
+        let list = list.utf8
+        guard !item.isEmpty else { return false }
+        var start = list.startIndex
+        while start < list.endIndex {
+            let end = list[start...].firstIndex(of: UInt8(ascii: " ")) ?? list.endIndex
+            if list[start..<end].elementsEqual(item.utf8) { return true }
+            start = end == list.endIndex ? end : list.index(after: end)
+        }
+        return false
     }
 }

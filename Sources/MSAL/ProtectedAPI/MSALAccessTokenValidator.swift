@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALSupport
 
 /// Validates the bearer access tokens a protected API receives, for an API registered with a
 /// Microsoft Entra tenant (or any OpenID provider).
@@ -38,6 +39,13 @@ public final class MSALAccessTokenValidator: Sendable {
     public static let keyRefetchInterval: Double = 60
 
     private let resolver: AuthorityResolver
+    /// New correlation ids for callers that pass none. Not `UUID()`: on Linux it opens, reads and
+    /// closes `/dev/urandom` for each id, which cost the example service about a sixth of its
+    /// throughput on a route that validates (docs/performance.md).
+    private let correlationIDs = CorrelationID()
+    /// The accepted issuers for the last metadata seen, by its issuer: they are the same for every
+    /// request until the metadata changes.
+    private let acceptedIssuers = Mutex<(issuer: String, issuers: [String])?>(nil)
     /// The tokens validated so far (internal for the tests).
     let validatedTokens: ValidatedTokenCache
 
@@ -77,21 +85,59 @@ public final class MSALAccessTokenValidator: Sendable {
 
     /// Validates the value of a request's `Authorization` header (`Bearer <token>`).
     ///
+    /// - Parameters:
+    ///   - authorizationHeader: the header's value, `nil` when the request has none.
+    ///   - correlationID: the id of the request, carried by any error and sent with any metadata
+    ///     or key request; `nil`: a new random one.
     /// - Throws: ``MSALError``: ``MSALInternalError/accessTokenMissing`` without a bearer token;
     ///   otherwise as ``validate(_:correlationID:)``.
-    public func validate(authorizationHeader: String?, correlationID: UUID = UUID()) async throws -> AccessToken {
-        try await validate(try Self.bearerToken(authorizationHeader, correlationID: correlationID), correlationID: correlationID)
+    public func validate(authorizationHeader: String?, correlationID: UUID? = nil) async throws -> AccessToken {
+        let correlationID = correlationID ?? correlationIDs.make()
+        let token = try Self.bearerToken(authorizationHeader, correlationID: correlationID)
+        let now = resolver.store.clock.now()
+        if let remembered = rememberedWithWarmKeys(token, now: now) { return remembered }
+        return try await validate(token, correlationID: correlationID, fromHeader: true, now: now)
     }
 
     /// Validates a bearer access token.
     ///
+    /// - Parameters:
+    ///   - token: the compact JWT.
+    ///   - correlationID: the id of the request, carried by any error and sent with any metadata
+    ///     or key request; `nil`: a new random one.
     /// - Throws: ``MSALError``: a `-46xxx` internal code for the token (signature, key, `iss`,
     ///   `aud`, expiry…), or a network or metadata error when the keys cannot be had.
-    public func validate(_ token: String, correlationID: UUID = UUID()) async throws -> AccessToken {
+    public func validate(_ token: String, correlationID: UUID? = nil) async throws -> AccessToken {
         let now = resolver.store.clock.now()
+        if let remembered = rememberedWithWarmKeys(token, now: now) { return remembered }
+        return try await validate(token, correlationID: correlationID ?? correlationIDs.make(), fromHeader: false, now: now)
+    }
+
+    /// The answer for a remembered token when the metadata and keys are in memory, without
+    /// suspending: what ``validate(_:correlationID:fromHeader:now:)`` would answer for it, minus
+    /// the async calls (most requests of a busy API end here).
+    private func rememberedWithWarmKeys(_ token: String, now: Date) -> AccessToken? {
+        guard let remembered = validatedTokens.remembered(token, now: now),
+            let metadata = resolver.cachedMetadata(for: authority), let keys = resolver.cachedKeySet(for: metadata),
+            let key = keys.verifyingKey(for: remembered.token.jwt), key.isSameKey(as: remembered.key)
+        else { return nil }
+        validatedTokens.countHit()
+        return remembered.token
+    }
+
+    /// ``validate(_:correlationID:)``; a token `fromHeader` that is not remembered must also be
+    /// made of base64url and dots, else it is ``MSALInternalError/accessTokenMissing``. (A
+    /// remembered token parsed as a compact JWT, so it is; its 1 KB or so is not walked again.)
+    private func validate(_ token: String, correlationID: UUID, fromHeader: Bool, now: Date) async throws -> AccessToken {
         let remembered = validatedTokens.remembered(token, now: now)
+        if remembered == nil, fromHeader, !Self.isCompactJWTText(token) {
+            throw MSALError(
+                .internal, internalCode: .accessTokenMissing, message: "The bearer token is not a compact JWT",
+                correlationID: correlationID)
+        }
         let metadata = try await resolver.resolve(authority, correlationID: correlationID)
         let (audiences, allowedTenants, skew, validatedTokens) = (audiences, allowedTenants, clockSkew, validatedTokens)
+        let issuers = issuers(metadata)
         return try await resolver.withKeySet(
             metadata, refetchInterval: Self.keyRefetchInterval, now: now, correlationID: correlationID
         ) { keys throws(JOSEError) in
@@ -103,13 +149,22 @@ public final class MSALAccessTokenValidator: Sendable {
                 return remembered.token
             }
             let options = AccessTokenValidationOptions(
-                issuers: Self.issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: skew)
+                issuers: issuers, audiences: audiences, allowedTenants: allowedTenants, clockSkew: skew)
             let validated = try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
-            if let key = keys.verifyingKey(for: validated.jwt) {
+            if validatedTokens.capacity > 0, let key = keys.verifyingKey(for: validated.jwt) {
                 validatedTokens.keep(validated, key: key, token: token, skew: skew, now: now)
             }
             return validated
         }
+    }
+
+    /// `Self.issuers(metadata)`, kept while the metadata's issuer stays the same.
+    private func issuers(_ metadata: MSALAuthorityMetadata) -> [String] {
+        let issuer = metadata.issuer
+        if let known = acceptedIssuers.withLock({ $0 }), known.issuer == issuer { return known.issuers }
+        let issuers = Self.issuers(metadata)
+        acceptedIssuers.withLock { $0 = (issuer, issuers) }
+        return issuers
     }
 
     /// The issuers a token of `metadata`'s authority may name: its own, and for Microsoft Entra
@@ -130,7 +185,8 @@ public final class MSALAccessTokenValidator: Sendable {
     }
 
     /// The token of an `Authorization: Bearer` header value: the scheme in any case, then the token,
-    /// around optional whitespace (spaces and tabs, RFC 9110's OWS).
+    /// around optional whitespace (spaces and tabs, RFC 9110's OWS). Its characters are checked
+    /// later, and only when the token is not remembered (``isCompactJWTText(_:)``).
     /// On the header's contiguous UTF-8 bytes: walking `String.UTF8View` slices byte by byte cost
     /// a large share of a request whose token was already validated (docs/performance.md).
     static func bearerToken(_ header: String?, correlationID: UUID) throws -> String {
@@ -171,14 +227,23 @@ public final class MSALAccessTokenValidator: Sendable {
         guard tokenStart < end, end - tokenStart <= JWTVerifier.defaultMaximumTokenSize else {
             return .failure(Refusal(why: "The bearer token is not a compact JWT"))
         }
-        for index in tokenStart..<end {
-            let byte = bytes[index]
-            // The base64url alphabet and the dots between segments.
-            let allowed =
-                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == 0x2D || byte == 0x5F || byte == 0x2E
-            guard allowed else { return .failure(Refusal(why: "The bearer token is not a compact JWT")) }
-        }
         return .success(String(decoding: UnsafeBufferPointer(rebasing: bytes[tokenStart..<end]), as: UTF8.self))
+    }
+
+    /// Whether `token` holds only the base64url alphabet and the dots between segments.
+    static func isCompactJWTText(_ token: String) -> Bool {
+        // One bit per allowed byte: below 64 "-", "." and the digits; from 64 to 127 the letters and "_".
+        let low: UInt64 = 0x03FF_6000_0000_0000
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        var token = token
+        return token.withUTF8 { bytes in
+            // No early exit, so the loop can be vectorized; every byte sets a bit when it is refused.
+            var refused: UInt64 = 0
+            for byte in bytes {
+                let mask = byte < 64 ? low : (byte < 128 ? high : 0)
+                refused |= ~(mask >> UInt64(byte & 63)) & 1
+            }
+            return refused == 0
+        }
     }
 }

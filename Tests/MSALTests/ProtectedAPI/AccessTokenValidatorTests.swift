@@ -154,6 +154,27 @@ struct AccessTokenValidatorTests {
         #expect(setup.provider.keyFetches == 1, "the keys are kept")
     }
 
+    @Test("require(scopes:) matches whole items of scp, or of RFC 9068's scope, whatever the spacing")
+    func scopeItems() async throws {
+        let setup = try Self.setup()
+        for (claim, list) in [("scp", "  Orders.ReadAll  Orders.Write "), ("scope", "Orders.ReadAll Orders.Write x\ty")] {
+            let token = try await setup.validator.validate(
+                try Self.token(setup.clock) { claims in
+                    claims["scp"] = nil
+                    claims[claim] = .string(list)
+                })
+            try token.require(scopes: ["Orders.Write"])
+            try token.require(scopes: ["Orders.ReadAll"])
+            for missing in ["Orders.Read", "Orders.ReadAll Orders.Write", "Orders", "", " ", "x", "Orders.Writ"] {
+                #expect(throws: MSALError.self, "\(missing) in \(claim)") { try token.require(scopes: [missing]) }
+            }
+            #expect(token.scopes.contains("Orders.Write") && !token.scopes.contains(""))
+        }
+        #expect(AccessToken.spaceSeparated("a b", contains: "b") && AccessToken.spaceSeparated("b", contains: "b"))
+        #expect(!AccessToken.spaceSeparated("", contains: "") && !AccessToken.spaceSeparated("  ", contains: ""))
+        #expect(!AccessToken.spaceSeparated("ab", contains: "b") && !AccessToken.spaceSeparated("a", contains: "ab"))
+    }
+
     @Test("An app token carries roles, no scopes")
     func appToken() async throws {
         let setup = try Self.setup()
@@ -325,6 +346,34 @@ struct AccessTokenValidatorTests {
             _ = try await multi.validator.validate(
                 try Self.token(multi.clock, issuer: "https://login.microsoftonline.com/\(tenant)/v2.0") { $0["tid"] = .string(other) })
         }
+    }
+
+    @Test("Errors carry the request's correlation id: the caller's, else a new random one for each call")
+    func correlationIDs() async throws {
+        let setup = try Self.setup()
+        let expired = try Self.token(setup.clock) { $0["exp"] = .integer(Int64(setup.clock.now().timeIntervalSince1970) - 3600) }
+        let given = UUID()
+        var drawn: [UUID] = []
+        for header in [nil, "Bearer \(expired)"] as [String?] {
+            do {
+                _ = try await setup.validator.validate(authorizationHeader: header, correlationID: given)
+                Issue.record("accepted")
+            } catch let error as MSALError {
+                #expect(error.correlationID == given)
+            }
+            for _ in 0..<2 {
+                do {
+                    _ = try await setup.validator.validate(authorizationHeader: header)
+                    Issue.record("accepted")
+                } catch let error as MSALError {
+                    let id = try #require(error.correlationID)
+                    // RFC 9562 version 4: random.
+                    #expect(id.uuid.6 >> 4 == 4 && id.uuid.8 >> 6 == 0b10)
+                    drawn.append(id)
+                }
+            }
+        }
+        #expect(Set(drawn).count == 4 && !drawn.contains(given), "each call without an id gets its own")
     }
 
     @Test("A validator needs an audience")
