@@ -51,15 +51,18 @@ func accessTokenValidationBenchmarks() {
 
     // (f') The public API, warm: metadata and keys fetched in setup, from memory afterwards.
     let header = "Bearer \(token)"
-    let publicValidator: MSALAccessTokenValidator
-    do {
-        publicValidator = try MSALAccessTokenValidator(
-            authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
-            audiences: SampleAccessTokenPayload.audiences, validatedTokenCacheSize: 0, transport: SampleTenantTransport(),
-            clock: SampleClock())
-    } catch {
-        fatalError("MSALAccessTokenValidator: \(error)")
+    /// The public validator for the sample tenant, remembering `cacheSize` validated tokens.
+    func makePublicValidator(cacheSize: Int) -> MSALAccessTokenValidator {
+        do {
+            return try MSALAccessTokenValidator(
+                authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
+                audiences: SampleAccessTokenPayload.audiences, validatedTokenCacheSize: cacheSize,
+                transport: SampleTenantTransport(), clock: SampleClock())
+        } catch {
+            fatalError("MSALAccessTokenValidator: \(error)")
+        }
     }
+    let publicValidator = makePublicValidator(cacheSize: 0)
     let correlationID = UUID()
     Benchmark(
         "Access token RS256 (f') MSALAccessTokenValidator.validate(authorizationHeader:) + require(scopes:)",
@@ -77,14 +80,7 @@ func accessTokenValidationBenchmarks() {
     )
 
     // (f") The public API with its validated-token cache: the same token again, as a caller sends it.
-    let rememberingValidator: MSALAccessTokenValidator
-    do {
-        rememberingValidator = try MSALAccessTokenValidator(
-            authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
-            audiences: SampleAccessTokenPayload.audiences, transport: SampleTenantTransport(), clock: SampleClock())
-    } catch {
-        fatalError("MSALAccessTokenValidator: \(error)")
-    }
+    let rememberingValidator = makePublicValidator(cacheSize: 1024)
     Benchmark(
         "Access token RS256 (f\") MSALAccessTokenValidator, the same token again (validated-token cache)",
         closure: { benchmark in

@@ -11,7 +11,8 @@
 # in rounds that alternate the three, in one run. The service instances are pinned to one CPU and
 # wrk (one thread) to another, so that each measures the service alone on its CPU rather than how
 # the two share the machine. Prints each round and the median ratios (target: validation costs
-# at most 15 %).
+# at most 15 %), and beside them the service's CPU time per request (user and system, read from
+# /proc before and after each run), which a busy VM disturbs less than the throughput.
 #
 #   Examples/OrdersService/scripts/benchmark.sh [BIN_DIR]
 #
@@ -37,8 +38,11 @@ wrk_cpu=0
 service_launcher=(taskset -c "$service_cpu")
 start_service cached
 cached="$service_url"
+cached_pid="${pids[-1]}"
 start_service uncached --validated-token-cache-size 0
 uncached="$service_url"
+uncached_pid="${pids[-1]}"
+ticks_per_second="$(getconf CLK_TCK)"
 token="$(token_for "api://$api/Orders.Read")"
 [ -n "$token" ] || fail "no access token"
 for url in "$cached" "$uncached"; do
@@ -46,16 +50,22 @@ for url in "$cached" "$uncached"; do
     [ "$status" = 200 ] || fail "GET /health/authorized answered $status"
 done
 
-run() { # NAME URL [HEADER]: one wrk run, its requests per second appended to $work/NAME.rps
-    local out="$work/wrk-$1.txt"
-    if [ $# -eq 3 ]; then
-        taskset -c "$wrk_cpu" wrk -t1 -c64 -d"${duration}s" --latency -H "$3" "$2" > "$out"
-    else
-        taskset -c "$wrk_cpu" wrk -t1 -c64 -d"${duration}s" --latency "$2" > "$out"
-    fi
+cpu_ticks() { # PID: the user and system CPU time the process has used, in clock ticks
+    awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+run() { # NAME URL PID HEADER: one wrk run; its requests per second appended to $work/NAME.rps and
+    # the service's CPU time per request (µs; user and system, from /proc) to $work/NAME.cpu
+    local out="$work/wrk-$1.txt" before after
+    before="$(cpu_ticks "$3")"
+    taskset -c "$wrk_cpu" wrk -t1 -c64 -d"${duration}s" --latency -H "$4" "$2" > "$out"
+    after="$(cpu_ticks "$3")"
     grep -q "Non-2xx" "$out" && fail "$1: some answers were not 2xx: $(cat "$out")"
     awk '/^Requests\/sec:/ { print $2 }' "$out" >> "$work/$1.rps"
-    printf '  %-22s %10s req/s   p50 %s\n' "$1" "$(tail -1 "$work/$1.rps")" "$(awk '$1 == "50%" { print $2 }' "$out")"
+    awk -v ticks="$((after - before))" -v hz="$ticks_per_second" \
+        '/ requests in / { printf "%.2f\n", ticks / hz * 1e6 / $1 }' "$out" >> "$work/$1.cpu"
+    printf '  %-22s %10s req/s   p50 %-8s  service CPU %s µs/request\n' "$1" "$(tail -1 "$work/$1.rps")" \
+        "$(awk '$1 == "50%" { print $2 }' "$out")" "$(tail -1 "$work/$1.cpu")"
 }
 
 echo "benchmark: warming up"
@@ -63,24 +73,30 @@ warm=2
 taskset -c "$wrk_cpu" wrk -t1 -c64 -d${warm}s -H "Authorization: Bearer $token" "$cached/health" > /dev/null
 taskset -c "$wrk_cpu" wrk -t1 -c64 -d${warm}s -H "Authorization: Bearer $token" "$cached/health/authorized" > /dev/null
 taskset -c "$wrk_cpu" wrk -t1 -c64 -d${warm}s -H "Authorization: Bearer $token" "$uncached/health/authorized" > /dev/null
-rm -f "$work"/*.rps
+rm -f "$work"/*.rps "$work"/*.cpu
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds ($duration s each, 64 connections, wrk -t1 on CPU $wrk_cpu, the service on CPU $service_cpu)"
-    run plain "$cached/health" "Authorization: Bearer $token"
-    run validated "$cached/health/authorized" "Authorization: Bearer $token"
-    run validated-uncached "$uncached/health/authorized" "Authorization: Bearer $token"
+    run plain "$cached/health" "$cached_pid" "Authorization: Bearer $token"
+    run validated "$cached/health/authorized" "$cached_pid" "Authorization: Bearer $token"
+    run validated-uncached "$uncached/health/authorized" "$uncached_pid" "Authorization: Bearer $token"
 done
 python3 - "$work" <<'PY'
 import statistics, sys
 folder = sys.argv[1]
-runs = {name: [float(v) for v in open(f"{folder}/{name}.rps").read().split()]
-        for name in ("plain", "validated", "validated-uncached")}
-plain = runs["plain"]
-for name, values in runs.items():
-    print(f"{name:<20} median {statistics.median(values):>10,.0f} req/s  (rounds: {', '.join(f'{v:,.0f}' for v in values)})")
+names = ("plain", "validated", "validated-uncached")
+runs = {name: [float(v) for v in open(f"{folder}/{name}.rps").read().split()] for name in names}
+cpu = {name: [float(v) for v in open(f"{folder}/{name}.cpu").read().split()] for name in names}
+for name in names:
+    print(f"{name:<20} median {statistics.median(runs[name]):>10,.0f} req/s  (rounds: {', '.join(f'{v:,.0f}' for v in runs[name])}); "
+          f"service CPU median {statistics.median(cpu[name]):.1f} µs/request")
 for name in ("validated", "validated-uncached"):
-    ratios = [v / p for v, p in zip(runs[name], plain)]
+    # Each round's ratio: the runs of a round are back to back, so a slower spell of the machine
+    # weighs on both sides of it.
+    ratios = [v / p for v, p in zip(runs[name], runs["plain"])]
     median = statistics.median(ratios)
+    cpu_ratios = [p / v for v, p in zip(cpu[name], cpu["plain"])]
     print(f"{name} / plain: median {median:.3f} (rounds {min(ratios):.3f}-{max(ratios):.3f}); "
-          f"validation costs {100 * (1 - median):.1f} % of throughput (target <= 15 %)")
+          f"validation costs {100 * (1 - median):.1f} % of throughput (target <= 15 %); "
+          f"by the service's CPU per request {statistics.median(cpu_ratios):.3f} "
+          f"(rounds {min(cpu_ratios):.3f}-{max(cpu_ratios):.3f})")
 PY
