@@ -6,21 +6,21 @@ extension AuthorityResolver {
     /// The JWK set at the metadata's `jwks_uri`, cached for a day.
     package func keySet(for metadata: MSALAuthorityMetadata, correlationID: UUID) async throws -> JSONWebKeySet {
         let pipeline = self.pipeline
-        return try await store.keySets.value(for: metadata.jwksURI.absoluteString) {
+        return try await store.keySets.value(for: metadata.jwksURIString) {
             await Self.loadKeySet(metadata, pipeline: pipeline, correlationID: correlationID)
         }
     }
 
     /// The JWK set in memory for the metadata's `jwks_uri`, if one is and has not expired; no I/O.
     package func cachedKeySet(for metadata: MSALAuthorityMetadata) -> JSONWebKeySet? {
-        guard case .success(let keys) = store.keySets.cached(metadata.jwksURI.absoluteString) else { return nil }
+        guard case .success(let keys) = store.keySets.cached(metadata.jwksURIString) else { return nil }
         return keys
     }
 
     /// The JWK set fetched again; the one in memory stays when the fetch fails.
     package func refetchedKeySet(for metadata: MSALAuthorityMetadata, correlationID: UUID) async throws -> JSONWebKeySet {
         let pipeline = self.pipeline
-        return try await store.keySets.reload(for: metadata.jwksURI.absoluteString) {
+        return try await store.keySets.reload(for: metadata.jwksURIString) {
             await Self.loadKeySet(metadata, pipeline: pipeline, correlationID: correlationID)
         }
     }
@@ -28,7 +28,7 @@ extension AuthorityResolver {
     private static func loadKeySet(
         _ metadata: MSALAuthorityMetadata, pipeline: HTTPPipeline, correlationID: UUID
     ) async -> SingleFlightCache<String, JSONWebKeySet, MSALError>.Outcome {
-        let uri = metadata.jwksURI.absoluteString
+        let uri = metadata.jwksURIString
         do {
             var request = MSALHTTPRequest(method: .get, url: metadata.jwksURI)
             request.sendsMicrosoftHeaders = metadata.kind.isMicrosoft
@@ -86,7 +86,7 @@ extension AuthorityResolver {
         } catch  where error.code == .keyNotFound {
             // Rate-limited by the last kid-triggered refetch, not by the regular fetch: a key rotated in
             // just after the set was fetched must still be found.
-            let uri = metadata.jwksURI.absoluteString
+            let uri = metadata.jwksURIString
             guard store.claimKeySetRefetch(uri, now: now, interval: refetchInterval) else {
                 throw MSALError(error, correlationID: correlationID)
             }

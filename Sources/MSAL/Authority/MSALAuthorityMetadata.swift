@@ -25,7 +25,13 @@ public struct MSALAuthorityMetadata: Sendable, Hashable {
     /// Immutable, so sharing it between copies and threads is safe.
     private final class Storage: Sendable {
         let values: Values
-        init(_ values: Values) { self.values = values }
+        /// `values.jwksURI.absoluteString`, made once: the key set's cache key, read per request by
+        /// a protected API.
+        let jwksURIString: String
+        init(_ values: Values) {
+            self.values = values
+            self.jwksURIString = values.jwksURI.absoluteString
+        }
     }
 
     private var storage: Storage
@@ -101,6 +107,9 @@ public struct MSALAuthorityMetadata: Sendable, Hashable {
         get { storage.values.endSessionEndpoint }
         set { update { $0.endSessionEndpoint = newValue } }
     }
+
+    /// ``jwksURI`` as a string, made once per metadata (the key set's cache key).
+    package var jwksURIString: String { storage.jwksURIString }
 
     /// `jwks_uri`: the keys that sign ID tokens.
     public var jwksURI: URL {

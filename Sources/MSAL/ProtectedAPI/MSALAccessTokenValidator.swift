@@ -231,19 +231,17 @@ public final class MSALAccessTokenValidator: Sendable {
     }
 
     /// Whether `token` holds only the base64url alphabet and the dots between segments.
+    /// (Byte by byte: `SIMD16` versions of this were tens of times slower here.)
     static func isCompactJWTText(_ token: String) -> Bool {
-        // One bit per allowed byte: below 64 "-", "." and the digits; from 64 to 127 the letters and "_".
-        let low: UInt64 = 0x03FF_6000_0000_0000
-        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
         var token = token
         return token.withUTF8 { bytes in
-            // No early exit, so the loop can be vectorized; every byte sets a bit when it is refused.
-            var refused: UInt64 = 0
             for byte in bytes {
-                let mask = byte < 64 ? low : (byte < 128 ? high : 0)
-                refused |= ~(mask >> UInt64(byte & 63)) & 1
+                let allowed =
+                    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                    || byte == 0x2D || byte == 0x5F || byte == 0x2E
+                guard allowed else { return false }
             }
-            return refused == 0
+            return true
         }
     }
 }

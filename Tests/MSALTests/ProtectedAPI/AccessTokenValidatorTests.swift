@@ -348,6 +348,26 @@ struct AccessTokenValidatorTests {
         }
     }
 
+    @Test("A token's characters: base64url and dots only, wherever another one stands")
+    func tokenCharacters() {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".unicodeScalars)
+        let others = (0..<128).compactMap(Unicode.Scalar.init).filter { !allowed.contains($0) } + ["é", "\u{A0}", "\u{1F600}"]
+        #expect(MSALAccessTokenValidator.isCompactJWTText(""))
+        for length in [1, 2, 15, 16, 17, 31, 32, 33, 48, 100] {
+            let clean = String((0..<length).map { index in Character(Array(allowed)[index * 7 % allowed.count]) })
+            #expect(MSALAccessTokenValidator.isCompactJWTText(clean), "\(length) allowed characters")
+            for position in Set([0, length / 2, length - 1, min(15, length - 1), min(16, length - 1)]) {
+                for other in others {
+                    var characters = Array(clean)
+                    characters[position] = Character(other)
+                    #expect(
+                        !MSALAccessTokenValidator.isCompactJWTText(String(characters)),
+                        "U+\(String(other.value, radix: 16)) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+
     @Test("Errors carry the request's correlation id: the caller's, else a new random one for each call")
     func correlationIDs() async throws {
         let setup = try Self.setup()
