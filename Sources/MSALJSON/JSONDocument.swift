@@ -152,7 +152,8 @@ private struct TapeBuilder {
             return
         }
         // Larger ones (an access token's payload has 20 to 30 claims): each name's hash, computed in
-        // place (no copy unless the name has escapes), sorted, then only names of equal hash compared.
+        // place (no copy unless the name has escapes), sorted, then only names of equal hash compared
+        // (a set of copied names cost an allocation per name).
         var hashed = keyIndices.map { (hash: keyHash($0), index: $0) }
         hashed.sort { ($0.hash, $0.index) < ($1.hash, $1.index) }
         // The first member, in document order, that repeats an earlier one (as a single pass would find).
@@ -171,19 +172,19 @@ private struct TapeBuilder {
         if let firstRepeat { throw duplicate(firstRepeat) }
     }
 
-    /// FNV-1a of a member name's decoded bytes: equal names hash equally, escaped or not.
-    func keyHash(_ index: Int) -> UInt64 {
+    /// The hash of a member name's decoded bytes, so equal names hash equally, escaped or not.
+    /// Swift's `Hasher`, seeded per process: names chosen to collide cannot be computed in advance
+    /// to make the check quadratic.
+    func keyHash(_ index: Int) -> Int {
         let entry = tape[index]
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        }
+        var hasher = Hasher()
         if entry.flag {
-            mix(decodedKey(index))
+            decodedKey(index).withUnsafeBytes { hasher.combine(bytes: $0) }
         } else {
-            mix(UnsafeBufferPointer(rebasing: scanner.bytes[Int(entry.start)..<Int(entry.end)]))
+            hasher.combine(
+                bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[Int(entry.start)..<Int(entry.end)]))
         }
-        return hash
+        return hasher.finalize()
     }
 
     func duplicate(_ keyIndex: Int) -> JSONScanner.Failure {

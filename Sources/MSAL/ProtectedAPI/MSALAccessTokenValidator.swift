@@ -40,8 +40,8 @@ public final class MSALAccessTokenValidator: Sendable {
 
     private let resolver: AuthorityResolver
     /// New correlation ids for callers that pass none. Not `UUID()`: on Linux it opens, reads and
-    /// closes `/dev/urandom` for each id, which cost the example service about a sixth of its
-    /// throughput on a route that validates (docs/performance.md).
+    /// closes `/dev/urandom` for each id, about 7 % of the example service's CPU samples on a route
+    /// that validates (docs/performance.md).
     private let correlationIDs = CorrelationID()
     /// The accepted issuers for the last metadata seen, by its issuer: they are the same for every
     /// request until the metadata changes.
@@ -95,8 +95,15 @@ public final class MSALAccessTokenValidator: Sendable {
         let correlationID = correlationID ?? correlationIDs.make()
         let token = try Self.bearerToken(authorizationHeader, correlationID: correlationID)
         let now = resolver.store.clock.now()
-        if let remembered = rememberedWithWarmKeys(token, now: now) { return remembered }
-        return try await validate(token, correlationID: correlationID, fromHeader: true, now: now)
+        let remembered = validatedTokens.remembered(token, now: now)
+        if let remembered, let hit = answerWithWarmKeys(remembered) { return hit }
+        // A remembered token parsed as a compact JWT, so its 1 KB or so is not walked again.
+        if remembered == nil, !Self.isCompactJWTText(token) {
+            throw MSALError(
+                .internal, internalCode: .accessTokenMissing, message: "The bearer token is not a compact JWT",
+                correlationID: correlationID)
+        }
+        return try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
     }
 
     /// Validates a bearer access token.
@@ -109,45 +116,41 @@ public final class MSALAccessTokenValidator: Sendable {
     ///   `aud`, expiry…), or a network or metadata error when the keys cannot be had.
     public func validate(_ token: String, correlationID: UUID? = nil) async throws -> AccessToken {
         let now = resolver.store.clock.now()
-        if let remembered = rememberedWithWarmKeys(token, now: now) { return remembered }
-        return try await validate(token, correlationID: correlationID ?? correlationIDs.make(), fromHeader: false, now: now)
+        let remembered = validatedTokens.remembered(token, now: now)
+        if let remembered, let hit = answerWithWarmKeys(remembered) { return hit }
+        return try await validate(token, remembered: remembered, correlationID: correlationID ?? correlationIDs.make(), now: now)
     }
 
-    /// The answer for a remembered token when the metadata and keys are in memory, without
-    /// suspending: what ``validate(_:correlationID:fromHeader:now:)`` would answer for it, minus
-    /// the async calls (most requests of a busy API end here).
-    private func rememberedWithWarmKeys(_ token: String, now: Date) -> AccessToken? {
-        guard let remembered = validatedTokens.remembered(token, now: now),
-            let metadata = resolver.cachedMetadata(for: authority), let keys = resolver.cachedKeySet(for: metadata),
-            let key = keys.verifyingKey(for: remembered.token.jwt), key.isSameKey(as: remembered.key)
-        else { return nil }
+    /// A remembered token, answered without suspending when the metadata and keys are in memory
+    /// (most requests of a busy API end here); `nil` when they are not, or when ``answer(_:keys:)`` says no.
+    private func answerWithWarmKeys(_ remembered: ValidatedTokenCache.Remembered) -> AccessToken? {
+        guard let metadata = resolver.cachedMetadata(for: authority), let keys = resolver.cachedKeySet(for: metadata) else {
+            return nil
+        }
+        return answer(remembered, keys: keys)
+    }
+
+    /// A remembered token, answered only while the key that verified it is still in `keys`, from
+    /// the same fetch: a withdrawn key's tokens are refused once the set is fetched again, and
+    /// every token is checked again once after any refetch.
+    private func answer(_ remembered: ValidatedTokenCache.Remembered, keys: JSONWebKeySet) -> AccessToken? {
+        guard let key = keys.verifyingKey(for: remembered.token.jwt), key.isSameKey(as: remembered.key) else { return nil }
         validatedTokens.countHit()
         return remembered.token
     }
 
-    /// ``validate(_:correlationID:)``; a token `fromHeader` that is not remembered must also be
-    /// made of base64url and dots, else it is ``MSALInternalError/accessTokenMissing``. (A
-    /// remembered token parsed as a compact JWT, so it is; its 1 KB or so is not walked again.)
-    private func validate(_ token: String, correlationID: UUID, fromHeader: Bool, now: Date) async throws -> AccessToken {
-        let remembered = validatedTokens.remembered(token, now: now)
-        if remembered == nil, fromHeader, !Self.isCompactJWTText(token) {
-            throw MSALError(
-                .internal, internalCode: .accessTokenMissing, message: "The bearer token is not a compact JWT",
-                correlationID: correlationID)
-        }
+    /// ``validate(_:correlationID:)`` once the memory could not answer: the metadata and keys
+    /// resolved (fetched if need be), `remembered` answered from them if it can be, else every check made.
+    private func validate(
+        _ token: String, remembered: ValidatedTokenCache.Remembered?, correlationID: UUID, now: Date
+    ) async throws -> AccessToken {
         let metadata = try await resolver.resolve(authority, correlationID: correlationID)
         let (audiences, allowedTenants, skew, validatedTokens) = (audiences, allowedTenants, clockSkew, validatedTokens)
         let issuers = issuers(metadata)
         return try await resolver.withKeySet(
             metadata, refetchInterval: Self.keyRefetchInterval, now: now, correlationID: correlationID
         ) { keys throws(JOSEError) in
-            // A remembered token is answered only while the key that verified it is still in the
-            // set, from the same fetch: a withdrawn key's tokens are refused once the set is fetched
-            // again, and every token is checked again once after any refetch.
-            if let remembered, let key = keys.verifyingKey(for: remembered.token.jwt), key.isSameKey(as: remembered.key) {
-                validatedTokens.countHit()
-                return remembered.token
-            }
+            if let remembered, let hit = answer(remembered, keys: keys) { return hit }
             let options = AccessTokenValidationOptions(
                 issuers: issuers, audiences: audiences, allowedTenants: allowedTenants, clockSkew: skew)
             let validated = try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
@@ -231,17 +234,11 @@ public final class MSALAccessTokenValidator: Sendable {
     }
 
     /// Whether `token` holds only the base64url alphabet and the dots between segments.
-    /// (Byte by byte: `SIMD16` versions of this were tens of times slower here.)
+    /// (Byte by byte on the contiguous bytes: `SIMD16` versions were tens of times slower here.)
     static func isCompactJWTText(_ token: String) -> Bool {
         var token = token
         return token.withUTF8 { bytes in
-            for byte in bytes {
-                let allowed =
-                    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-                    || byte == 0x2D || byte == 0x5F || byte == 0x2E
-                guard allowed else { return false }
-            }
-            return true
+            bytes.allSatisfy { Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") }
         }
     }
 }
