@@ -272,6 +272,7 @@ if Context.environment["MSAL_EXAMPLES"] == "1" && Context.environment["MSAL_CORE
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Examples/OrdersService/Sources/OrdersService"
         )

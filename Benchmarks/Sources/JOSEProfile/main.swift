@@ -4,7 +4,9 @@
 //   .build/release/JOSEProfile <case> [count]
 //
 // Cases: rs256-msal, rs256-openssl, es256-msal, es256-openssl, claims-msal, access-msal (the
-// public MSALAccessTokenValidator on the sample access token, warm).
+// public MSALAccessTokenValidator on the sample access token, warm, every signature checked),
+// access-msal-remembered (the same with the validated-token cache on, the default: the token is
+// checked once, then answered from memory).
 
 import Foundation
 import JOSEBenchmarkSupport
@@ -13,7 +15,7 @@ import MSALJOSE
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    print("usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal|access-msal> [count]")
+    print("usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal|access-msal|access-msal-remembered> [count]")
     exit(2)
 }
 let count = arguments.count >= 3 ? Int(arguments[2]) ?? 1_000 : 1_000
@@ -49,10 +51,11 @@ case "claims-msal":
         total &+= try JWT.decodeUnverified(token).claimNames.count
     }
     checksum = total
-case "access-msal":
+case "access-msal", "access-msal-remembered":
     let validator = try MSALAccessTokenValidator(
         authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
-        audiences: [SampleFixtures.clientID], validatedTokenCacheSize: 0, transport: SampleTenantTransport(),
+        audiences: [SampleFixtures.clientID], validatedTokenCacheSize: name == "access-msal" ? 0 : 1_024,
+        transport: SampleTenantTransport(),
         clock: SampleClock())
     let header = "Bearer \(SampleCase.accessTokenRS256.token)"
     // Off the main actor (top-level code runs on it), as a server's request handlers run.

@@ -21,7 +21,8 @@
 #   MSAL_EXAMPLES=1 swift build -c release --product OrdersService
 #   MSAL_EXAMPLES=1 swift build -c release --product msal
 # Needs wrk (Debian: apt install wrk). ROUNDS (default 5) and SECONDS_PER_RUN (default 10) may
-# be set in the environment.
+# be set in the environment, and SERVICE_OPTIONS: more options for both service instances (for
+# example --event-loop-executor).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 cd "$root"
@@ -36,10 +37,11 @@ source "$root/Examples/OrdersService/scripts/environment.sh"
 service_cpu=$(($(nproc) - 1))
 wrk_cpu=0
 service_launcher=(taskset -c "$service_cpu")
-start_service cached
+read -r -a service_options <<< "${SERVICE_OPTIONS:-}"
+start_service cached "${service_options[@]}"
 cached="$service_url"
 cached_pid="${pids[-1]}"
-start_service uncached --validated-token-cache-size 0
+start_service uncached --validated-token-cache-size 0 "${service_options[@]}"
 uncached="$service_url"
 uncached_pid="${pids[-1]}"
 ticks_per_second="$(getconf CLK_TCK)"

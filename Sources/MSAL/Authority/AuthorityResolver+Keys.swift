@@ -13,8 +13,7 @@ extension AuthorityResolver {
 
     /// The JWK set in memory for the metadata's `jwks_uri`, if one is and has not expired; no I/O.
     package func cachedKeySet(for metadata: MSALAuthorityMetadata) -> JSONWebKeySet? {
-        guard case .success(let keys) = store.keySets.cached(metadata.jwksURIString) else { return nil }
-        return keys
+        store.warmKeySet(metadata.jwksURIString, now: store.clock.now())
     }
 
     /// The JWK set fetched again; the one in memory stays when the fetch fails.

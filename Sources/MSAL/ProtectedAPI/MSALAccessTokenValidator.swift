@@ -92,18 +92,50 @@ public final class MSALAccessTokenValidator: Sendable {
     /// - Throws: ``MSALError``: ``MSALInternalError/accessTokenMissing`` without a bearer token;
     ///   otherwise as ``validate(_:correlationID:)``.
     public func validate(authorizationHeader: String?, correlationID: UUID? = nil) async throws -> AccessToken {
-        let correlationID = correlationID ?? correlationIDs.make()
-        let token = try Self.bearerToken(authorizationHeader, correlationID: correlationID)
         let now = resolver.store.clock.now()
-        let remembered = validatedTokens.remembered(token, now: now)
-        if let remembered, let hit = answerWithWarmKeys(remembered) { return hit }
-        // A remembered token parsed as a compact JWT, so its 1 KB or so is not walked again.
-        if remembered == nil, !Self.isCompactJWTText(token) {
-            throw MSALError(
-                .internal, internalCode: .accessTokenMissing, message: "The bearer token is not a compact JWT",
-                correlationID: correlationID)
+        // The token is looked up on the header's own bytes: a remembered one is answered without a
+        // string made of it, and without a correlation id drawn (only errors and fetches carry one).
+        let read: HeaderReading
+        if var header = authorizationHeader {
+            read = header.withUTF8 { bytes in
+                switch Self.bearerToken(in: bytes) {
+                case .failure(let refusal):
+                    return .refused(refusal)
+                case .success(let range):
+                    let token = UnsafeBufferPointer(rebasing: bytes[range])
+                    let remembered = validatedTokens.remembered(token, now: now)
+                    if let remembered, let hit = answerWithWarmKeys(remembered) { return .answered(hit) }
+                    return .toCheck(String(decoding: token, as: UTF8.self), remembered)
+                }
+            }
+        } else {
+            read = .refused(Refusal(why: "The request has no Authorization header"))
         }
-        return try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
+        let correlationID = correlationID ?? correlationIDs.make()
+        switch read {
+        case .answered(let token):
+            return token
+        case .refused(let refusal):
+            throw MSALError(.internal, internalCode: .accessTokenMissing, message: refusal.why, correlationID: correlationID)
+        case .toCheck(let token, let remembered):
+            // A remembered token parsed as a compact JWT, so its 1 KB or so is not walked again.
+            if remembered == nil, !Self.isCompactJWTText(token) {
+                throw MSALError(
+                    .internal, internalCode: .accessTokenMissing, message: "The bearer token is not a compact JWT",
+                    correlationID: correlationID)
+            }
+            return try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
+        }
+    }
+
+    /// What reading an `Authorization` header found.
+    private enum HeaderReading {
+        /// A remembered token, answered from memory.
+        case answered(AccessToken)
+        /// No bearer token, and why.
+        case refused(Refusal)
+        /// A token to check, and what the memory holds for it (its keys were not in memory).
+        case toCheck(String, ValidatedTokenCache.Remembered?)
     }
 
     /// Validates a bearer access token.
@@ -132,9 +164,11 @@ public final class MSALAccessTokenValidator: Sendable {
 
     /// A remembered token, answered only while the key that verified it is still in `keys`, from
     /// the same fetch: a withdrawn key's tokens are refused once the set is fetched again, and
-    /// every token is checked again once after any refetch.
+    /// every token is checked again once after any refetch. The key is found by identity (each
+    /// fetch parses new key objects, and a set is never changed once made), so the key the token's
+    /// header selects in that set is the one that verified it.
     private func answer(_ remembered: ValidatedTokenCache.Remembered, keys: JSONWebKeySet) -> AccessToken? {
-        guard let key = keys.verifyingKey(for: remembered.token.jwt), key.isSameKey(as: remembered.key) else { return nil }
+        guard keys.keys.contains(where: { $0.isSameKey(as: remembered.key) }) else { return nil }
         validatedTokens.countHit()
         return remembered.token
     }
@@ -187,29 +221,18 @@ public final class MSALAccessTokenValidator: Sendable {
         return [issuer, "https://sts.windows.net/\(tenant)/"]
     }
 
-    /// The token of an `Authorization: Bearer` header value: the scheme in any case, then the token,
-    /// around optional whitespace (spaces and tabs, RFC 9110's OWS). Its characters are checked
-    /// later, and only when the token is not remembered (``isCompactJWTText(_:)``).
-    /// On the header's contiguous UTF-8 bytes: walking `String.UTF8View` slices byte by byte cost
-    /// a large share of a request whose token was already validated (docs/performance.md).
-    static func bearerToken(_ header: String?, correlationID: UUID) throws -> String {
-        let missing = { (why: String) in
-            MSALError(.internal, internalCode: .accessTokenMissing, message: why, correlationID: correlationID)
-        }
-        guard var header else { throw missing("The request has no Authorization header") }
-        let parsed = header.withUTF8 { bytes -> Result<String, MSALError> in
-            bearerToken(in: bytes).mapError { missing($0.why) }
-        }
-        return try parsed.get()
-    }
-
     /// Why a header holds no bearer token.
     private struct Refusal: Error {
         let why: String
     }
 
-    /// ``bearerToken(_:correlationID:)`` on the header's bytes: the token, or why there is none.
-    private static func bearerToken(in bytes: UnsafeBufferPointer<UInt8>) -> Result<String, Refusal> {
+    /// Where the token is in the bytes of an `Authorization: Bearer` header value: after the scheme
+    /// in any case, around optional whitespace (spaces and tabs, RFC 9110's OWS); or why there is
+    /// none. Its characters are checked later, and only when the token is not remembered
+    /// (``isCompactJWTText(_:)``). On the header's contiguous UTF-8 bytes: walking
+    /// `String.UTF8View` slices byte by byte cost a large share of a request whose token was
+    /// already validated (docs/performance.md).
+    private static func bearerToken(in bytes: UnsafeBufferPointer<UInt8>) -> Result<Range<Int>, Refusal> {
         @inline(__always) func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         var start = 0
         var end = bytes.count
@@ -230,7 +253,7 @@ public final class MSALAccessTokenValidator: Sendable {
         guard tokenStart < end, end - tokenStart <= JWTVerifier.defaultMaximumTokenSize else {
             return .failure(Refusal(why: "The bearer token is not a compact JWT"))
         }
-        return .success(String(decoding: UnsafeBufferPointer(rebasing: bytes[tokenStart..<end]), as: UTF8.self))
+        return .success(tokenStart..<end)
     }
 
     /// Whether `token` holds only the base64url alphabet and the dots between segments.

@@ -25,6 +25,8 @@ package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable,
     }
 
     private let entries = Mutex([Key: Entry]())
+    /// How many times an entry was stored or removed (``generation``).
+    private let changes = Atomic<Int>(0)
     private let loads = SingleFlight<Key, Value>()
     private let capacity: Int
     private let now: @Sendable () -> Date
@@ -34,6 +36,12 @@ package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable,
         self.capacity = capacity
         self.now = now
     }
+
+    /// Counts the changes to the entries (each store and removal; not expiry). A result read with
+    /// ``cachedEntry(_:)`` after this read `g` is still the one in the cache, until it expires,
+    /// for as long as this still reads `g`: a memo in front of the cache (one specialized for its
+    /// types, cheaper than this generic lookup) is checked with it.
+    package var generation: Int { changes.load(ordering: .acquiring) }
 
     /// The unexpired cached result for `key`, without loading.
     package func cached(_ key: Key) -> Result<Value, Failure>? {
@@ -84,11 +92,13 @@ package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable,
     /// Forgets `key`.
     package func remove(_ key: Key) {
         _ = entries.withLock { $0.removeValue(forKey: key) }
+        changes.add(1, ordering: .releasing)
     }
 
     /// Forgets everything.
     package func removeAll() {
         entries.withLock { $0.removeAll() }
+        changes.add(1, ordering: .releasing)
     }
 
     private func store(_ key: Key, _ outcome: Outcome) {
@@ -102,5 +112,6 @@ package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable,
             }
             entries[key] = Entry(result: outcome.result, expires: now.addingTimeInterval(ttl), stored: now)
         }
+        changes.add(1, ordering: .releasing)
     }
 }

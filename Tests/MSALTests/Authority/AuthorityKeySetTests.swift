@@ -215,4 +215,37 @@ struct AuthorityKeySetTests {
         _ = try await verify(token, harness, metadata)
         #expect(harness.transport.count(AuthorityURLs.commonKeys) == 5)
     }
+
+    @Test("The key set answered from memory is the cache's: a refetch, a cleared store and expiry are seen at once")
+    func warmKeySetFollowsTheCache() async throws {
+        let (harness, metadata) = try await resolvedCommon()
+        #expect(harness.resolver.cachedKeySet(for: metadata) == nil, "nothing fetched yet")
+        harness.transport.on(AuthorityURLs.commonKeys, json: try Self.sampleKeySet())
+        let fetched = try await harness.resolver.keySet(for: metadata, correlationID: AuthorityURLs.correlationID)
+        for _ in 0..<2 {
+            let warm = try #require(harness.resolver.cachedKeySet(for: metadata))
+            #expect(warm.keys.count == fetched.keys.count)
+            #expect(zip(warm.keys, fetched.keys).allSatisfy { $0.isSameKey(as: $1) }, "the very keys fetched")
+        }
+
+        // Fetched again (a rotated-in key): the next read from memory is the new set, not the one read last.
+        harness.transport.on(AuthorityURLs.commonKeys, json: try Self.rotatedKeySet())
+        let refetched = try await harness.resolver.refetchedKeySet(for: metadata, correlationID: AuthorityURLs.correlationID)
+        #expect(refetched.keys.count == fetched.keys.count + 1)
+        let warm = try #require(harness.resolver.cachedKeySet(for: metadata))
+        #expect(warm.keys.count == refetched.keys.count)
+        #expect(zip(warm.keys, refetched.keys).allSatisfy { $0.isSameKey(as: $1) })
+        #expect(!warm.keys.contains { key in fetched.keys.contains { $0.isSameKey(as: key) } }, "no key of the first fetch")
+
+        // The store cleared: nothing in memory.
+        harness.store.removeAll()
+        #expect(harness.resolver.cachedKeySet(for: metadata) == nil)
+
+        // Fetched again, then a day later: expired.
+        _ = try await harness.resolver.keySet(for: metadata, correlationID: AuthorityURLs.correlationID)
+        #expect(harness.resolver.cachedKeySet(for: metadata) != nil)
+        harness.clock.advance(by: AuthorityMetadataStore.keySetLifetime)
+        #expect(harness.resolver.cachedKeySet(for: metadata) == nil)
+        #expect(harness.transport.count(AuthorityURLs.commonKeys) == 3)
+    }
 }

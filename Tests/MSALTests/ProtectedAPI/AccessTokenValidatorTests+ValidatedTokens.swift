@@ -135,4 +135,47 @@ extension AccessTokenValidatorTests {
         #expect(second.remembered(tokens[0], now: now) == nil, "the expired token went")
         #expect(ValidatedTokenCache(capacity: 0).remembered(tokens[0], now: now) == nil)
     }
+
+    @Test("Tokens that end alike share a place in memory, never an answer: each is compared whole")
+    func tokensThatEndAlike() async throws {
+        let setup = try Self.setup(validatedTokenCacheSize: 0)
+        let now = setup.clock.now()
+        let token = try Self.token(setup.clock)
+        let validated = try await setup.validator.validate(token)
+        let keySet = try JSONWebKeySet(
+            json: JSONWriter.write(.object([JSONMember(name: "keys", value: .array([try Self.signer.publicJWK()]))])))
+        let key = try #require(keySet.verifyingKey(for: validated.jwt))
+        let cache = ValidatedTokenCache(capacity: 8)
+        cache.keep(validated, key: key, token: token, skew: 0, now: now)
+
+        // The same length and the same last 64 bytes (the signature's), one byte changed before them:
+        // the same place in memory, and not the same token.
+        var bytes = Array(token.utf8)
+        for index in [0, bytes.count / 2, bytes.count - 65] {
+            var changed = bytes
+            changed[index] = changed[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            let text = String(decoding: changed, as: UTF8.self)
+            #expect(
+                changed.withUnsafeBufferPointer(ValidatedTokenCache.bucket) == bytes.withUnsafeBufferPointer(ValidatedTokenCache.bucket))
+            #expect(cache.remembered(text, now: now) == nil, "a token differing at byte \(index) was answered from memory")
+            #expect(changed.withUnsafeBufferPointer { cache.remembered($0, now: now) } == nil)
+        }
+        // Shorter or longer by a byte: not the same token either.
+        #expect(cache.remembered(String(token.dropFirst()), now: now) == nil)
+        #expect(cache.remembered("A" + token, now: now) == nil)
+        #expect(cache.remembered(token, now: now)?.token.subject == "user-sub")
+        #expect(bytes.withUnsafeBufferPointer { cache.remembered($0, now: now) }?.token.subject == "user-sub")
+
+        // A second token in the same place replaces the first: the first is then checked again, never
+        // answered as the second.
+        bytes[bytes.count / 2] = bytes[bytes.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let other = String(decoding: bytes, as: UTF8.self)
+        cache.keep(validated, key: key, token: other, skew: 0, now: now)
+        #expect(cache.count == 1)
+        #expect(cache.remembered(token, now: now) == nil)
+        #expect(cache.remembered(other, now: now) != nil)
+        #expect(
+            ValidatedTokenCache.bucket(UnsafeBufferPointer(start: nil, count: 0))
+                == ValidatedTokenCache.bucket(UnsafeBufferPointer(start: nil, count: 0)))
+    }
 }

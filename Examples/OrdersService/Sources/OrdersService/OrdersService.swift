@@ -5,6 +5,7 @@ import Hummingbird
 import MSAL
 import MSALAsyncHTTPClient
 import MSALPostgresTokenCache
+import NIOPosix
 import PostgresNIO
 
 /// The orders API: validates callers' tokens (scope `Orders.Read` by default) and calls a
@@ -35,6 +36,23 @@ struct OrdersService: AsyncParsableCommand {
     var cacheCopySeconds = 30
     @Flag(help: "Accept an http authority on 127.0.0.1 (a local provider such as `msal emulator`).")
     var allowInsecureLoopback = false
+    @Flag(
+        help:
+            "Run Swift concurrency's jobs on the server's event loops instead of its own thread pool, so that a request is not handed from an event-loop thread to a pool thread and back (SwiftNIO's NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor; process-wide)."
+    )
+    var eventLoopExecutor = false
+
+    /// Parses the arguments and runs the service. `--event-loop-executor` is acted on before
+    /// anything else, on the main thread, as SwiftNIO requires: before any job reaches Swift
+    /// concurrency's global executor.
+    static func main() async {
+        if CommandLine.arguments.dropFirst().contains("--event-loop-executor") {
+            guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else {
+                exit(withError: ValidationError("--event-loop-executor: SwiftNIO could not install its event loops as the global executor"))
+            }
+        }
+        await main(nil)
+    }
 
     func run() async throws {
         let options: MSALAuthorityOptions = allowInsecureLoopback ? .allowInsecureLoopback : []
