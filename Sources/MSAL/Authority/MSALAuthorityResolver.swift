@@ -33,11 +33,17 @@ public struct MSALAuthorityResolver: Sendable {
 
     /// The validated metadata of `authority`, from the cache or discovered.
     ///
+    /// - Parameters:
+    ///   - authority: the authority to resolve.
+    ///   - correlationID: sent with the discovery requests and carried by any error; `nil`: a new
+    ///     random one, made only when the metadata is not in memory (`UUID()` reads `/dev/urandom`
+    ///     on Linux, far more than answering from memory costs).
     /// - Throws: ``MSALError``, with internal code ``MSALInternalError/failedAuthorityValidation``
     ///   (`invalid_instance`), ``MSALInternalError/invalidTenant``, ``MSALInternalError/invalidAuthorityMetadata``,
     ///   ``MSALInternalError/authorityIssuerMismatch``, ``MSALInternalError/insecureEndpoint``, or a network error.
-    public func metadata(for authority: MSALAuthority, correlationID: UUID = UUID()) async throws -> MSALAuthorityMetadata {
-        try await resolver.resolve(authority, correlationID: correlationID)
+    public func metadata(for authority: MSALAuthority, correlationID: UUID? = nil) async throws -> MSALAuthorityMetadata {
+        if correlationID == nil, let metadata = resolver.cachedMetadata(for: authority) { return metadata }
+        return try await resolver.resolve(authority, correlationID: correlationID ?? UUID())
     }
 
     /// The cached metadata of `authority`, or `nil`; never does I/O.
