@@ -18,6 +18,7 @@ struct RefreshLockTests {
             var issued = 1
             var reused = 0
             var grants = 0
+            var arrived = 0
             var presentedClaims = 0
         }
 
@@ -31,11 +32,21 @@ struct RefreshLockTests {
 
         var reused: Int { state.withLock { $0.reused } }
         var grants: Int { state.withLock { $0.grants } }
+        /// Token requests received so far, counted on arrival (before the delay), unlike ``grants``.
+        var arrived: Int { state.withLock { $0.arrived } }
+
+        /// Waits until `count` token requests have arrived (at most 30 s): a request in flight means
+        /// its caller holds the refresh lock, however slowly a loaded machine started its task.
+        func waitForArrivals(_ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while arrived < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        }
         var claimsRequests: Int { state.withLock { $0.presentedClaims } }
 
         var transport: FlowTransport {
             FlowTransport(token: { request in
                 let form = Dictionary(request.formParameters, uniquingKeysWith: { $1 })
+                self.state.withLock { $0.arrived += 1 }
                 try await Task.sleep(for: self.delay)
                 let answer = self.state.withLock { state -> (String, Int)? in
                     state.grants += 1
@@ -165,7 +176,7 @@ struct RefreshLockTests {
             return try await app.acquireTokenSilent(with: parameters)
         }
         async let one = forced(first.app)
-        try await Task.sleep(for: .milliseconds(100))  // the first holds the lock, its request in flight
+        try await provider.waitForArrivals(1)  // the first holds the lock, its request in flight
         let two = try await forced(second.app)
         let firstResult = try await one
         #expect(firstResult.tokenSource == .identityProvider)
@@ -175,7 +186,7 @@ struct RefreshLockTests {
 
         // A claims challenge needs its own token: it redeems the current refresh token under the lock.
         async let three = forced(first.app)
-        try await Task.sleep(for: .milliseconds(100))
+        try await provider.waitForArrivals(2)
         let four = try await forced(second.app, claims: true)
         _ = try await three
         #expect(four.tokenSource == .identityProvider)
