@@ -135,6 +135,7 @@ let package = Package(
         .executableTarget(
             name: "CacheProfile",
             dependencies: [
+                "AppTokenBenchmarkSupport",
                 .product(name: "MSAL", package: "swift-msal")
             ]
         ),

@@ -3,12 +3,16 @@
 //
 //   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup|silent> DOCUMENT [count]
 //   .build/release/CacheProfile memory DOCUMENT
+//   .build/release/CacheProfile app-token [count]
 //
 // DOCUMENT is one of the files of scripts/make_cache_documents.py (cache-10000.json).
 //
 // `memory` is what `python_cache_bench.py` measures for MSAL for Python, in a fresh process: the
 // peak resident memory after an app has loaded the document from its cache file, listed the
 // accounts and made 16 silent requests (cache hits), through the public API only. It prints JSON.
+//
+// `app-token` loops over acquireTokenForClient cache hits through the public async API (the
+// confidential client's default memory cache, 16 tenants filled through an in-memory provider).
 
 import Foundation
 @_spi(Benchmarks) import MSAL
@@ -16,6 +20,11 @@ import Foundation
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "memory" {
     try await measureMemory(document: arguments[2])
+    exit(0)
+}
+if arguments.count >= 2, arguments[1] == "app-token" {
+    let count = arguments.count >= 3 ? Int(arguments[2]) ?? 1 : 1
+    print("checksum \(try await profileAppTokenHits(count: count))")
     exit(0)
 }
 guard arguments.count >= 3, let data = FileManager.default.contents(atPath: arguments[2]) else {

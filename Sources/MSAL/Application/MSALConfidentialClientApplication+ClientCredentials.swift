@@ -15,6 +15,7 @@ extension MSALConfidentialClientApplication {
     ///   refuses, ``MSALInternalError/invalidScope`` for a scope that is not one resource's
     ///   `/.default`, and the credential's own errors (``MSALInternalError/clientAssertionFailed``, …).
     public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALResult {
+        if let remembered = ClientCredentialsFlow.memoizedResult(parameters, client: client) { return remembered }
         let flow = ClientCredentialsFlow(client: client, region: region)
         return try await flow.run(try flow.request(parameters))
     }

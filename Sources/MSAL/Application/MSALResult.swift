@@ -19,38 +19,67 @@ public enum MSALTokenSource: Int, Sendable, Hashable, CustomStringConvertible {
 /// A token and what it was issued for.
 public final class MSALResult: Sendable, CustomStringConvertible {
     /// The access token: send it as ``authorizationHeader``.
-    public let accessToken: String
+    public var accessToken: String { token.accessToken }
     /// When the access token expires.
-    public let expiresOn: Date?
+    public var expiresOn: Date? { token.expiresOn }
     /// Whether the token is past its regular lifetime and was returned only because the service
     /// was unavailable and ``MSALPublicClientApplicationConfig/extendedLifetimeEnabled`` is on.
-    public let extendedLifeTimeToken: Bool
+    public var extendedLifeTimeToken: Bool { token.extendedLifeTimeToken }
     /// The raw ID token of the account in the request's tenant, when there is one.
-    public var idToken: String? { idTokenStorage }
+    public var idToken: String? { token.idToken }
     /// The scopes the access token was granted for.
     public var scopes: [String] {
-        switch scopesStorage {
+        switch token.scopes {
         case .list(let scopes): scopes
         case .target(let target): CacheText.scopeStrings(target)
         }
     }
     /// The account's profile in the tenant the token was issued by.
-    public let tenantProfile: MSALTenantProfile
+    public var tenantProfile: MSALTenantProfile { token.tenantProfile }
     /// The account the token belongs to.
-    public let account: MSALAccount
+    public var account: MSALAccount { token.account }
     /// The authority the request was made to.
     public let authority: MSALAuthority
     /// The correlation id of the request.
     public let correlationId: UUID
     /// Whether the token came from the cache or the identity provider.
-    public let tokenSource: MSALTokenSource
+    public var tokenSource: MSALTokenSource { token.source }
     /// When the token should be refreshed ahead of expiry (`refresh_in`), when the service said.
-    public let refreshOn: Date?
+    public var refreshOn: Date? { token.refreshOn }
 
-    /// The ID token, a string of its own: a result an app keeps never keeps the cache document in
-    /// memory.
-    private let idTokenStorage: String?
-    private let scopesStorage: ScopesStorage
+    /// What two results for the same token share: everything but the request's authority object
+    /// and correlation id. A result reissued for another request (``correlated(_:)``,
+    /// ``reissued(authority:correlationID:)``) then costs one object and two references.
+    private final class Token: Sendable {
+        let accessToken: String
+        let expiresOn: Date?
+        let extendedLifeTimeToken: Bool
+        /// The ID token, a string of its own: a result an app keeps never keeps the cache
+        /// document in memory.
+        let idToken: String?
+        let scopes: ScopesStorage
+        let tenantProfile: MSALTenantProfile
+        let account: MSALAccount
+        let source: MSALTokenSource
+        let refreshOn: Date?
+
+        init(
+            accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?, scopes: ScopesStorage,
+            tenantProfile: MSALTenantProfile, account: MSALAccount, source: MSALTokenSource, refreshOn: Date?
+        ) {
+            self.accessToken = accessToken
+            self.expiresOn = expiresOn
+            self.extendedLifeTimeToken = extendedLifeTimeToken
+            self.idToken = idToken
+            self.scopes = scopes
+            self.tenantProfile = tenantProfile
+            self.account = account
+            self.source = source
+            self.refreshOn = refreshOn
+        }
+    }
+
+    private let token: Token
 
     private enum ScopesStorage: Sendable {
         case list([String])
@@ -65,9 +94,10 @@ public final class MSALResult: Sendable, CustomStringConvertible {
         correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date? = nil
     ) {
         self.init(
-            accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken,
-            idToken: idToken, scopesStorage: .list(scopes), tenantProfile: tenantProfile, account: account,
-            authority: authority, correlationId: correlationId, tokenSource: tokenSource, refreshOn: refreshOn)
+            token: Token(
+                accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken, idToken: idToken,
+                scopes: .list(scopes), tenantProfile: tenantProfile, account: account, source: tokenSource, refreshOn: refreshOn),
+            authority: authority, correlationId: correlationId)
     }
 
     /// A result whose scopes stay the cached token's space-separated `target` until read.
@@ -77,37 +107,29 @@ public final class MSALResult: Sendable, CustomStringConvertible {
         correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date?
     ) {
         self.init(
-            accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken,
-            idToken: idToken, scopesStorage: .target(target), tenantProfile: tenantProfile, account: account,
-            authority: authority, correlationId: correlationId, tokenSource: tokenSource, refreshOn: refreshOn)
+            token: Token(
+                accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken, idToken: idToken,
+                scopes: .target(target), tenantProfile: tenantProfile, account: account, source: tokenSource, refreshOn: refreshOn),
+            authority: authority, correlationId: correlationId)
     }
 
-    private init(
-        accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?,
-        scopesStorage: ScopesStorage, tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority,
-        correlationId: UUID, tokenSource: MSALTokenSource, refreshOn: Date?
-    ) {
-        self.accessToken = accessToken
-        self.expiresOn = expiresOn
-        self.extendedLifeTimeToken = extendedLifeTimeToken
-        self.idTokenStorage = idToken
-        self.scopesStorage = scopesStorage
-        self.tenantProfile = tenantProfile
-        self.account = account
+    private init(token: Token, authority: MSALAuthority, correlationId: UUID) {
+        self.token = token
         self.authority = authority
         self.correlationId = correlationId
-        self.tokenSource = tokenSource
-        self.refreshOn = refreshOn
     }
 
     /// This result as told to a caller that joined another caller's request for the same token:
     /// everything the same but the correlation id, which is the joiner's own.
     package func correlated(_ correlationID: UUID) -> MSALResult {
         guard correlationId != correlationID else { return self }
-        return MSALResult(
-            accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken, idToken: idTokenStorage,
-            scopesStorage: scopesStorage, tenantProfile: tenantProfile, account: account, authority: authority,
-            correlationId: correlationID, tokenSource: tokenSource, refreshOn: refreshOn)
+        return MSALResult(token: token, authority: authority, correlationId: correlationID)
+    }
+
+    /// This result as the answer to another request for the same token: everything the same but
+    /// the request's authority object and correlation id.
+    package func reissued(authority: MSALAuthority, correlationID: UUID) -> MSALResult {
+        MSALResult(token: token, authority: authority, correlationId: correlationID)
     }
 
     /// The scheme of the token: `Bearer`.

@@ -20,9 +20,15 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
     /// The opt-ins this authority was created with.
     public let options: MSALAuthorityOptions
     package let components: AuthorityComponents
+    /// The hash of the kind and canonical URL, computed once: authorities key the hot paths' memos.
+    private let hashOfIdentity: Int
 
     package init(components: AuthorityComponents, options: MSALAuthorityOptions) {
         self.components = components
+        var hasher = Hasher()
+        hasher.combine(components.kind)
+        hasher.combine(components.canonical)
+        self.hashOfIdentity = hasher.finalize()
         self.options = options
         self.kind = components.kind
         // The canonical string was built from checked ASCII parts, so it always parses.
@@ -73,7 +79,6 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
 
     /// Hashes the kind and canonical URL.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(components.kind)
-        hasher.combine(components.canonical)
+        hasher.combine(hashOfIdentity)
     }
 }

@@ -22,6 +22,8 @@ package struct ClientCredentialsFlow: Sendable {
     /// The request as the flow sees it, read once from the parameters.
     package struct Request: Sendable {
         var scopes: [String]
+        /// The scopes as the parameters gave them (the memo's key).
+        var requestedScopes: [String]
         var authority: MSALAuthority
         var claims: String?
         var skipsCache: Bool
@@ -43,9 +45,33 @@ package struct ClientCredentialsFlow: Sendable {
                 correlationID: correlationID)
         }
         return Request(
-            scopes: scopes, authority: values.authority ?? client.defaultAuthority, claims: client.claimsParameter(values.claimsRequest),
+            scopes: scopes, requestedScopes: values.scopes, authority: values.authority ?? client.defaultAuthority, claims: client.claimsParameter(values.claimsRequest),
             skipsCache: parameters.forceRefresh || values.claimsRequest != nil, extraQueryParameters: values.extraQueryParameters,
             correlationID: correlationID)
+    }
+
+    /// The answer the cache lookup gave last for the same authority and scopes, while the cache
+    /// has not changed since and the token is still usable (``AppTokenMemo``), reissued with this
+    /// request's correlation id; `nil` when the request skips the cache or must be looked up.
+    ///
+    /// Reads only the parameters it needs and builds one object: the cache hit of a service that
+    /// asks for the same app token on every request it serves.
+    ///
+    /// Static, so that the hit does not build the flow.
+    package static func memoizedResult(_ parameters: MSALClientCredentialParameters, client: TokenClient) -> MSALResult? {
+        guard !parameters.forceRefresh else { return nil }
+        let request: (key: AppTokenMemo.Key, correlationID: UUID?)? = parameters.withValues { values in
+            guard values.claimsRequest == nil else { return nil }
+            return (AppTokenMemo.Key(authority: values.authority ?? client.defaultAuthority, scopes: values.scopes), values.correlationId)
+        }
+        guard let request else { return nil }
+        let memo = client.appTokenMemo
+        let now = client.nowSeconds
+        guard let found = try? client.cache.readIfInMemory({ memo.result(for: request.key, contents: $0, now: now) }), let result = found
+        else { return nil }
+        let correlationID = request.correlationID ?? client.correlationIDs.make()
+        client.logger.verbose("App token request: cache hit", correlationID: correlationID)
+        return result.reissued(authority: request.key.authority, correlationID: correlationID)
     }
 
     /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
@@ -125,17 +151,29 @@ package struct ClientCredentialsFlow: Sendable {
             contents.appToken(environment: environment, clientID: clientID, realms: realms, scopes: scopes, now: now, expiryBuffer: buffer)
         }
         let found: CachedAccessToken?
-        if let answered = try client.cache.readIfInMemory(lookup) {
-            found = answered
+        // The contents the answer came from, when they are the ones in memory (the memo's check).
+        var inMemory: (lineage: TokenCacheContents.Lineage, revision: Int)?
+        if let answered = try client.cache.readIfInMemory({ contents in (lookup(contents), contents.lineage, contents.revision) }) {
+            found = answered.0
+            inMemory = (answered.1, answered.2)
         } else {
             found = try await client.cache.readFromStorage(clientID: clientID, partition: Self.partition(request, clientID: clientID)) {
                 lookup($0)
             }
         }
         guard let token = found else { return nil }
-        return result(
+        let answer = result(
             secret: token.secret, expiresOn: token.expiresOn, target: token.target, realm: token.realm, environment: token.environment,
             refreshOn: token.refreshOn, request: request, source: .cache)
+        // Usable while the lookup would still find it (more than the buffer before expiry) and it
+        // needs no refresh yet (before refresh_on). The lookup found it usable, so this cannot overflow.
+        let usableUntil = min(token.expiresOn - buffer, token.refreshOn ?? .max)
+        if let inMemory, usableUntil > now {
+            client.appTokenMemo.remember(
+                answer, for: AppTokenMemo.Key(authority: request.authority, scopes: request.requestedScopes), lineage: inMemory.lineage,
+                revision: inMemory.revision, usableUntil: usableUntil)
+        }
+        return answer
     }
 
     private func result(

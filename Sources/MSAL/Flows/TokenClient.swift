@@ -23,6 +23,8 @@ package final class TokenClient: Sendable {
     package let logger: MSALLogger
     /// Where the flows' correlation ids come from.
     package let correlationIDs = CorrelationID()
+    /// The app tokens `acquireTokenForClient` found in the cache last (``ClientCredentialsFlow``).
+    package let appTokenMemo = AppTokenMemo()
     /// A confidential client's authentication, added to every token request it sends (refreshes
     /// and code redemptions too); `nil` for a public client.
     package let clientAuthentication: ClientAuthentication?

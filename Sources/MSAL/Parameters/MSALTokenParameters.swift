@@ -69,4 +69,10 @@ public class MSALTokenParameters: @unchecked Sendable {
 
     /// One consistent copy of the values, taken when a request starts.
     package var snapshot: Values { values.withLock { $0 } }
+
+    /// `body`'s answer from the values, read under the lock without copying them all (a cache
+    /// hit's fast path reads three of the six). `body` must not touch these parameters again.
+    package func withValues<T>(_ body: (borrowing Values) -> T) -> T {
+        values.withLock { body($0) }
+    }
 }

@@ -30,9 +30,10 @@ package final class CorrelationID: Sendable {
             }
             let offset = pool.next * 16
             pool.next += 1
-            let bytes = pool.bytes
-            withUnsafeMutableBytes(of: &id) { target in
-                for index in 0..<16 { target[index] = bytes[offset + index] }
+            pool.bytes.withUnsafeBytes { source in
+                withUnsafeMutableBytes(of: &id) { target in
+                    target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + 16]))
+                }
             }
             return true
         }
