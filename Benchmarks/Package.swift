@@ -136,7 +136,7 @@ let package = Package(
             name: "CacheProfile",
             dependencies: [
                 "AppTokenBenchmarkSupport",
-                .product(name: "MSAL", package: "swift-msal")
+                .product(name: "MSAL", package: "swift-msal"),
             ]
         ),
         // A bare loop over one case, to run under valgrind --tool=callgrind or perf.

@@ -21,7 +21,7 @@ struct AppTokenMemoTests {
             #expect(first.tokenSource == .identityProvider)
             let looked = try await app.acquireTokenForClient(scopes: [Self.graph])
             #expect(looked.tokenSource == .cache)
-            #expect(app.client.appTokenMemo.count == 1)
+            #expect(app.client.appTokenHits.count == 1)
 
             var correlationIDs: Set<UUID> = [first.correlationId, looked.correlationId]
             for _ in 0..<20 {
@@ -46,7 +46,7 @@ struct AppTokenMemoTests {
             #expect(named.tokenSource == .cache)
             #expect(named.correlationId == chosen)
             #expect(named.authority === authority, "the request's own authority object, not the one remembered")
-            #expect(app.client.appTokenMemo.count == 1, "an equal authority object shares the remembered answer")
+            #expect(app.client.appTokenHits.count == 1, "an equal authority object shares the remembered answer")
             #expect(ConfidentialClientTests.grants(harness) == 1)
         }
     }
@@ -57,23 +57,23 @@ struct AppTokenMemoTests {
             try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(tenant)")!)
         }
         let contoso = try aad("contoso.onmicrosoft.com")
-        let key = AppTokenMemo.Key(authority: contoso, scopes: ["a"])
+        let key = AppTokenHitKey(authority: contoso, scopes: ["a"])
         for equal in [try aad("contoso.onmicrosoft.com"), try aad("Contoso.onmicrosoft.com")] {
             // The tenant is canonical (lower-cased), as the lookup reads it.
             #expect(equal.tenant == contoso.tenant)
-            #expect(AppTokenMemo.Key(authority: equal, scopes: ["a"]) == key)
-            #expect(AppTokenMemo.Key(authority: equal, scopes: ["a"]).hashValue == key.hashValue)
+            #expect(AppTokenHitKey(authority: equal, scopes: ["a"]) == key)
+            #expect(AppTokenHitKey(authority: equal, scopes: ["a"]).hashValue == key.hashValue)
         }
-        #expect(AppTokenMemo.Key(authority: contoso, scopes: ["A"]) != key)
-        #expect(AppTokenMemo.Key(authority: contoso, scopes: ["a", "b"]) != key)
-        #expect(AppTokenMemo.Key(authority: try aad("fabrikam.onmicrosoft.com"), scopes: ["a"]) != key)
+        #expect(AppTokenHitKey(authority: contoso, scopes: ["A"]) != key)
+        #expect(AppTokenHitKey(authority: contoso, scopes: ["a", "b"]) != key)
+        #expect(AppTokenHitKey(authority: try aad("fabrikam.onmicrosoft.com"), scopes: ["a"]) != key)
         let b2c = try MSALB2CAuthority(url: URL(string: "https://contoso.b2clogin.com/tfp/contoso.onmicrosoft.com/B2C_1_signin")!)
-        #expect(AppTokenMemo.Key(authority: b2c, scopes: ["a"]) != key)
+        #expect(AppTokenHitKey(authority: b2c, scopes: ["a"]) != key)
     }
 
     @Test("The memo itself: answers only for the contents it saw, forgets at capacity, ignores answers from older contents")
     func memoRules() throws {
-        let memo = AppTokenMemo()
+        let memo = CacheHitMemo<AppTokenHitKey>()
         var contents = TokenCacheContents()
         let authority = try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/contoso.onmicrosoft.com")!)
         func result(_ token: String) -> MSALResult {
@@ -82,7 +82,7 @@ struct AppTokenMemoTests {
                 tenantProfile: MSALTenantProfile(identifier: "", environment: "e", tenantId: "t", isHomeTenantProfile: false, idToken: nil),
                 account: MSALAccount(application: "e"), authority: authority, correlationId: UUID(), tokenSource: .cache)
         }
-        let key = AppTokenMemo.Key(authority: authority, scopes: ["s"])
+        let key = AppTokenHitKey(authority: authority, scopes: ["s"])
         memo.remember(result("one"), for: key, lineage: contents.lineage, revision: contents.revision, usableUntil: 100)
         #expect(memo.result(for: key, contents: contents, now: 99)?.accessToken == "one")
         #expect(memo.result(for: key, contents: contents, now: 100) == nil, "usable until 100, exclusive")
@@ -100,15 +100,15 @@ struct AppTokenMemoTests {
         #expect(memo.result(for: key, contents: TokenCacheContents(), now: 1) == nil)
 
         memo.remember(result("two"), for: key, lineage: contents.lineage, revision: contents.revision, usableUntil: 100)
-        for index in 0..<AppTokenMemo.capacity {
+        for index in 0..<CacheHitMemoLimits.capacity {
             memo.remember(
-                result("\(index)"), for: AppTokenMemo.Key(authority: authority, scopes: ["s\(index)"]), lineage: contents.lineage,
+                result("\(index)"), for: AppTokenHitKey(authority: authority, scopes: ["s\(index)"]), lineage: contents.lineage,
                 revision: contents.revision, usableUntil: 100)
-            #expect(memo.count <= AppTokenMemo.capacity)
+            #expect(memo.count <= CacheHitMemoLimits.capacity)
         }
-        #expect(memo.count < AppTokenMemo.capacity, "full: everything was forgotten once")
-        let last = AppTokenMemo.Key(authority: authority, scopes: ["s\(AppTokenMemo.capacity - 1)"])
-        #expect(memo.result(for: last, contents: contents, now: 1)?.accessToken == "\(AppTokenMemo.capacity - 1)")
+        #expect(memo.count < CacheHitMemoLimits.capacity, "full: everything was forgotten once")
+        let last = AppTokenHitKey(authority: authority, scopes: ["s\(CacheHitMemoLimits.capacity - 1)"])
+        #expect(memo.result(for: last, contents: contents, now: 1)?.accessToken == "\(CacheHitMemoLimits.capacity - 1)")
     }
 
     @Test("Within the expiry buffer and past refresh_on, a remembered hit is not given: the token endpoint is asked")
@@ -184,7 +184,7 @@ struct AppTokenMemoTests {
             let other = try Client.application(harness, cache: cache)
             let first = try await one.acquireTokenForClient(scopes: [Self.graph])
             for _ in 0..<3 { #expect(try await one.acquireTokenForClient(scopes: [Self.graph]).accessToken == first.accessToken) }
-            #expect(one.client.appTokenMemo.count == 1)
+            #expect(one.client.appTokenHits.count == 1)
 
             let parameters = MSALClientCredentialParameters(scopes: [Self.graph])
             parameters.forceRefresh = true

@@ -63,6 +63,7 @@ extension MSALConfidentialClientApplication {
     ///
     /// - Throws: ``MSALError`` with ``MSALError/Code/interactionRequired`` when the user must sign in again.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+        if let remembered = SilentFlow.memoizedResult(parameters, client: client) { return remembered }
         let flow = SilentFlow(client: client)
         return try await flow.run(try flow.request(parameters))
     }
@@ -104,5 +105,6 @@ extension MSALConfidentialClientApplication {
         _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
             contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
         }
+        client.silentHits.forgetAll()
     }
 }

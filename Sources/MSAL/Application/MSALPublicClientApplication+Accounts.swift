@@ -68,6 +68,7 @@ extension MSALPublicClientApplication {
         _ = try cache.write(clientID: clientID, partition: .account(identifier)) { contents in
             contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
         }
+        client.silentHits.forgetAll()
     }
 
     /// ``remove(_:)`` for the SDK's own async APIs (sign-out), without blocking a cooperative thread.
@@ -79,5 +80,6 @@ extension MSALPublicClientApplication {
         _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
             contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
         }
+        client.silentHits.forgetAll()
     }
 }

@@ -11,6 +11,7 @@ extension MSALPublicClientApplication {
     /// When the user must act (no refresh token, `invalid_grant`, `interaction_required`, …) the
     /// error is ``MSALError/Code/interactionRequired``: call ``acquireToken(with:)`` then.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+        if let remembered = SilentFlow.memoizedResult(parameters, client: client) { return remembered }
         let flow = SilentFlow(client: client)
         return try await flow.run(try flow.request(parameters))
     }

@@ -45,13 +45,14 @@ package struct ClientCredentialsFlow: Sendable {
                 correlationID: correlationID)
         }
         return Request(
-            scopes: scopes, requestedScopes: values.scopes, authority: values.authority ?? client.defaultAuthority, claims: client.claimsParameter(values.claimsRequest),
+            scopes: scopes, requestedScopes: values.scopes, authority: values.authority ?? client.defaultAuthority,
+            claims: client.claimsParameter(values.claimsRequest),
             skipsCache: parameters.forceRefresh || values.claimsRequest != nil, extraQueryParameters: values.extraQueryParameters,
             correlationID: correlationID)
     }
 
     /// The answer the cache lookup gave last for the same authority and scopes, while the cache
-    /// has not changed since and the token is still usable (``AppTokenMemo``), reissued with this
+    /// has not changed since and the token is still usable (``CacheHitMemo``), reissued with this
     /// request's correlation id; `nil` when the request skips the cache or must be looked up.
     ///
     /// Reads only the parameters it needs and builds one object: the cache hit of a service that
@@ -60,15 +61,12 @@ package struct ClientCredentialsFlow: Sendable {
     /// Static, so that the hit does not build the flow.
     package static func memoizedResult(_ parameters: MSALClientCredentialParameters, client: TokenClient) -> MSALResult? {
         guard !parameters.forceRefresh else { return nil }
-        let request: (key: AppTokenMemo.Key, correlationID: UUID?)? = parameters.withValues { values in
+        let request: (key: AppTokenHitKey, correlationID: UUID?)? = parameters.withValues { values in
             guard values.claimsRequest == nil else { return nil }
-            return (AppTokenMemo.Key(authority: values.authority ?? client.defaultAuthority, scopes: values.scopes), values.correlationId)
+            return (AppTokenHitKey(authority: values.authority ?? client.defaultAuthority, scopes: values.scopes), values.correlationId)
         }
         guard let request else { return nil }
-        let memo = client.appTokenMemo
-        let now = client.nowSeconds
-        guard let found = try? client.cache.readIfInMemory({ memo.result(for: request.key, contents: $0, now: now) }), let result = found
-        else { return nil }
+        guard let result = client.appTokenHits.result(for: request.key, in: client.cache, now: client.nowSeconds) else { return nil }
         let correlationID = request.correlationID ?? client.correlationIDs.make()
         client.logger.verbose("App token request: cache hit", correlationID: correlationID)
         return result.reissued(authority: request.key.authority, correlationID: correlationID)
@@ -169,8 +167,8 @@ package struct ClientCredentialsFlow: Sendable {
         // needs no refresh yet (before refresh_on). The lookup found it usable, so this cannot overflow.
         let usableUntil = min(token.expiresOn - buffer, token.refreshOn ?? .max)
         if let inMemory, usableUntil > now {
-            client.appTokenMemo.remember(
-                answer, for: AppTokenMemo.Key(authority: request.authority, scopes: request.requestedScopes), lineage: inMemory.lineage,
+            client.appTokenHits.remember(
+                answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes), lineage: inMemory.lineage,
                 revision: inMemory.revision, usableUntil: usableUntil)
         }
         return answer

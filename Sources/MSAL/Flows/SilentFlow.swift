@@ -24,6 +24,8 @@ package struct SilentFlow: Sendable {
         var forceRefresh: Bool
         var extraQueryParameters: [String: String]?
         var correlationID: UUID
+        /// The parameters' own scopes and authority (the memo's key).
+        var hitKey: SilentHitKey
     }
 
     /// Reads and checks the parameters.
@@ -45,7 +47,28 @@ package struct SilentFlow: Sendable {
             scopes: scopes, account: account,
             authority: authority(values.authority, account: account), requestedTenant: requestedTenant,
             claims: client.claimsParameter(values.claimsRequest), hasClaimsRequest: values.claimsRequest != nil,
-            forceRefresh: parameters.forceRefresh, extraQueryParameters: values.extraQueryParameters, correlationID: correlationID)
+            forceRefresh: parameters.forceRefresh, extraQueryParameters: values.extraQueryParameters, correlationID: correlationID,
+            hitKey: SilentHitKey(account: account, authority: values.authority, scopes: values.scopes))
+    }
+
+    /// The answer the cache lookup gave last for the same account object, authority and scopes,
+    /// while the cache has not changed since and the token is still usable (``CacheHitMemo``),
+    /// reissued with this request's correlation id; `nil` when the request skips the cache or must
+    /// be looked up. Static, so that the hit does not build the flow.
+    package static func memoizedResult(_ parameters: MSALSilentTokenParameters, client: TokenClient) -> MSALResult? {
+        guard !parameters.forceRefresh else { return nil }
+        let request: (key: SilentHitKey, correlationID: UUID?)? = parameters.withValues { values in
+            guard values.claimsRequest == nil, let account = values.account else { return nil }
+            return (SilentHitKey(account: account, authority: values.authority, scopes: values.scopes), values.correlationId)
+        }
+        guard let request else { return nil }
+        guard let result = client.silentHits.result(for: request.key, in: client.cache, now: client.nowSeconds) else { return nil }
+        let correlationID = request.correlationID ?? client.correlationIDs.make()
+        client.logger.verbose(
+            "Silent request for \(oii: request.key.account.identifier): cache hit in realm \(oii: result.tenantProfile.tenantId)",
+            correlationID: correlationID)
+        // The authority the parameters named, else the one derived for the account (the same each time).
+        return result.reissued(authority: request.key.authority ?? result.authority, correlationID: correlationID)
     }
 
     /// The authority of a silent request: the request's, else the configuration's, with Entra's
@@ -214,8 +237,11 @@ package struct SilentFlow: Sendable {
         }
         // A hit from memory passes the lookup without an escaping closure (an allocation per call).
         let found: (token: CachedAccessToken, idToken: String?)?
-        if let answered = try client.cache.readIfInMemory(lookup) {
-            found = answered
+        // The contents the answer came from, when they are the ones in memory (the memo's check).
+        var inMemory: (lineage: TokenCacheContents.Lineage, revision: Int)?
+        if let answered = try client.cache.readIfInMemory({ contents in (lookup(contents), contents.lineage, contents.revision) }) {
+            found = answered.0
+            inMemory = (answered.1, answered.2)
         } else {
             found = try await client.cache.readFromStorage(clientID: clientID, partition: .account(identifier)) { lookup($0) }
         }
@@ -228,12 +254,22 @@ package struct SilentFlow: Sendable {
                 isHomeTenantProfile: account.homeAccountId?.tenantId.map { CacheText.equalIgnoringASCIICase($0, token.realm) } ?? false,
                 idToken: idToken)
         let isExtended = extended && token.expiresOn - now <= buffer
-        return MSALResult(
+        let result = MSALResult(
             accessToken: token.secret,
             expiresOn: Date(timeIntervalSince1970: Double(isExtended ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn)),
             extendedLifeTimeToken: isExtended, idToken: idToken, target: token.target,
             tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
             tokenSource: .cache, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+        // Usable while the lookup would still find it (more than the buffer before expiry) and it
+        // needs no refresh yet (before refresh_on). The lookup found it usable, so this cannot overflow.
+        if !extended, let inMemory {
+            let usableUntil = min(token.expiresOn - buffer, token.refreshOn ?? .max)
+            if usableUntil > now {
+                client.silentHits.remember(
+                    result, for: request.hitKey, lineage: inMemory.lineage, revision: inMemory.revision, usableUntil: usableUntil)
+            }
+        }
+        return result
     }
 
     /// Redeems the account's refresh token, shared with concurrent callers needing the same one.

@@ -24,7 +24,9 @@ package final class TokenClient: Sendable {
     /// Where the flows' correlation ids come from.
     package let correlationIDs = CorrelationID()
     /// The app tokens `acquireTokenForClient` found in the cache last (``ClientCredentialsFlow``).
-    package let appTokenMemo = AppTokenMemo()
+    package let appTokenHits = CacheHitMemo<AppTokenHitKey>()
+    /// The tokens `acquireTokenSilent` found in the cache last (``SilentFlow``).
+    package let silentHits = CacheHitMemo<SilentHitKey>()
     /// A confidential client's authentication, added to every token request it sends (refreshes
     /// and code redemptions too); `nil` for a public client.
     package let clientAuthentication: ClientAuthentication?

@@ -1,9 +1,9 @@
 import Foundation
 import MSALSupport
 
-/// The app tokens `acquireTokenForClient` found in the cache last, per authority and requested
-/// scopes, so that asking again for the same token costs a dictionary probe instead of a cache
-/// lookup, and the result's parts are not built again.
+/// The cache hits a flow answered last, per request, so that asking again for the same token costs
+/// a dictionary probe instead of a cache lookup, and the result's parts are not built again.
+/// `acquireTokenForClient` keys them by ``AppTokenHitKey``, `acquireTokenSilent` by ``SilentHitKey``.
 ///
 /// A remembered answer is used only while the cache's contents are the ones it was found in (the
 /// same ``TokenCacheContents/lineage`` and ``TokenCacheContents/revision``: any store, removal or
@@ -13,34 +13,8 @@ import MSALSupport
 /// ``TokenCache/readIfInMemory(_:)``, which for a file-backed cache first checks that the file has
 /// not changed since this process last read it.
 ///
-/// At most ``capacity`` answers are kept; when it is full, all are forgotten.
-package final class AppTokenMemo: Sendable {
-    /// The most answers kept at once.
-    package static let capacity = 1024
-
-    /// A request as the memo tells requests apart: the authority (its kind and canonical URL, as
-    /// ``MSALAuthority`` compares them; the canonical tenant is the one the lookup reads) and the
-    /// scopes exactly as the parameters gave them.
-    package struct Key: Hashable, Sendable {
-        let authority: MSALAuthority
-        let scopes: [String]
-
-        package init(authority: MSALAuthority, scopes: [String]) {
-            self.authority = authority
-            self.scopes = scopes
-        }
-
-        package static func == (lhs: Key, rhs: Key) -> Bool {
-            guard lhs.scopes == rhs.scopes else { return false }
-            return lhs.authority === rhs.authority || lhs.authority == rhs.authority
-        }
-
-        package func hash(into hasher: inout Hasher) {
-            hasher.combine(authority)
-            hasher.combine(scopes)
-        }
-    }
-
+/// At most ``CacheHitMemoLimits/capacity`` answers are kept; when it is full, all are forgotten.
+package final class CacheHitMemo<Key: Hashable & Sendable>: Sendable {
     private struct Answer {
         /// The result the cache lookup built; reissued with each request's authority and correlation id.
         let result: MSALResult
@@ -77,6 +51,13 @@ package final class AppTokenMemo: Sendable {
         }
     }
 
+    /// The remembered result for `key` when `cache` still holds, in memory, the contents it was
+    /// found in (for a file, one `lstat` shows the file unchanged) and it is usable at `now`.
+    package func result(for key: Key, in cache: TokenCache, now: Int64) -> MSALResult? {
+        guard let found = try? cache.readIfInMemory({ result(for: key, contents: $0, now: now) }) else { return nil }
+        return found
+    }
+
     /// Remembers `result`, which the cache lookup found for `key` in the contents of `lineage` at
     /// `revision`, as usable until `usableUntil` (exclusive, seconds since 1970).
     package func remember(
@@ -90,11 +71,26 @@ package final class AppTokenMemo: Sendable {
                 state.revision = revision
                 state.answers.removeAll()
             }
-            if state.answers.count >= Self.capacity, state.answers[key] == nil { state.answers.removeAll() }
+            if state.answers.count >= CacheHitMemoLimits.capacity, state.answers[key] == nil { state.answers.removeAll() }
             state.answers[key] = Answer(result: result, usableUntil: usableUntil)
+        }
+    }
+
+    /// Forgets every answer now (signing an account out: its tokens are not kept in memory until
+    /// the next lookup would notice the change).
+    package func forgetAll() {
+        state.withLock { state in
+            state.answers.removeAll()
+            state.lineage = nil
         }
     }
 
     /// The number of answers remembered (for tests).
     package var count: Int { state.withLock { $0.answers.count } }
+}
+
+/// The bound of every ``CacheHitMemo``.
+package enum CacheHitMemoLimits {
+    /// The most answers one memo keeps at once.
+    package static let capacity = 1024
 }
