@@ -83,32 +83,43 @@ struct AppTokenMemoTests {
                 account: MSALAccount(application: "e"), authority: authority, correlationId: UUID(), tokenSource: .cache)
         }
         let key = AppTokenHitKey(authority: authority, scopes: ["s"])
-        memo.remember(result("one"), for: key, lineage: contents.lineage, revision: contents.revision, usableUntil: 100)
+        // Expiring at 400 with a 300 s buffer: usable until 100 (exclusive).
+        func remember(_ token: String, _ key: AppTokenHitKey, seen: TokenCacheContents.Version, refreshOn: Int64? = nil, now: Int64 = 1) {
+            memo.remember(result(token), for: key, seen: seen, expiresOn: 400, refreshOn: refreshOn, expiryBuffer: 300, now: now)
+        }
+        remember("one", key, seen: contents.version)
         #expect(memo.result(for: key, contents: contents, now: 99)?.accessToken == "one")
         #expect(memo.result(for: key, contents: contents, now: 100) == nil, "usable until 100, exclusive")
         #expect(memo.count == 0, "an expired answer is dropped")
+        remember("early", key, seen: contents.version, refreshOn: 50)
+        #expect(memo.result(for: key, contents: contents, now: 49)?.accessToken == "early")
+        #expect(memo.result(for: key, contents: contents, now: 50) == nil, "refresh_on comes first")
+        remember("late", key, seen: contents.version, now: 100)
+        #expect(memo.count == 0, "an answer already unusable is not kept")
 
-        memo.remember(result("one"), for: key, lineage: contents.lineage, revision: contents.revision, usableUntil: 100)
+        remember("one", key, seen: contents.version)
+        let older = contents.version
         contents.upsert(CacheEntry(), key: "k", in: .accessToken)
         #expect(memo.result(for: key, contents: contents, now: 1) == nil, "the contents changed")
         #expect(memo.count == 0)
         // An answer looked up in the older revision, arriving late, is not kept.
-        memo.remember(result("two"), for: key, lineage: contents.lineage, revision: contents.revision, usableUntil: 100)
-        memo.remember(result("old"), for: key, lineage: contents.lineage, revision: contents.revision - 1, usableUntil: 100)
+        remember("two", key, seen: contents.version)
+        remember("old", key, seen: older)
         #expect(memo.result(for: key, contents: contents, now: 1)?.accessToken == "two")
         // Other contents (another lineage) never answer.
         #expect(memo.result(for: key, contents: TokenCacheContents(), now: 1) == nil)
 
-        memo.remember(result("two"), for: key, lineage: contents.lineage, revision: contents.revision, usableUntil: 100)
+        remember("two", key, seen: contents.version)
         for index in 0..<CacheHitMemoLimits.capacity {
-            memo.remember(
-                result("\(index)"), for: AppTokenHitKey(authority: authority, scopes: ["s\(index)"]), lineage: contents.lineage,
-                revision: contents.revision, usableUntil: 100)
+            remember("\(index)", AppTokenHitKey(authority: authority, scopes: ["s\(index)"]), seen: contents.version)
             #expect(memo.count <= CacheHitMemoLimits.capacity)
         }
         #expect(memo.count < CacheHitMemoLimits.capacity, "full: everything was forgotten once")
         let last = AppTokenHitKey(authority: authority, scopes: ["s\(CacheHitMemoLimits.capacity - 1)"])
         #expect(memo.result(for: last, contents: contents, now: 1)?.accessToken == "\(CacheHitMemoLimits.capacity - 1)")
+        memo.forgetAll()
+        #expect(memo.count == 0)
+        #expect(memo.result(for: last, contents: contents, now: 1) == nil)
     }
 
     @Test("Within the expiry buffer and past refresh_on, a remembered hit is not given: the token endpoint is asked")

@@ -24,8 +24,7 @@ package final class CacheHitMemo<Key: Hashable & Sendable>: Sendable {
 
     private struct State {
         /// The contents the answers were found in.
-        var lineage: TokenCacheContents.Lineage?
-        var revision = 0
+        var version: TokenCacheContents.Version?
         var answers: [Key: Answer] = [:]
     }
 
@@ -37,7 +36,7 @@ package final class CacheHitMemo<Key: Hashable & Sendable>: Sendable {
     /// and it is still usable at `now` (seconds since 1970).
     package func result(for key: Key, contents: TokenCacheContents, now: Int64) -> MSALResult? {
         state.withLock { state in
-            guard state.lineage === contents.lineage, state.revision == contents.revision else {
+            guard let version = state.version, version.matches(contents) else {
                 // The cache changed: nothing remembered is known to be its answer any more.
                 if !state.answers.isEmpty { state.answers.removeAll() }
                 return nil
@@ -58,17 +57,22 @@ package final class CacheHitMemo<Key: Hashable & Sendable>: Sendable {
         return found
     }
 
-    /// Remembers `result`, which the cache lookup found for `key` in the contents of `lineage` at
-    /// `revision`, as usable until `usableUntil` (exclusive, seconds since 1970).
+    /// Remembers `result`, which the cache lookup found for `key` in the contents `seen`, for a
+    /// token that expires at `expiresOn` and should be refreshed at `refreshOn` (seconds since
+    /// 1970). It is usable while the lookup would still find it — more than `expiryBuffer` seconds
+    /// before expiry — and needs no refresh yet; an answer already unusable at `now` is not kept.
     package func remember(
-        _ result: MSALResult, for key: Key, lineage: TokenCacheContents.Lineage, revision: Int, usableUntil: Int64
+        _ result: MSALResult, for key: Key, seen: TokenCacheContents.Version, expiresOn: Int64, refreshOn: Int64?, expiryBuffer: Int64,
+        now: Int64
     ) {
+        // The lookup found the token usable (expiresOn - now > expiryBuffer), so this cannot overflow.
+        let usableUntil = min(expiresOn - expiryBuffer, refreshOn ?? .max)
+        guard usableUntil > now else { return }
         state.withLock { state in
-            if state.lineage !== lineage || state.revision != revision {
-                // An answer from older contents than the ones remembered is not kept.
-                if state.lineage === lineage && revision < state.revision { return }
-                state.lineage = lineage
-                state.revision = revision
+            // An answer from older contents than the ones remembered is not kept.
+            if let version = state.version, version.isNewer(than: seen) { return }
+            if state.version?.isSame(as: seen) != true {
+                state.version = seen
                 state.answers.removeAll()
             }
             if state.answers.count >= CacheHitMemoLimits.capacity, state.answers[key] == nil { state.answers.removeAll() }
@@ -81,7 +85,7 @@ package final class CacheHitMemo<Key: Hashable & Sendable>: Sendable {
     package func forgetAll() {
         state.withLock { state in
             state.answers.removeAll()
-            state.lineage = nil
+            state.version = nil
         }
     }
 

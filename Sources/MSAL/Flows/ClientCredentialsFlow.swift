@@ -150,10 +150,10 @@ package struct ClientCredentialsFlow: Sendable {
         }
         let found: CachedAccessToken?
         // The contents the answer came from, when they are the ones in memory (the memo's check).
-        var inMemory: (lineage: TokenCacheContents.Lineage, revision: Int)?
-        if let answered = try client.cache.readIfInMemory({ contents in (lookup(contents), contents.lineage, contents.revision) }) {
+        var seen: TokenCacheContents.Version?
+        if let answered = try client.cache.readIfInMemory({ contents in (lookup(contents), contents.version) }) {
             found = answered.0
-            inMemory = (answered.1, answered.2)
+            seen = answered.1
         } else {
             found = try await client.cache.readFromStorage(clientID: clientID, partition: Self.partition(request, clientID: clientID)) {
                 lookup($0)
@@ -163,13 +163,10 @@ package struct ClientCredentialsFlow: Sendable {
         let answer = result(
             secret: token.secret, expiresOn: token.expiresOn, target: token.target, realm: token.realm, environment: token.environment,
             refreshOn: token.refreshOn, request: request, source: .cache)
-        // Usable while the lookup would still find it (more than the buffer before expiry) and it
-        // needs no refresh yet (before refresh_on). The lookup found it usable, so this cannot overflow.
-        let usableUntil = min(token.expiresOn - buffer, token.refreshOn ?? .max)
-        if let inMemory, usableUntil > now {
+        if let seen {
             client.appTokenHits.remember(
-                answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes), lineage: inMemory.lineage,
-                revision: inMemory.revision, usableUntil: usableUntil)
+                answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes), seen: seen,
+                expiresOn: token.expiresOn, refreshOn: token.refreshOn, expiryBuffer: buffer, now: now)
         }
         return answer
     }

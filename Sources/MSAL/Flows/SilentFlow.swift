@@ -238,10 +238,10 @@ package struct SilentFlow: Sendable {
         // A hit from memory passes the lookup without an escaping closure (an allocation per call).
         let found: (token: CachedAccessToken, idToken: String?)?
         // The contents the answer came from, when they are the ones in memory (the memo's check).
-        var inMemory: (lineage: TokenCacheContents.Lineage, revision: Int)?
-        if let answered = try client.cache.readIfInMemory({ contents in (lookup(contents), contents.lineage, contents.revision) }) {
+        var seen: TokenCacheContents.Version?
+        if let answered = try client.cache.readIfInMemory({ contents in (lookup(contents), contents.version) }) {
             found = answered.0
-            inMemory = (answered.1, answered.2)
+            seen = answered.1
         } else {
             found = try await client.cache.readFromStorage(clientID: clientID, partition: .account(identifier)) { lookup($0) }
         }
@@ -260,14 +260,10 @@ package struct SilentFlow: Sendable {
             extendedLifeTimeToken: isExtended, idToken: idToken, target: token.target,
             tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
             tokenSource: .cache, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
-        // Usable while the lookup would still find it (more than the buffer before expiry) and it
-        // needs no refresh yet (before refresh_on). The lookup found it usable, so this cannot overflow.
-        if !extended, let inMemory {
-            let usableUntil = min(token.expiresOn - buffer, token.refreshOn ?? .max)
-            if usableUntil > now {
-                client.silentHits.remember(
-                    result, for: request.hitKey, lineage: inMemory.lineage, revision: inMemory.revision, usableUntil: usableUntil)
-            }
+        if !extended, let seen {
+            client.silentHits.remember(
+                result, for: request.hitKey, seen: seen, expiresOn: token.expiresOn, refreshOn: token.refreshOn, expiryBuffer: buffer,
+                now: now)
         }
         return result
     }

@@ -18,6 +18,31 @@ package struct TokenCacheContents: Sendable {
     package private(set) var changes = TokenCacheChangeLog(revision: 0)
     package let lineage = Lineage()
 
+    /// Which contents and which revision of them a read saw: two reads that see the same version
+    /// saw the same contents (``CacheHitMemo`` checks its answers against it).
+    package struct Version: Sendable {
+        let lineage: Lineage
+        let revision: Int
+
+        /// Whether `contents` are still these contents at this revision.
+        package func matches(_ contents: TokenCacheContents) -> Bool {
+            lineage === contents.lineage && revision == contents.revision
+        }
+
+        /// Whether `other` is the same contents at the same revision.
+        package func isSame(as other: Version) -> Bool {
+            lineage === other.lineage && revision == other.revision
+        }
+
+        /// Whether `other` is an earlier revision of the same contents.
+        package func isNewer(than other: Version) -> Bool {
+            lineage === other.lineage && revision > other.revision
+        }
+    }
+
+    /// The contents' version now.
+    package var version: Version { Version(lineage: lineage, revision: revision) }
+
     package init(document: TokenCacheDocument = TokenCacheDocument(), aliases: CacheEnvironmentAliases = .builtIn) {
         self.document = document
         self.aliases = aliases
