@@ -137,4 +137,5 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(2)
     )
     appTokenBenchmarks()
+    callFloorBenchmark()
 }

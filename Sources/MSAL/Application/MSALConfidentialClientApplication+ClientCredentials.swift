@@ -14,7 +14,11 @@ extension MSALConfidentialClientApplication {
     /// - Throws: ``MSALError``: ``MSALInternalError/invalidClient`` for a credential the service
     ///   refuses, ``MSALInternalError/invalidScope`` for a scope that is not one resource's
     ///   `/.default`, and the credential's own errors (``MSALInternalError/clientAssertionFailed``, …).
-    public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALResult {
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`) until it has to wait: a remembered
+    /// cache hit returns without a hop to another executor; a lookup, refresh or token request runs
+    /// on the global concurrent executor, as any `async` method does.
+    nonisolated(nonsending) public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALResult {
         if let remembered = ClientCredentialsFlow.memoizedResult(parameters, client: client) { return remembered }
         let flow = ClientCredentialsFlow(client: client, region: region)
         return try await flow.run(try flow.request(parameters))

@@ -62,7 +62,11 @@ extension MSALConfidentialClientApplication {
     /// Never returns a token obtained on behalf of another caller (``acquireTokenOnBehalfOf(with:)``).
     ///
     /// - Throws: ``MSALError`` with ``MSALError/Code/interactionRequired`` when the user must sign in again.
-    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`) until it has to wait: a remembered
+    /// cache hit returns without a hop to another executor; a lookup, refresh or token request runs
+    /// on the global concurrent executor, as any `async` method does.
+    nonisolated(nonsending) public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         if let remembered = SilentFlow.memoizedResult(parameters, client: client) { return remembered }
         let flow = SilentFlow(client: client)
         return try await flow.run(try flow.request(parameters))

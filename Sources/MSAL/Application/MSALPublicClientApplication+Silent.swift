@@ -10,7 +10,11 @@ extension MSALPublicClientApplication {
     ///
     /// When the user must act (no refresh token, `invalid_grant`, `interaction_required`, …) the
     /// error is ``MSALError/Code/interactionRequired``: call ``acquireToken(with:)`` then.
-    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`) until it has to wait: a remembered
+    /// cache hit returns without a hop to another executor; a lookup, refresh or token request runs
+    /// on the global concurrent executor, as any `async` method does.
+    nonisolated(nonsending) public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         if let remembered = SilentFlow.memoizedResult(parameters, client: client) { return remembered }
         let flow = SilentFlow(client: client)
         return try await flow.run(try flow.request(parameters))

@@ -160,13 +160,14 @@ package struct ClientCredentialsFlow: Sendable {
             }
         }
         guard let token = found else { return nil }
+        let refreshOn = token.refreshOn
         let answer = result(
             secret: token.secret, expiresOn: token.expiresOn, target: token.target, realm: token.realm, environment: token.environment,
-            refreshOn: token.refreshOn, request: request, source: .cache)
+            refreshOn: refreshOn, request: request, source: .cache)
         if let seen {
             client.appTokenHits.remember(
                 answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes), seen: seen,
-                expiresOn: token.expiresOn, refreshOn: token.refreshOn, expiryBuffer: buffer, now: now)
+                expiresOn: token.expiresOn, refreshOn: refreshOn, expiryBuffer: buffer, now: now)
         }
         return answer
     }

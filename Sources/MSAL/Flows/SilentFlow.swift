@@ -254,15 +254,16 @@ package struct SilentFlow: Sendable {
                 isHomeTenantProfile: account.homeAccountId?.tenantId.map { CacheText.equalIgnoringASCIICase($0, token.realm) } ?? false,
                 idToken: idToken)
         let isExtended = extended && token.expiresOn - now <= buffer
+        let refreshOn = token.refreshOn
         let result = MSALResult(
             accessToken: token.secret,
             expiresOn: Date(timeIntervalSince1970: Double(isExtended ? (token.extendedExpiresOn ?? token.expiresOn) : token.expiresOn)),
             extendedLifeTimeToken: isExtended, idToken: idToken, target: token.target,
             tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
-            tokenSource: .cache, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+            tokenSource: .cache, refreshOn: refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
         if !extended, let seen {
             client.silentHits.remember(
-                result, for: request.hitKey, seen: seen, expiresOn: token.expiresOn, refreshOn: token.refreshOn, expiryBuffer: buffer,
+                result, for: request.hitKey, seen: seen, expiresOn: token.expiresOn, refreshOn: refreshOn, expiryBuffer: buffer,
                 now: now)
         }
         return result

@@ -17,6 +17,8 @@ package final class TokenClient: Sendable {
     package let resolver: AuthorityResolver
     package let cache: TokenCache
     package let clock: any MSALClock
+    /// Whether ``clock`` is the system clock, so whole seconds are read without a `Date`.
+    private let readsSystemClock: Bool
     package let refreshFlights: RefreshFlights
     package let derivedAuthorities: DerivedAuthorities
     package let secrets: any InteractiveSecretsSource
@@ -53,6 +55,7 @@ package final class TokenClient: Sendable {
         self.resolver = resolver
         self.cache = cache
         self.clock = clock
+        self.readsSystemClock = clock is MSALSystemClock
         self.refreshFlights = refreshFlights
         self.derivedAuthorities = derivedAuthorities
         self.secrets = secrets
@@ -78,8 +81,11 @@ package final class TokenClient: Sendable {
             reusesAssertion: kind.isMicrosoft)
     }
 
-    /// The current time in whole seconds since 1970.
-    package var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
+    /// The current time in whole seconds since 1970 (``MSALSystemClock/secondsNow()`` for the
+    /// system clock: every cache hit reads it).
+    package var nowSeconds: Int64 {
+        readsSystemClock ? MSALSystemClock.secondsNow() : Int64(clock.now().timeIntervalSince1970.rounded(.down))
+    }
 
     /// The claims to send: the request's claims merged with the client capabilities.
     package func claimsParameter(_ request: MSALClaimsRequest?) -> String? {

@@ -8,8 +8,9 @@ import MSALSupport
 /// `["https://graph.microsoft.com/.default"]`: the token carries the application permissions an
 /// administrator granted on that resource. ``MSALTokenParameters/account`` is not used.
 public final class MSALClientCredentialParameters: MSALTokenParameters, @unchecked Sendable {
-    // @unchecked Sendable: as MSALTokenParameters, the one stored property is a Mutex.
-    private let refresh = Mutex(false)
+    // @unchecked Sendable: as MSALTokenParameters; the one stored property is an Atomic (read
+    // on every cache hit, so a load rather than a lock).
+    private let refresh = Atomic(false)
 
     /// Creates parameters for `scopes`.
     public override init(scopes: [String]) {
@@ -21,7 +22,7 @@ public final class MSALClientCredentialParameters: MSALTokenParameters, @uncheck
     /// A request with ``MSALTokenParameters/claimsRequest`` (a claims challenge from a resource
     /// under continuous access evaluation) skips the cache too.
     public var forceRefresh: Bool {
-        get { refresh.withLock { $0 } }
-        set { refresh.withLock { $0 = newValue } }
+        get { refresh.load(ordering: .acquiring) }
+        set { refresh.store(newValue, ordering: .releasing) }
     }
 }

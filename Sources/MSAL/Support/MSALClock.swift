@@ -16,6 +16,11 @@ public struct MSALSystemClock: MSALClock {
     /// `Date()`.
     public func now() -> Date { Date() }
 
+    /// The current time in whole seconds since 1970, as `now()` rounded down gives it, read with
+    /// `time(2)`: the kernel's last tick, at most one tick (a few milliseconds) behind `now()`, and
+    /// no conversion through `Date` — what a cache hit compares expiry times with.
+    package static func secondsNow() -> Int64 { Int64(time(nil)) }
+
     /// `Task.sleep`.
     public func sleep(seconds: Double) async throws {
         guard seconds > 0 else { return }

@@ -66,6 +66,33 @@ struct TokenCacheContentsTests {
         #expect(found.realm == Self.homeTenant)
     }
 
+    @Test("A token read from a document gives every member as written, whether the lookup read it or left it in the entry")
+    func membersReadFromTheEntry() throws {
+        let home = "9f4880d8.\(Self.homeTenant)"
+        let document = """
+            {"AccessToken": {"k1": {"home_account_id": "\(home)", "environment": "login.windows.net",
+            "credential_type": "AccessToken", "client_id": "\(Self.client)", "secret": "at-\\u00e9",
+            "realm": "\(Self.homeTenant.uppercased())", "target": "User.Read Mail.Read", "token_type": "pop",
+            "cached_at": "1000000", "expires_on": "1003600", "ext_expires_on": "1007200", "refresh_on": "1001800"},
+            "k2": {"home_account_id": "\(home)", "environment": "login.windows.net", "credential_type": "AccessToken",
+            "client_id": "\(Self.client)", "secret": "at2", "realm": "\(Self.homeTenant)", "target": "Files.Read",
+            "expires_on": "1003600"}}}
+            """
+        let contents = TokenCacheContents(document: try TokenCacheDocument(parsing: Array(document.utf8)))
+        let found = try #require(Self.lookup(contents, scopes: ["mail.read"]))
+        let expected = CachedAccessToken(
+            key: "k1", secret: "at-\u{e9}", target: "User.Read Mail.Read", tokenType: "pop", homeAccountID: home,
+            environment: "login.windows.net", realm: Self.homeTenant.uppercased(), cachedAt: 1_000_000, expiresOn: 1_003_600,
+            extendedExpiresOn: 1_007_200, refreshOn: 1_001_800)
+        #expect(found == expected)
+        #expect(found.tokenType == "pop" && found.homeAccountID == home && found.environment == "login.windows.net")
+        #expect(found.cachedAt == 1_000_000 && found.extendedExpiresOn == 1_007_200 && found.refreshOn == 1_001_800)
+        // Members a writer left out: the defaults the unified schema implies.
+        let bare = try #require(Self.lookup(contents, scopes: ["files.read"]))
+        #expect(bare.tokenType == "Bearer" && bare.cachedAt == nil && bare.extendedExpiresOn == nil && bare.refreshOn == nil)
+        #expect(bare.realm == Self.homeTenant && bare != found)
+    }
+
     @Test("An access token within the expiry buffer is not returned, and the read deletes nothing")
     func expiry() throws {
         var contents = TokenCacheContents()

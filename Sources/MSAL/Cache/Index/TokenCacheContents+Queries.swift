@@ -1,17 +1,102 @@
 /// An access token found in the cache.
+///
+/// A lookup makes only what every caller reads — the key, the secret, the target, the realm and
+/// the expiry — and leaves the other members in the entry until they are read, so a cache hit
+/// neither compares nor parses fields its flow never looks at.
 package struct CachedAccessToken: Sendable, Equatable {
     package var key: String
     package var secret: String
     /// The granted scopes as stored (space-separated, case kept).
     package var target: String
-    package var tokenType: String
-    package var homeAccountID: String
-    package var environment: String
+    /// The realm as stored (case kept).
     package var realm: String
-    package var cachedAt: Int64?
     package var expiresOn: Int64
-    package var extendedExpiresOn: Int64?
-    package var refreshOn: Int64?
+    /// Where the other members are read from.
+    private var details: Details
+
+    private enum Details: Sendable {
+        /// Given when the token was made.
+        case given(
+            tokenType: String, homeAccountID: String, environment: String, cachedAt: Int64?, extendedExpiresOn: Int64?, refreshOn: Int64?)
+        /// Read from the cached entry when asked for.
+        case entry(CacheEntry)
+    }
+
+    /// A token made from its members (a token just received, before it is looked up again).
+    package init(
+        key: String, secret: String, target: String, tokenType: String, homeAccountID: String, environment: String, realm: String,
+        cachedAt: Int64?, expiresOn: Int64, extendedExpiresOn: Int64?, refreshOn: Int64?
+    ) {
+        self.key = key
+        self.secret = secret
+        self.target = target
+        self.realm = realm
+        self.expiresOn = expiresOn
+        self.details = .given(
+            tokenType: tokenType, homeAccountID: homeAccountID, environment: environment, cachedAt: cachedAt,
+            extendedExpiresOn: extendedExpiresOn, refreshOn: refreshOn)
+    }
+
+    /// A token read from `entry`, with the members a lookup already read.
+    init(key: String, secret: String, target: String, realm: String, expiresOn: Int64, entry: CacheEntry) {
+        self.key = key
+        self.secret = secret
+        self.target = target
+        self.realm = realm
+        self.expiresOn = expiresOn
+        self.details = .entry(entry)
+    }
+
+    package var tokenType: String {
+        switch details {
+        case .given(let tokenType, _, _, _, _, _): tokenType
+        case .entry(let entry): entry.string(.tokenType, reusing: "Bearer") ?? "Bearer"
+        }
+    }
+
+    package var homeAccountID: String {
+        switch details {
+        case .given(_, let homeAccountID, _, _, _, _): homeAccountID
+        case .entry(let entry): entry[.homeAccountID] ?? ""
+        }
+    }
+
+    package var environment: String {
+        switch details {
+        case .given(_, _, let environment, _, _, _): environment
+        case .entry(let entry): entry[.environment] ?? ""
+        }
+    }
+
+    package var cachedAt: Int64? {
+        switch details {
+        case .given(_, _, _, let cachedAt, _, _): cachedAt
+        case .entry(let entry): entry.seconds(.cachedAt)
+        }
+    }
+
+    /// `extended_expires_on`, else `ext_expires_on` (older writers).
+    package var extendedExpiresOn: Int64? {
+        switch details {
+        case .given(_, _, _, _, let extendedExpiresOn, _): extendedExpiresOn
+        case .entry(let entry): TokenCacheContents.extendedExpiresOn(entry)
+        }
+    }
+
+    package var refreshOn: Int64? {
+        switch details {
+        case .given(_, _, _, _, _, let refreshOn): refreshOn
+        case .entry(let entry): entry.seconds(.refreshOn)
+        }
+    }
+
+    /// Tokens are equal when every member is, wherever it is read from.
+    package static func == (lhs: CachedAccessToken, rhs: CachedAccessToken) -> Bool {
+        lhs.key == rhs.key && lhs.secret == rhs.secret && lhs.target == rhs.target && lhs.realm == rhs.realm
+            && lhs.expiresOn == rhs.expiresOn && lhs.tokenType == rhs.tokenType && lhs.homeAccountID == rhs.homeAccountID
+            && lhs.environment == rhs.environment && lhs.cachedAt == rhs.cachedAt && lhs.extendedExpiresOn == rhs.extendedExpiresOn
+            && lhs.refreshOn == rhs.refreshOn
+    }
 }
 
 extension TokenCacheContents {
@@ -41,7 +126,7 @@ extension TokenCacheContents {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
         return accessToken(
-            in: items, homeAccountID: homeAccountID, environment: environment, client: CacheText.lowercased(clientID), realms: realms,
+            in: items, client: CacheText.lowercased(clientID), realms: realms,
             scopes: scopes, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
     }
 
@@ -57,7 +142,7 @@ extension TokenCacheContents {
         let client = CacheText.lowercased(clientID)
         guard
             let token = accessToken(
-                in: items, homeAccountID: homeAccountID, environment: environment, client: client, realms: realms,
+                in: items, client: client, realms: realms,
                 scopes: scopes, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
         else { return nil }
         return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry.ownedString(.secret))
@@ -95,7 +180,7 @@ extension TokenCacheContents {
             for item in items where item.section == .accessToken && !candidates.contains(item.realm) { candidates.append(item.realm) }
         }
         return accessToken(
-            in: items, homeAccountID: "", environment: environment, client: client, realms: candidates, scopes: scopes, now: now,
+            in: items, client: client, realms: candidates, scopes: scopes, now: now,
             expiryBuffer: expiryBuffer, usingExtendedExpiry: false)
     }
 
@@ -116,7 +201,7 @@ extension TokenCacheContents {
 
     /// The access token among one account's `items` for `client` (lower-cased).
     private func accessToken(
-        in items: [TokenCacheIndex.Item], homeAccountID: String, environment: String, client: String, realms: [String],
+        in items: [TokenCacheIndex.Item], client: String, realms: [String],
         scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool
     ) -> CachedAccessToken? {
         for realm in realms {
@@ -133,8 +218,7 @@ extension TokenCacheContents {
             }
             if let best {
                 return Self.accessToken(
-                    items[best.index].key, best.entry, target: items[best.index].target, home: homeAccountID, environment: environment,
-                    realm: realm)
+                    items[best.index].key, best.entry, target: items[best.index].target, expiresOn: best.expiresOn, realm: realm)
             }
         }
         return nil
@@ -149,24 +233,19 @@ extension TokenCacheContents {
         return items.filter { $0.section == .accessToken && $0.client == client && $0.realm == realm }
     }
 
-    /// The token in `entry`. Values equal to the ones given (the query's, the index's shared
-    /// target) are those strings, not new copies of the document's bytes.
+    /// The token in `entry`, which expires at `expiresOn` (already read). The realm equal to the
+    /// query's is that string, not a new copy of the document's bytes; the target is the index's
+    /// shared one (the entry's, as written); the other members stay in the entry until read.
     private static func accessToken(
-        _ key: String, _ entry: CacheEntry, target: String, home: String, environment: String, realm: String
+        _ key: String, _ entry: CacheEntry, target: String, expiresOn: Int64, realm: String
     ) -> CachedAccessToken? {
-        guard let secret = entry[.secret], let expiresOn = entry.seconds(.expiresOn) else { return nil }
+        guard let secret = entry[.secret] else { return nil }
         return CachedAccessToken(
-            key: key, secret: secret, target: entry.string(.target, reusing: target) ?? "",
-            tokenType: entry.string(.tokenType, reusing: "Bearer") ?? "Bearer",
-            homeAccountID: entry.string(.homeAccountID, reusing: home) ?? "",
-            environment: entry.string(.environment, reusing: environment) ?? "",
-            realm: entry.string(.realm, reusing: realm) ?? "", cachedAt: entry.seconds(.cachedAt), expiresOn: expiresOn,
-            extendedExpiresOn: extendedExpiresOn(entry),
-            refreshOn: entry.seconds(.refreshOn))
+            key: key, secret: secret, target: target, realm: entry.string(.realm, reusing: realm) ?? "", expiresOn: expiresOn, entry: entry)
     }
 
     /// `extended_expires_on`, else `ext_expires_on` (older writers).
-    private static func extendedExpiresOn(_ entry: CacheEntry) -> Int64? {
+    static func extendedExpiresOn(_ entry: CacheEntry) -> Int64? {
         entry.seconds(.extendedExpiresOn) ?? entry.seconds(.extExpiresOn)
     }
 
