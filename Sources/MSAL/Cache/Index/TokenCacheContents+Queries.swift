@@ -2,7 +2,8 @@
 ///
 /// A lookup makes only what every caller reads — the key, the secret, the target, the realm and
 /// the expiry — and leaves the other members in the entry until they are read, so a cache hit
-/// neither compares nor parses fields its flow never looks at.
+/// neither compares nor parses fields its flow never looks at. It holds the entry, and through it the
+/// cache document's bytes, so it lives only for the moment of a lookup: results copy what they keep.
 package struct CachedAccessToken: Sendable, Equatable {
     package var key: String
     package var secret: String
