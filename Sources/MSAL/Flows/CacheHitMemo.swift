@@ -71,7 +71,7 @@ package final class CacheHitMemo<Key: Hashable & Sendable>: Sendable {
         state.withLock { state in
             // An answer from older contents than the ones remembered is not kept.
             if let version = state.version, version.isNewer(than: seen) { return }
-            if state.version?.isSame(as: seen) != true {
+            if state.version != seen {
                 state.version = seen
                 state.answers.removeAll()
             }

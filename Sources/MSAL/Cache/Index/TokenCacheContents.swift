@@ -20,18 +20,19 @@ package struct TokenCacheContents: Sendable {
 
     /// Which contents and which revision of them a read saw: two reads that see the same version
     /// saw the same contents (``CacheHitMemo`` checks its answers against it).
-    package struct Version: Sendable {
+    package struct Version: Sendable, Equatable {
         let lineage: Lineage
         let revision: Int
 
-        /// Whether `contents` are still these contents at this revision.
+        /// Whether `contents` are still these contents at this revision (`self == contents.version`,
+        /// without making the version).
         package func matches(_ contents: TokenCacheContents) -> Bool {
             lineage === contents.lineage && revision == contents.revision
         }
 
-        /// Whether `other` is the same contents at the same revision.
-        package func isSame(as other: Version) -> Bool {
-            lineage === other.lineage && revision == other.revision
+        /// Versions are equal when they are of the same contents at the same revision.
+        package static func == (lhs: Version, rhs: Version) -> Bool {
+            lhs.lineage === rhs.lineage && lhs.revision == rhs.revision
         }
 
         /// Whether `other` is an earlier revision of the same contents.
