@@ -495,7 +495,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     mismatch["headers"] = {"Content-Type": "application/json; charset=utf-8"}
     b.token(mismatch, form=refresh_form("frt-1", client=FAMILY_CLIENT))
     out.append(b.document([
-        silent(error={"code": "interactionRequired", "internal_code": "invalidGrant", "oauth_error": "invalid_grant",
+        silent(error={"code": "interactionRequired", "internal_code": "internalErrorInvalidGrant", "oauth_error": "invalid_grant",
                       "oauth_suberror": "client_mismatch", "http_status": 400}, requests=3,
                expect_cache=cache_state(refresh_tokens=[("frt-1", "1")], app_metadata=[(CLIENT, "1"), (FAMILY_CLIENT, "")]),
                expect_accounts=[]),
@@ -529,7 +529,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     mismatch["headers"] = {"Content-Type": "application/json; charset=utf-8"}
     b.token(mismatch, form=refresh_form("frt-1", client=FAMILY_CLIENT))
     out.append(b.document([
-        silent(error={"code": "interactionRequired", "internal_code": "invalidGrant", "oauth_error": "invalid_grant",
+        silent(error={"code": "interactionRequired", "internal_code": "internalErrorInvalidGrant", "oauth_error": "invalid_grant",
                       "oauth_suberror": "client_mismatch", "http_status": 400}, requests=3,
                expect_cache=cache_state(refresh_tokens=[("frt-1", "1")], app_metadata=[(CLIENT, "1"), (FAMILY_CLIENT, "")]),
                expect_accounts=[]),
@@ -630,7 +630,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
         keeps = sub in ("client_mismatch", "protection_policy_required")
         error = {
             "code": "serverProtectionPoliciesRequired" if sub == "protection_policy_required" else "interactionRequired",
-            "internal_code": None if sub == "protection_policy_required" else "invalidGrant",
+            "internal_code": None if sub == "protection_policy_required" else "internalErrorInvalidGrant",
             "oauth_error": "invalid_grant", "oauth_suberror": body.get("suberror"), "claims": "some_claims", "http_status": 400,
         }
         out.append(b.document([silent(error=error, requests=3,
@@ -669,15 +669,15 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
                           setup(standard_cache(minter, at=EXPIRED_AT))))
 
     # 429 with Retry-After.
-    b = new("silent-throttled-429", "The refresh is answered 429 with Retry-After: 120: a serverError with the throttled "
-            "internal code and the status kept; the same call within 120 s is answered from the throttling cache without a "
+    b = new("silent-throttled-429", "The refresh is answered 429 with Retry-After: 120: an internal error (as MSAL for iOS "
+            "reports it) with the throttled internal code and the status kept; the same call within 120 s is answered from the throttling cache without a "
             "request; after 121 s the request is sent again and succeeds.")
     b.discovery()
     b.token(b.reference_response("errors/dotnet_429_json_retry_after.json", "status, Retry-After and body, verbatim"),
             form=refresh_form("rt-home-1"))
     b.token(b.success(access_token="at-refreshed-2", refresh_token="rt-home-2"), form=refresh_form("rt-home-1"))
     b.jwks()
-    throttled = {"code": "serverError", "internal_code": "throttled", "http_status": 429}
+    throttled = {"code": "internal", "internal_code": "throttled", "http_status": 429}
     out.append(b.document([
         silent(error=throttled | {"throttling_cache_hit": False}, requests=3),
         silent(error=throttled | {"throttling_cache_hit": True}, requests=0, advance_clock=119),
@@ -685,7 +685,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     ], setup(standard_cache(minter, at=EXPIRED_AT))))
 
     # 429 with a plain-text body.
-    b = new("silent-throttled-429-text", "A 429 whose body is plain text, not JSON: the same throttled serverError, no crash, "
+    b = new("silent-throttled-429-text", "A 429 whose body is plain text, not JSON: the same throttled internal error, no crash, "
             "and the repeat answered locally.")
     b.discovery()
     b.token(b.reference_response("errors/dotnet_429_non_json_retry_after.json", "status, Retry-After and body, verbatim"),
@@ -707,9 +707,9 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     out.append(b.document([silent(ok("at-refreshed-2", "identity_provider"), requests=5, expect_sleeps=[1])],
                           setup(standard_cache(minter, at=EXPIRED_AT))))
 
-    # 5xx twice -> serverError, then throttled for 60 s.
-    b = new("silent-5xx-twice", "A 503 that persists through the retry is a serverError (not interactionRequired) with the "
-            "status kept and the refresh token kept; the repeat is answered locally for 60 s, then sent again.")
+    # 5xx twice -> internal (unhandledResponse, as MSAL for iOS), then throttled for 60 s.
+    b = new("silent-5xx-twice", "A 503 that persists through the retry is an internal error with internalErrorUnhandledResponse, as "
+            "MSAL for iOS reports it (not interactionRequired), with the status kept and the refresh token kept; the repeat is answered locally for 60 s, then sent again.")
     b.discovery()
     failure = b.reference_response("errors/dotnet_5xx_server_error.json", "5xx body, verbatim; without the optional Retry-After")
     failure.pop("headers", None)
@@ -718,10 +718,10 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     b.token(b.success(access_token="at-refreshed-2", refresh_token="rt-home-2"), form=refresh_form("rt-home-1"))
     b.jwks()
     out.append(b.document([
-        silent(error={"code": "serverError", "internal_code": "unhandledResponse", "http_status": 503,
+        silent(error={"code": "internal", "internal_code": "internalErrorUnhandledResponse", "http_status": 503,
                       "throttling_cache_hit": False}, requests=4, expect_sleeps=[1],
                expect_cache=cache_state([("at-cached-1", TENANT, TARGET)], [("rt-home-1", None)])),
-        silent(error={"code": "serverError", "http_status": 503, "throttling_cache_hit": True}, requests=0, advance_clock=30),
+        silent(error={"code": "internal", "http_status": 503, "throttling_cache_hit": True}, requests=0, advance_clock=30),
         silent(ok("at-refreshed-2", "identity_provider"), requests=2, advance_clock=31),
     ], setup(standard_cache(minter, at=EXPIRED_AT))))
 
@@ -743,7 +743,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     b.discovery()
     b.token(b.reference_response("errors/dotnet_invalid_grant.json", "error body, verbatim") |
             {"headers": {"Content-Type": "application/json; charset=utf-8"}}, form=refresh_form("rt-home-1"))
-    out.append(b.document([silent(error={"code": "interactionRequired", "internal_code": "invalidGrant",
+    out.append(b.document([silent(error={"code": "interactionRequired", "internal_code": "internalErrorInvalidGrant",
                                          "oauth_error": "invalid_grant"}, requests=3,
                                   expect_cache=cache_state(refresh_tokens=[]))],
                           setup(standard_cache(minter, at=extended_at), extended_lifetime_enabled=True)))
@@ -927,7 +927,7 @@ def device_code_scenarios(ref: Reference, minter: Minter, new, live: list[dict])
         "error": "authorization_declined", "error_description": "AADSTS70000: The user declined the sign-in.",
         "error_codes": [70000]}}, form=poll_form(android["device_code"]))
     out.append(b.document([device_code_step(
-        error={"code": "userCanceled", "internal_code": "authorizationFailed", "oauth_error": "authorization_declined"},
+        error={"code": "userCanceled", "internal_code": "internalErrorAuthorizationFailed", "oauth_error": "authorization_declined"},
         requests=4, expect_sleeps=[5], expect_device_code=android_info)], setup(empty_cache, authority=tenant_authority)))
 
     # MSAL.NET's mock: trailing comma -> clean failure.
@@ -939,7 +939,7 @@ def device_code_scenarios(ref: Reference, minter: Minter, new, live: list[dict])
     b.cite("dotnet", ref.source("device-code/dotnet_device_code_response.json", "body text, byte for byte"))
     start(b, text=dotnet)
     out.append(b.document([device_code_step(
-        error={"code": "internal", "internal_code": "invalidResponse"}, requests=3, expect_sleeps=[],
+        error={"code": "internal", "internal_code": "internalErrorInvalidResponse"}, requests=3, expect_sleeps=[],
         expect_device_code=None)], setup(empty_cache, authority=tenant_authority)))
 
     # The same response as strict JSON, string numbers + verification_url, with the 403 pending variant.
@@ -1191,7 +1191,7 @@ def interactive_scenarios(minter: Minter, new) -> list[dict]:
         "interactive-access-denied", "The user declines consent: the redirect carries error=access_denied, which is "
         "userCanceled (authorizationFailed) with the OAuth error and the description kept; no token request, nothing cached.",
         {"action": "error", "error": "access_denied", "description": "AADSTS65004: User declined to consent to access the app."},
-        {"code": "userCanceled", "internal_code": "authorizationFailed", "oauth_error": "access_denied", "oauth_suberror": None,
+        {"code": "userCanceled", "internal_code": "internalErrorAuthorizationFailed", "oauth_error": "access_denied", "oauth_suberror": None,
          "message_contains": ["access_denied", "AADSTS65004: User declined to consent to access the app."]},
         "the error redirect's text is modeled on Entra's AADSTS65004 message")
     redirect_error(
@@ -1199,39 +1199,39 @@ def interactive_scenarios(minter: Minter, new) -> list[dict]:
         "userCanceled with the sub-error kept.",
         {"action": "error", "error": "access_denied", "description": "AADSTS50058: The user canceled the sign-in.",
          "suberror": "cancel"},
-        {"code": "userCanceled", "internal_code": "authorizationFailed", "oauth_error": "access_denied", "oauth_suberror": "cancel"},
+        {"code": "userCanceled", "internal_code": "internalErrorAuthorizationFailed", "oauth_error": "access_denied", "oauth_suberror": "cancel"},
         "the error redirect with Entra's error_subcode=cancel")
     redirect_error(
         "interactive-user-closed", "The user closes the sign-in page (the web UI throws userCanceled): the request fails "
         "with userCanceled/sessionCanceled; no token request, nothing cached.",
-        {"action": "cancel"}, {"code": "userCanceled", "internal_code": "sessionCanceled"},
+        {"action": "cancel"}, {"code": "userCanceled", "internal_code": "internalErrorSessionCanceled"},
         "the web UI reports that the user closed the page")
     redirect_error(
         "interactive-redirect-invalid-request", "A redirect with error=invalid_request is internal/authorizationFailed with "
         "the OAuth error and description kept (docs/token-acquisition.md, Interactive step 5).",
         {"action": "error", "error": "invalid_request",
          "description": "AADSTS900144: The request body must contain the following parameter: 'client_id'."},
-        {"code": "internal", "internal_code": "authorizationFailed", "oauth_error": "invalid_request",
+        {"code": "internal", "internal_code": "internalErrorAuthorizationFailed", "oauth_error": "invalid_request",
          "message_contains": ["invalid_request", "AADSTS900144"]},
         "the error redirect's text is modeled on Entra's AADSTS900144 message")
     redirect_error(
         "interactive-redirect-server-error", "A redirect with error=server_error (the service failing) is "
-        "serverError/authorizationFailed.",
+        "internal with MSALError.serverError's value as the internal code, as MSAL for iOS reports it.",
         {"action": "error", "error": "server_error", "description": "AADSTS90033: A transient error has occurred. Please try again."},
-        {"code": "serverError", "internal_code": "authorizationFailed", "oauth_error": "server_error",
+        {"code": "internal", "internal_code": "serverError", "oauth_error": "server_error",
          "message_contains": ["AADSTS90033"]},
         "the error redirect's text is modeled on Entra's AADSTS90033 message")
     redirect_error(
         "interactive-redirect-temporarily-unavailable", "A redirect with error=temporarily_unavailable is "
-        "serverError/authorizationFailed.",
+        "internal/internalErrorAuthorizationFailed, as MSAL for iOS reports it.",
         {"action": "error", "error": "temporarily_unavailable"},
-        {"code": "serverError", "internal_code": "authorizationFailed", "oauth_error": "temporarily_unavailable"},
+        {"code": "internal", "internal_code": "internalErrorAuthorizationFailed", "oauth_error": "temporarily_unavailable"},
         "the error redirect carries no description")
     redirect_error(
         "interactive-state-mismatch", "The captured redirect carries a code and another request's state: invalidState, and "
         "the code is never redeemed (no token request; only the two metadata requests were sent).",
         {"action": "redirect_with_state", "state": "state-of-another-request", "parameters": {"code": "code-stolen-1"}},
-        {"code": "internal", "internal_code": "invalidState"},
+        {"code": "internal", "internal_code": "internalErrorInvalidState"},
         "the redirect carries another request's state")
     redirect_error(
         "interactive-browser-launch-failure", "The web UI cannot start a browser: browserLaunchFailed, and the error carries "
@@ -1251,7 +1251,7 @@ def interactive_scenarios(minter: Minter, new) -> list[dict]:
     b.token(signed_in_response(b, "at-interactive-2", "rt-interactive-2"), form=code_form("code-interactive-2"))
     out.append(b.document([
         interactive(ok("at-interactive-1", "identity_provider"), requests=4, web_ui=[{"action": "wait"}],
-                    concurrent_call={"expect_error": {"code": "internal", "internal_code": "interactiveSessionAlreadyRunning"}},
+                    concurrent_call={"expect_error": {"code": "internal", "internal_code": "internalErrorInteractiveSessionAlreadyRunning"}},
                     resume_with=code_action("code-interactive-1"), expect_authorize=authorize(),
                     expect_cache=signed_in_cache, expect_accounts=[HOME]),
         interactive(ok("at-interactive-2", "identity_provider"), requests=1, web_ui=[code_action("code-interactive-2")],
@@ -1274,7 +1274,7 @@ def interactive_scenarios(minter: Minter, new) -> list[dict]:
     b.cite("other-user", {"notes": f"SYNTHETIC: a second user {OTHER_UID} ({OTHER_USERNAME}) of the tenant; its ID token is "
                                    "minted with the test key and its client_info names it"})
     out.append(b.document([
-        interactive(error={"code": "internal", "internal_code": "mismatchedUser"}, requests=4, account=HOME,
+        interactive(error={"code": "internal", "internal_code": "internalErrorMismatchedUser"}, requests=4, account=HOME,
                     web_ui=[code_action("code-interactive-1")], expect_authorize=authorize(extra={"login_hint": USERNAME}),
                     expect_cache=cache_state([("at-cached-1", TENANT, TARGET)], [("rt-home-1", None)], [(CLIENT, None)]),
                     expect_accounts=[HOME]),
@@ -1304,7 +1304,7 @@ def interactive_scenarios(minter: Minter, new) -> list[dict]:
               "the scripted browser's request to the loopback listener, its text modeled on Entra's AADSTS65004 message")
     b.discovery()
     out.append(b.document([
-        interactive(error={"code": "userCanceled", "internal_code": "authorizationFailed", "oauth_error": "access_denied"},
+        interactive(error={"code": "userCanceled", "internal_code": "internalErrorAuthorizationFailed", "oauth_error": "access_denied"},
                     requests=2,
                     web_ui=[{"action": "hand_off", "deliveries": [
                         {"parameters": {"error": "access_denied",
@@ -1344,7 +1344,7 @@ def interactive_scenarios(minter: Minter, new) -> list[dict]:
                  {"code": "internal", "internal_code": "jwtInvalidSignature"}, 4)
     bad_response("interactive-no-id-token", "The code redemption's answer has no ID token, so the sign-in cannot be "
                  "verified: invalidResponse, nothing cached (and no keys fetched).", None,
-                 {"code": "internal", "internal_code": "invalidResponse"}, 3)
+                 {"code": "internal", "internal_code": "internalErrorInvalidResponse"}, 3)
 
     b = begin("interactive-code-redemption-invalid-grant", "The token endpoint rejects the code (invalid_grant, expired): "
               "interactionRequired/invalidGrant with the HTTP status, nothing cached.",
@@ -1353,20 +1353,21 @@ def interactive_scenarios(minter: Minter, new) -> list[dict]:
     b.token(b.reference_response("errors/dotnet_invalid_grant.json", "invalid_grant body, verbatim"),
             form=code_form("code-interactive-1"))
     out.append(b.document([
-        interactive(error={"code": "interactionRequired", "internal_code": "invalidGrant", "oauth_error": "invalid_grant",
+        interactive(error={"code": "interactionRequired", "internal_code": "internalErrorInvalidGrant", "oauth_error": "invalid_grant",
                            "http_status": 400}, requests=3, web_ui=[code_action("code-interactive-1")],
                     expect_authorize=authorize(), expect_cache=EMPTY_CACHE_STATE, expect_accounts=[]),
     ], tenant_setup()))
 
     b = begin("interactive-code-redemption-5xx-not-retried", "The token endpoint answers the code redemption with 503: a "
-              "code is single-use, so it is not sent again (unlike a refresh): serverError after one token request.",
+              "code is single-use, so it is not sent again (unlike a refresh): an internal error (internalErrorUnhandledResponse) "
+              "after one token request.",
               "the redirect carries the code and the request's own state")
     b.discovery()
     failure = b.reference_response("errors/dotnet_5xx_server_error.json", "5xx body, verbatim; the optional Retry-After header left out")
     failure.pop("headers", None)
     b.token(failure, form=code_form("code-interactive-1"))
     out.append(b.document([
-        interactive(error={"code": "serverError", "http_status": failure["status"]}, requests=3, expect_sleeps=[],
+        interactive(error={"code": "internal", "internal_code": "internalErrorUnhandledResponse", "http_status": failure["status"]}, requests=3, expect_sleeps=[],
                     web_ui=[code_action("code-interactive-1")], expect_authorize=authorize(),
                     expect_cache=EMPTY_CACHE_STATE, expect_accounts=[]),
     ], tenant_setup()))

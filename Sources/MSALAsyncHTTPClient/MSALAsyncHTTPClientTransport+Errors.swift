@@ -4,10 +4,10 @@ import NIOCore
 import NIOSSL
 
 extension MSALAsyncHTTPClientTransport {
-    /// Maps an AsyncHTTPClient failure to an ``MSAL/MSALError`` (or `CancellationError` for a
+    /// Maps an AsyncHTTPClient failure to an ``MSAL/MSALFailure`` (or `CancellationError` for a
     /// canceled request).
     static func mapError(_ error: any Error, host: String) -> any Error {
-        if error is CancellationError || error is MSALError { return error }
+        if error is CancellationError || error is MSALFailure { return error }
         let internalCode: MSALInternalError
         let what: String
         if let clientError = error as? HTTPClientError {
@@ -33,7 +33,7 @@ extension MSALAsyncHTTPClientTransport {
             (internalCode, what) = (.networkFailure, "failed")
         }
         let description = String(describing: error)
-        return MSALError(
+        return MSALFailure(
             .internal, internalCode: internalCode,
             message: "The request to \(host) \(what): \(OAuthErrorResponse.sanitized(description, limit: 300))",
             underlyingError: error)

@@ -19,10 +19,10 @@ import NIOHTTP1
 ///   ``MSAL/MSALHTTPLimits/maximumRequestBodySize`` before anything is sent. A header field holding a
 ///   line break is refused before anything is sent.
 /// - A request is sent once; AsyncHTTPClient does not resend a request whose connection closed.
-/// - Errors are ``MSAL/MSALError``s with internal code ``MSAL/MSALInternalError/networkTimeout``,
+/// - Errors are ``MSAL/MSALFailure``s with internal code ``MSAL/MSALInternalError/networkTimeout``,
 ///   ``MSAL/MSALInternalError/tlsFailure``, ``MSAL/MSALInternalError/bodyTooLarge`` or
 ///   ``MSAL/MSALInternalError/networkFailure`` (AsyncHTTPClient's error kept as
-///   ``MSAL/MSALError/underlyingError``). Canceling the calling task cancels the request and throws
+///   ``MSAL/MSALFailure/underlyingError``). Canceling the calling task cancels the request and throws
 ///   `CancellationError`.
 ///
 /// One instance serves any number of concurrent requests; share it.
@@ -55,22 +55,22 @@ public final class MSALAsyncHTTPClientTransport: MSALHTTPTransport {
     ///   `retryConnectionEstablishment`, on by default) also turn a refused connection into a
     ///   ``MSAL/MSALInternalError/networkTimeout`` at the SDK's limit.
     ///
-    /// - Throws: ``MSAL/MSALError`` with internal code ``MSAL/MSALInternalError/invalidParameter``
+    /// - Throws: ``MSAL/MSALFailure`` with internal code ``MSAL/MSALInternalError/internalErrorInvalidParameter``
     ///   when the client follows redirects, or when its redirect setting cannot be read (an
     ///   AsyncHTTPClient version whose layout this check does not know: refused rather than trusted).
-    public init(client: HTTPClient) throws(MSALError) {
+    public init(client: HTTPClient) throws(MSALFailure) {
         switch client.redirectPolicy {
         case .disallowed:
             break
         case .follows:
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message:
                     "This HTTPClient follows redirects; create it with HTTPClient.Configuration(redirectConfiguration: .disallow) to use it as swift-msal's transport"
             )
         case .unknown:
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message:
                     "Cannot tell whether this HTTPClient follows redirects (an AsyncHTTPClient version this check does not know); use MSALAsyncHTTPClientTransport(eventLoopGroup:) instead"
             )

@@ -89,7 +89,9 @@ struct AppTokenCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             guard let clientID = clientID ?? ProcessInfo.processInfo.environment["MSAL_CLIENT_ID"], !clientID.isEmpty else {
-                throw MSALError(.internal, internalCode: .invalidParameter, message: "No client id: pass --client-id or set MSAL_CLIENT_ID")
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter, message: "No client id: pass --client-id or set MSAL_CLIENT_ID"
+                )
             }
             let authorityObject = try authorityKind.authority(authority, options: allowHTTPLoopback ? [.allowInsecureLoopback] : [])
             let configuration = MSALConfidentialClientApplicationConfig(
@@ -115,7 +117,7 @@ struct AppTokenCommand: AsyncParsableCommand {
         if let secretFile {
             let secret = try Self.secret(secretFile, what: "the secret file")
             guard !secret.isEmpty else {
-                throw MSALError(.internal, internalCode: .invalidCredential, message: "The secret file is empty")
+                throw MSALFailure(.internal, internalCode: .invalidCredential, message: "The secret file is empty")
             }
             return .secret(secret)
         }

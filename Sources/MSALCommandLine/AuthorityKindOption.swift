@@ -11,7 +11,7 @@ enum AuthorityKindOption: String, ExpressibleByArgument, CaseIterable {
     /// The authority `text` names, as this kind.
     func authority(_ text: String, options: MSALAuthorityOptions) throws -> MSALAuthority {
         guard let url = URL(string: text) else {
-            throw MSALError(.internal, internalCode: .invalidAuthority, message: "Invalid authority: not a URL.")
+            throw MSALFailure(.internal, internalCode: .invalidAuthority, message: "Invalid authority: not a URL.")
         }
         do {
             switch self {
@@ -22,7 +22,7 @@ enum AuthorityKindOption: String, ExpressibleByArgument, CaseIterable {
             case .adfs: return try MSALADFSAuthority(url: url, options: options)
             case .oidc: return try MSALOIDCAuthority(url: url, options: options)
             }
-        } catch var error as MSALError where error.message.contains("allowInsecureLoopback") {
+        } catch var error as MSALFailure where error.message.contains("allowInsecureLoopback") {
             // The library names its option; a command-line user needs the flag.
             error.message += " In the msal command: --allow-http-loopback."
             throw error

@@ -60,7 +60,7 @@ struct CacheFileOptions: ParsableArguments {
 
     /// The configuration the options (and the environment) describe.
     ///
-    /// - Throws: ``MSALError`` `invalidParameter` when `MSAL_CACHE_STORAGE` or `MSAL_CACHE_FALLBACK` holds an unknown value.
+    /// - Throws: ``MSALFailure`` `invalidParameter` when `MSAL_CACHE_STORAGE` or `MSAL_CACHE_FALLBACK` holds an unknown value.
     func config(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> MSALCacheConfig {
         let kind = try storage ?? Self.environmentValue(Self.storageVariable, environment) ?? .file
         switch kind {
@@ -92,7 +92,7 @@ struct CacheFileOptions: ParsableArguments {
         guard let text = environment[name], !text.isEmpty else { return nil }
         guard let value = Kind(rawValue: text) else {
             let known = Kind.allCases.map(\.rawValue).joined(separator: ", ")
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "\(name)=\(text) is not one of: \(known)")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "\(name)=\(text) is not one of: \(known)")
         }
         return value
     }

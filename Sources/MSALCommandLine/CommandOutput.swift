@@ -34,7 +34,7 @@ enum CommandOutput {
     }
 
     /// The `error` object of JSON output.
-    static func errorJSON(_ error: MSALError) -> JSON {
+    static func errorJSON(_ error: MSALFailure) -> JSON {
         var members: [JSONMember] = [
             JSONMember(name: "domain", value: .string(MSALErrorDomain)),
             JSONMember(name: "code", value: .integer(error.code.rawValue)),
@@ -62,11 +62,11 @@ enum CommandOutput {
 
     /// Reports a failure and returns the exit code to use (1).
     static func fail(_ error: Error, format: OutputFormat, extra: [JSONMember] = []) -> ExitCode {
-        let msalError: MSALError
+        let msalError: MSALFailure
         switch error {
-        case let error as MSALError: msalError = error
-        case let error as JOSEError: msalError = MSALError(error)
-        default: msalError = MSALError(.internal, internalCode: .unexpected, message: String(describing: error))
+        case let error as MSALFailure: msalError = error
+        case let error as JOSEError: msalError = MSALFailure(error)
+        default: msalError = MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: String(describing: error))
         }
         switch format {
         case .json:

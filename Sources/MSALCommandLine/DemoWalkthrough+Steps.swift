@@ -165,11 +165,11 @@ extension DemoWalkthrough {
             let unexpected = try await app.acquireTokenSilent(
                 with: MSALSilentTokenParameters(scopes: Self.scopes, account: current.account))
             throw DemoFailure(
-                "acquireTokenSilent(with:) succeeded (tokenSource \(unexpected.tokenSource)); expected MSALError .interactionRequired")
-        } catch let error as MSALError where error.code == .interactionRequired {
+                "acquireTokenSilent(with:) succeeded (tokenSource \(unexpected.tokenSource)); expected MSALFailure .interactionRequired")
+        } catch let error as MSALFailure where error.code == .interactionRequired {
             try step.expect(
                 error.oauthError == "interaction_required",
-                "acquireTokenSilent(with:) threw MSALError .interactionRequired (OAuth error interaction_required)",
+                "acquireTokenSilent(with:) threw MSALFailure .interactionRequired (OAuth error interaction_required)",
                 otherwise: "MSALError .interactionRequired carried OAuth error \(error.oauthError ?? "none"), expected interaction_required"
             )
             step.detail(
@@ -225,7 +225,7 @@ extension DemoWalkthrough {
         do {
             _ = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes, account: account))
             throw DemoFailure("acquireTokenSilent(with:) still returned a token after sign-out")
-        } catch let error as MSALError where error.code == .interactionRequired {
+        } catch let error as MSALFailure where error.code == .interactionRequired {
             try step.expect(
                 emulator.requestCount(.token) == requestsBefore,
                 "acquireTokenSilent(with:) for the signed-out account: .interactionRequired, without a request",

@@ -144,7 +144,7 @@ struct DemoWalkthrough: Sendable {
         switch error {
         case let failure as DemoFailure:
             return failure.description
-        case let error as MSALError:
+        case let error as MSALFailure:
             return "unexpected MSALError \(describeCode(error)): \(error.message)"
         case let error as MSALEmulatorError:
             return "the local identity provider failed: \(error.message)"
@@ -156,7 +156,7 @@ struct DemoWalkthrough: Sendable {
     }
 
     /// `interactionRequired (invalidGrant)` style: the code, and the internal code when there is one.
-    static func describeCode(_ error: MSALError) -> String {
+    static func describeCode(_ error: MSALFailure) -> String {
         "\(error.code)" + (error.internalCode.map { " (\($0))" } ?? "")
     }
 

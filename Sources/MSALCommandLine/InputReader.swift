@@ -60,14 +60,14 @@ enum InputReader {
         case S_IFREG:
             break
         case S_IFDIR:
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "\(name) is a directory; name the file")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "\(name) is a directory; name the file")
         default:
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "\(name) is not a regular file (a FIFO, socket or device); save it to a file first")
         }
         guard info.st_size <= limit else {
-            throw MSALError(.internal, internalCode: .limitExceeded, message: "\(name) is larger than \(limit) bytes")
+            throw MSALFailure(.internal, internalCode: .limitExceeded, message: "\(name) is larger than \(limit) bytes")
         }
         return try readAll(descriptor, limit: limit, name: name)
     }
@@ -86,14 +86,14 @@ enum InputReader {
             }
             collected.append(contentsOf: buffer[..<count])
             guard collected.count <= limit else {
-                throw MSALError(.internal, internalCode: .limitExceeded, message: "\(name) holds more than \(limit) bytes")
+                throw MSALFailure(.internal, internalCode: .limitExceeded, message: "\(name) holds more than \(limit) bytes")
             }
         }
         return collected
     }
 
     /// A typed error for a failed system call, with the reason in words.
-    private static func failure(_ what: String, errno code: Int32) -> MSALError {
+    private static func failure(_ what: String, errno code: Int32) -> MSALFailure {
         let reason: String
         switch code {
         // A closed standard input reads as EBADF, or, once the runtime has reused descriptor 0 for
@@ -104,24 +104,24 @@ enum InputReader {
         case EACCES, EPERM: reason = "permission denied"
         default: reason = String(cString: strerror(code))
         }
-        return MSALError(.internal, internalCode: .invalidParameter, message: "\(what): \(reason) (errno \(code))")
+        return MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "\(what): \(reason) (errno \(code))")
     }
 
     private static func download(_ source: String, transport: any MSALHTTPTransport) async throws -> [UInt8] {
         guard let url = URL(string: source), let host = url.host else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "\(source) is not a valid URL")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "\(source) is not a valid URL")
         }
         let isLoopback = host == "localhost" || host == "127.0.0.1" || host == "::1" || host == "[::1]"
         guard url.scheme == "https" || (url.scheme == "http" && isLoopback) else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "JWK sets are fetched over https only (plain http only from a loopback host)")
         }
         let limits = MSALHTTPLimits(maximumResponseBodySize: maximumKeySetBytes, connectTimeout: 10, totalTimeout: 20)
         let response = try await transport.send(MSALHTTPRequest(method: .get, url: url), limits: limits)
         guard response.statusCode == 200 else {
-            var failure = MSALError(
-                .internal, internalCode: .unhandledResponse,
+            var failure = MSALFailure(
+                .internal, internalCode: .internalErrorUnhandledResponse,
                 message: "fetching the JWK set from \(source) returned HTTP \(response.statusCode)")
             failure.httpStatusCode = response.statusCode
             throw failure

@@ -44,7 +44,8 @@ struct ApplicationOptions: ParsableArguments {
     /// authority's: `msal logout --account X` finds any account `msal accounts` shows.
     func application(anyCloud: Bool = false, expirationBuffer: Double? = nil) throws -> MSALPublicClientApplication {
         guard let clientID = clientID ?? ProcessInfo.processInfo.environment["MSAL_CLIENT_ID"], !clientID.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "No client id: pass --client-id or set MSAL_CLIENT_ID")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "No client id: pass --client-id or set MSAL_CLIENT_ID")
         }
         var authorityObject: MSALAuthority?
         if let authority {
@@ -54,8 +55,9 @@ struct ApplicationOptions: ParsableArguments {
         if anyCloud, authorityObject == nil { config.multipleCloudsSupported = true }
         if let expirationBuffer {
             guard expirationBuffer.isFinite, expirationBuffer >= 0 else {
-                throw MSALError(
-                    .internal, internalCode: .invalidParameter, message: "--expiration-buffer must be a number of seconds, 0 or more")
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
+                    message: "--expiration-buffer must be a number of seconds, 0 or more")
             }
             config.tokenExpirationBuffer = expirationBuffer
         }
@@ -76,10 +78,17 @@ struct ApplicationOptions: ParsableArguments {
     /// The account with `identifier`, else the current one; `nil` when none is signed in.
     func account(_ identifier: String?, in application: MSALPublicClientApplication) async throws -> MSALAccount? {
         if let identifier {
-            guard let account = try application.account(forIdentifier: identifier) ?? application.account(forUsername: identifier) else {
-                throw MSALError(.internal, internalCode: .accountRequired, message: "No account \(identifier) in the cache")
+            // Not found is `internalErrorAccountRequired`; any other failure (an unreadable cache) stops here.
+            do {
+                return try application.account(forIdentifier: identifier)
+            } catch let error as MSALFailure where error.internalCode == .internalErrorAccountRequired {
+                do {
+                    return try application.account(forUsername: identifier)
+                } catch let error as MSALFailure where error.internalCode == .internalErrorAccountRequired {
+                    throw MSALFailure(
+                        .internal, internalCode: .internalErrorAccountRequired, message: "No account \(identifier) in the cache")
+                }
             }
-            return account
         }
         return try await application.currentAccount(with: nil).0
     }
@@ -176,7 +185,8 @@ struct LoginCommand: AsyncParsableCommand {
         if let browser {
             // Split as `msal demo --browser` and $BROWSER are: shell-style words, quotes kept together.
             guard let argv = BrowserCommandLine.words(browser), !argv.isEmpty else {
-                throw MSALError(.internal, internalCode: .invalidParameter, message: "--browser must name a command (quotes balanced)")
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter, message: "--browser must name a command (quotes balanced)")
             }
             parameters = MSALWebviewParameters(browserCommand: argv)
         } else {
@@ -198,8 +208,8 @@ struct LoginCommand: AsyncParsableCommand {
         case "create": return .create
         case "none", "if_necessary", "": return .promptIfNecessary
         default:
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "Unknown prompt \(text): use select_account, login, consent, create or none")
         }
     }
@@ -238,8 +248,9 @@ struct TokenCommand: AsyncParsableCommand {
             let claimsRequest = try claims.map { try MSALClaimsRequest(jsonString: $0) }
             guard let signedIn = try await app.account(account, in: application) else {
                 guard interactiveFallback else {
-                    throw MSALError(
-                        .interactionRequired, internalCode: .accountRequired, message: "No account is signed in: run msal login")
+                    throw MSALFailure(
+                        .interactionRequired, internalCode: .internalErrorAccountRequired,
+                        message: "No account is signed in: run msal login")
                 }
                 TokenOutput.write(try await interactive(application, account: nil, claims: claimsRequest), format: app.output)
                 return
@@ -249,7 +260,7 @@ struct TokenCommand: AsyncParsableCommand {
             parameters.claimsRequest = claimsRequest
             do {
                 TokenOutput.write(try await application.acquireTokenSilent(with: parameters), format: app.output)
-            } catch let error as MSALError where error.code == .interactionRequired && interactiveFallback {
+            } catch let error as MSALFailure where error.code == .interactionRequired && interactiveFallback {
                 let challenge = try error.claims.map { try MSALClaimsRequest(jsonString: $0) } ?? claimsRequest
                 TokenOutput.write(try await interactive(application, account: signedIn, claims: challenge), format: app.output)
             }

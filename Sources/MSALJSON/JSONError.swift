@@ -1,7 +1,7 @@
 /// Why bytes could not be read as a JSON document: not JSON, over a limit, or (when the limits
 /// ask for it) an object that names a member twice.
 ///
-/// The JOSE and protocol layers turn it into their own errors (`JOSEError`, `MSALError`) with the
+/// The JOSE and protocol layers turn it into their own errors (`JOSEError`, `MSALFailure`) with the
 /// same code and message. Messages name the problem and its byte offset, never the document's text
 /// beyond a duplicate member's name cut to 64 bytes. That name is the document's own text, not yet
 /// escaped: report a `JSONError` through `JOSEError(_:)` (`JSONDocument.parsed(_:limits:)`), whose

@@ -10,7 +10,7 @@ extension MSALPostgresTokenCache {
 
     private struct TimedOut: Error {}
 
-    /// `body` within ``Configuration/operationTimeout``; its errors as ``MSALError``. On a timeout
+    /// `body` within ``Configuration/operationTimeout``; its errors as ``MSALFailure``. On a timeout
     /// the body's task is cancelled and not waited for (a lease waiting for a connection to a
     /// database that is down ends when the pool notices).
     func bounded<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -32,22 +32,22 @@ extension MSALPostgresTokenCache {
             return try await outcome.value()
         } catch is TimedOut {
             work.cancel()
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheStoreFailed,
                 message: "PostgreSQL did not answer the token cache \(what) within \(timeout)")
         } catch let error as CancellationError {
             work.cancel()
             throw error
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error
         } catch {
             throw Self.storeError(what, error)
         }
     }
 
-    /// A PostgresNIO error as ``MSALError``: its code, the server's SQLSTATE and message, and the
+    /// A PostgresNIO error as ``MSALFailure``: its code, the server's SQLSTATE and message, and the
     /// connection error beneath; never the query (PSQLError's debug text includes it).
-    static func storeError(_ what: String, _ error: any Error) -> MSALError {
+    static func storeError(_ what: String, _ error: any Error) -> MSALFailure {
         var detail: String
         if let error = error as? PSQLError {
             detail = "PostgreSQL error \(error.code)"
@@ -57,7 +57,7 @@ extension MSALPostgresTokenCache {
         } else {
             detail = "\(error)"
         }
-        return MSALError(
+        return MSALFailure(
             .internal, internalCode: .cacheStoreFailed, message: "The token cache \(what) in PostgreSQL failed: \(detail)",
             underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: detail))
     }

@@ -29,18 +29,19 @@ extension MSALPostgresTokenCache {
         }
 
         /// Checks the configuration; returns the table's SQL name.
-        func validated() throws(MSALError) -> String {
+        func validated() throws(MSALFailure) -> String {
             guard !encryptionKeys.isEmpty else {
-                throw MSALError(
-                    .internal, internalCode: .invalidParameter, message: "MSALPostgresTokenCache needs at least one encryption key")
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
+                    message: "MSALPostgresTokenCache needs at least one encryption key")
             }
             guard operationTimeout > .zero else {
-                throw MSALError(.internal, internalCode: .invalidParameter, message: "operationTimeout must be positive")
+                throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "operationTimeout must be positive")
             }
             let parts = tableName.split(separator: ".", omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count), parts.allSatisfy(Self.isIdentifier) else {
-                throw MSALError(
-                    .internal, internalCode: .invalidParameter,
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
                     message:
                         "The table name must be `name` or `schema.name` of lowercase letters, digits and `_` (starting with a letter or `_`, at most 48 each)"
                 )

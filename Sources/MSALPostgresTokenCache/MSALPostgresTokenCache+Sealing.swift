@@ -13,13 +13,13 @@ extension MSALPostgresTokenCache {
     }
 
     /// `document` encrypted with the first configured key.
-    func seal(_ document: [UInt8], partition key: String) throws(MSALError) -> [UInt8] {
+    func seal(_ document: [UInt8], partition key: String) throws(MSALFailure) -> [UInt8] {
         let box: AESGCM.Box
         do {
             box = try AESGCM.seal(
                 document, key: configuration.encryptionKeys[0].bytes, authenticatedData: authenticatedData(partition: key))
         } catch {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheStoreFailed, message: "The token cache partition could not be encrypted: \(error)")
         }
         var sealed = [Self.sealedFormat]
@@ -32,13 +32,13 @@ extension MSALPostgresTokenCache {
 
     /// The document in a sealed value, opened with whichever configured key sealed it.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheCorrupt`` when the value is not in the
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/cacheCorrupt`` when the value is not in the
     ///   sealed layout or no configured key opens it (another key, or changed in the database).
-    func open(_ value: ByteBuffer, partition key: String) throws(MSALError) -> [UInt8] {
+    func open(_ value: ByteBuffer, partition key: String) throws(MSALFailure) -> [UInt8] {
         let bytes = Array(value.readableBytesView)
         let header = 1 + AESGCM.nonceSize + AESGCM.tagSize
         guard bytes.count >= header, bytes[0] == Self.sealedFormat else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheCorrupt,
                 message: "The token cache partition in \(table) is not a sealed value of this format; it is left as it is")
         }
@@ -49,7 +49,7 @@ extension MSALPostgresTokenCache {
         for key in configuration.encryptionKeys {
             if let document = try? AESGCM.open(box, key: key.bytes, authenticatedData: authenticated) { return document }
         }
-        throw MSALError(
+        throw MSALFailure(
             .internal, internalCode: .cacheCorrupt,
             message:
                 "No configured encryption key opens the token cache partition in \(table) (sealed with another key, or changed in the database); it is left as it is"

@@ -45,10 +45,10 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStore {
 
     /// A store on `client`, which the application runs (`run()`) for as long as the store is used.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for a configuration
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for a configuration
     ///   without an encryption key, with a table name that is not a plain SQL identifier, or with a
     ///   timeout that is not positive.
-    public init(client: PostgresClient, configuration: Configuration) throws(MSALError) {
+    public init(client: PostgresClient, configuration: Configuration) throws(MSALFailure) {
         self.table = try configuration.validated()
         self.sequence = table + "_version"
         self.client = client
@@ -58,7 +58,7 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStore {
     /// Creates the table, its version sequence and its expiry index when they do not exist; safe
     /// to run from every replica at start (they take a transaction-scoped advisory lock in turn).
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
     ///   does not answer in time.
     public func createTableIfNeeded() async throws {
         let table = table
@@ -89,7 +89,7 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStore {
 
     /// The partition stored under `key`, decrypted; `nil` when there is none or it has expired.
     ///
-    /// - Throws: ``MSALError``: ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
     ///   does not answer in time; ``MSALInternalError/cacheCorrupt`` when no configured key opens it.
     public func load(partition key: String) async throws -> MSALTokenCachePartitionRecord? {
         let table = table
@@ -114,7 +114,7 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStore {
     /// ``MSALPartitionedTokenCacheStore/store(partition:data:expiresOn:replacing:)``): `false` when
     /// another writer stored or removed it since.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
     ///   does not answer in time (the partition may or may not have been stored; the next load tells).
     public func store(partition key: String, data: Data?, expiresOn: Date?, replacing version: Int64?) async throws -> Bool {
         let table = table
@@ -161,7 +161,7 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStore {
 
     /// Deletes every partition whose tokens have all expired; returns how many.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/cacheStoreFailed`` when PostgreSQL fails or
     ///   does not answer in time.
     @discardableResult
     public func deleteExpiredPartitions() async throws -> Int {

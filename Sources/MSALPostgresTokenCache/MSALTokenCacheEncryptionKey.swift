@@ -14,11 +14,11 @@ public struct MSALTokenCacheEncryptionKey: Sendable, Equatable, CustomStringConv
 
     /// A key of exactly 32 bytes.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for any other length.
-    public init(bytes: some Collection<UInt8>) throws(MSALError) {
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for any other length.
+    public init(bytes: some Collection<UInt8>) throws(MSALFailure) {
         guard bytes.count == AESGCM.keySize else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "A token cache encryption key is \(AESGCM.keySize) bytes (AES-256), not \(bytes.count)")
         }
         self.bytes = Array(bytes)
@@ -27,24 +27,25 @@ public struct MSALTokenCacheEncryptionKey: Sendable, Equatable, CustomStringConv
     /// A key from its standard base64 text (44 characters), as a secret store or an environment
     /// variable would hold it.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` when the text is not
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` when the text is not
     ///   base64 of 32 bytes.
-    public init(base64: String) throws(MSALError) {
+    public init(base64: String) throws(MSALFailure) {
         guard let data = Data(base64Encoded: base64.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The token cache encryption key is not base64")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "The token cache encryption key is not base64")
         }
         try self.init(bytes: data)
     }
 
     /// A new random key from OpenSSL's generator.
     ///
-    /// - Throws: ``MSALError`` when OpenSSL's generator fails.
-    public static func random() throws(MSALError) -> MSALTokenCacheEncryptionKey {
+    /// - Throws: ``MSALFailure`` when OpenSSL's generator fails.
+    public static func random() throws(MSALFailure) -> MSALTokenCacheEncryptionKey {
         let bytes: [UInt8]
         do {
             bytes = try SecureRandom.bytes(count: AESGCM.keySize)
         } catch {
-            throw MSALError(.internal, internalCode: .unexpected, message: "No random key: \(error)")
+            throw MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "No random key: \(error)")
         }
         return try MSALTokenCacheEncryptionKey(bytes: bytes)
     }

@@ -67,7 +67,7 @@ enum PoolModes {
             now: Int64(Date().timeIntervalSince1970))
         let entries = try TokenCacheEntries(response: response, context: context)
         try app.cache.write(clientID: clientID) { $0.save(entries, clientID: clientID) }
-        guard let account = try app.account(forIdentifier: "probe.tenant") else { throw CacheModes.LostUpdate(description: "no account") }
+        guard let account = try? app.account(forIdentifier: "probe.tenant") else { throw CacheModes.LostUpdate(description: "no account") }
         return account
     }
 

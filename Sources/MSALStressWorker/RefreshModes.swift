@@ -42,7 +42,7 @@ enum RefreshModes {
                 do {
                     let result = try await application.acquireTokenSilent(with: parameters)
                     if result.tokenSource == .identityProvider { fromProvider += 1 } else { fromCache += 1 }
-                } catch let error as MSALError {
+                } catch let error as MSALFailure {
                     throw Failure(
                         description:
                             "refresh \(index) of \(count): \(error.code) \(String(describing: error.internalCode)) \(error.oauthError ?? "") \(error.message)"

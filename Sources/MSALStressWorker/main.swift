@@ -15,7 +15,7 @@ guard let name = arguments.first, let mode = WorkerMode.all[name] else {
 do {
     try mode.run(Array(arguments.dropFirst()))
     exit(0)
-} catch let error as MSALError {
+} catch let error as MSALFailure {
     WorkerMode.printError("error \(error.internalCode?.rawValue ?? error.code.rawValue) \(error.message)")
     exit(1)
 } catch {

@@ -12,7 +12,7 @@ extension MSALFixtureJSON {
     /// Parses one JSON document (RFC 8259): strict syntax and UTF-8, no duplicate member
     /// names, at most 256 levels of nesting and 16 MiB; a leading byte-order mark is skipped.
     ///
-    /// - Throws: ``MSALError`` with internal code ``MSALInternalError/invalidJSON`` naming the problem
+    /// - Throws: ``MSALFailure`` with internal code ``MSALInternalError/invalidJSON`` naming the problem
     ///   and, for syntax errors, the byte offset.
     public init(parsing data: Data) throws {
         try self.init(parsing: [UInt8](data))
@@ -31,7 +31,7 @@ extension MSALFixtureJSON {
             // Through JOSE's error, whose message escapes the text a duplicate member's name brings.
             document = try JSONDocument.parsed(input, limits: Self.parsingLimits)
         } catch {
-            throw MSALError(.internal, internalCode: .invalidJSON, message: "Invalid JSON: \(error.message)")
+            throw MSALFailure(.internal, internalCode: .invalidJSON, message: "Invalid JSON: \(error.message)")
         }
         self.init(document.root)
     }

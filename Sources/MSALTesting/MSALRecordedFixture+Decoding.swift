@@ -5,8 +5,8 @@ import Foundation
 struct FixtureDecoder {
     let label: String
 
-    func failure(_ path: String, _ reason: String) -> MSALError {
-        MSALError(.internal, internalCode: .invalidParameter, message: "\(label): \(path): \(reason)")
+    func failure(_ path: String, _ reason: String) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "\(label): \(path): \(reason)")
     }
 
     /// The members of the object at `path`, after checking that only `allowed` names (and `_` comments) occur.

@@ -66,16 +66,16 @@ public struct MSALRecordedFixture: Sendable, Hashable {
 
     /// Loads and validates the fixture in the file at `url`.
     ///
-    /// - Throws: ``MSALError`` (``MSALError/Code/internal``) with internal code
-    ///   ``MSALInternalError/invalidParameter`` for an unreadable file or a malformed fixture, and
+    /// - Throws: ``MSALFailure`` (``MSALFailure/internal``) with internal code
+    ///   ``MSALInternalError/internalErrorInvalidParameter`` for an unreadable file or a malformed fixture, and
     ///   ``MSALInternalError/invalidJSON`` for invalid JSON; the message names the file.
     public init(contentsOf url: URL) throws {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "Cannot read the fixture \(url.path): \(error.localizedDescription)",
                 underlyingError: error)
         }
@@ -85,16 +85,16 @@ public struct MSALRecordedFixture: Sendable, Hashable {
     /// Parses and validates a fixture document.
     ///
     /// - Parameter sourceURL: where the data came from, used in error messages.
-    /// - Throws: ``MSALError`` (``MSALError/Code/internal``) with internal code
-    ///   ``MSALInternalError/invalidJSON`` for invalid JSON and ``MSALInternalError/invalidParameter``
+    /// - Throws: ``MSALFailure`` (``MSALFailure/internal``) with internal code
+    ///   ``MSALInternalError/invalidJSON`` for invalid JSON and ``MSALInternalError/internalErrorInvalidParameter``
     ///   for a document that is not a valid fixture.
     public init(data: Data, sourceURL: URL? = nil) throws {
         let label = sourceURL.map { "Fixture \($0.lastPathComponent)" } ?? "Fixture"
         let document: MSALFixtureJSON
         do {
             document = try MSALFixtureJSON(parsing: data)
-        } catch let error as MSALError {
-            throw MSALError(.internal, internalCode: .invalidJSON, message: "\(label): \(error.message)")
+        } catch let error as MSALFailure {
+            throw MSALFailure(.internal, internalCode: .invalidJSON, message: "\(label): \(error.message)")
         }
         var decoder = FixtureDecoder(label: label)
         self = try decoder.decodeFixture(document)

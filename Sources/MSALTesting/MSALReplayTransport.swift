@@ -5,7 +5,7 @@ import MSALSupport
 ///
 /// Each request is answered by the first interaction, in fixture order, that it matches and
 /// that is not used up (a non-repeatable interaction answers once). A request that matches
-/// nothing throws an ``MSALError`` (``MSALError/Code/internal``, ``MSALInternalError/networkFailure``)
+/// nothing throws an ``MSALFailure`` (``MSALFailure/internal``, ``MSALInternalError/networkFailure``)
 /// whose message names the request, the closest interaction and why it did not match; the
 /// request is also recorded in ``unmatchedRequests``. After the code under test ran, call
 /// ``verifyAllInteractionsUsed()`` to check that nothing recorded was skipped.
@@ -80,13 +80,13 @@ public final class MSALReplayTransport: MSALHTTPTransport {
 
     /// Answers `request` with the response of the first available interaction it matches.
     ///
-    /// - Throws: ``MSALError`` with internal code ``MSALInternalError/networkFailure`` when no
+    /// - Throws: ``MSALFailure`` with internal code ``MSALInternalError/networkFailure`` when no
     ///   interaction matches, and ``MSALInternalError/bodyTooLarge`` when the recorded body is
     ///   larger than `limits.maximumResponseBodySize` (the interaction is then used up, as the
     ///   server did answer).
     public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         let key = ReplayURLKey(request.url)
-        let outcome: Result<ReplayCandidate, MSALError> = state.withLock { state in
+        let outcome: Result<ReplayCandidate, MSALFailure> = state.withLock { state in
             state.sent.append(request)
             for candidate in candidates where candidate.interaction.repeatable || !state.used[candidate.index] {
                 if candidate.mismatch(for: request, key: key) == nil {
@@ -96,11 +96,11 @@ public final class MSALReplayTransport: MSALHTTPTransport {
             }
             let message = unmatchedMessage(for: request, key: key, used: state.used)
             state.unmatched.append(UnmatchedRequest(request: request, message: message))
-            return .failure(MSALError(.internal, internalCode: .networkFailure, message: message))
+            return .failure(MSALFailure(.internal, internalCode: .networkFailure, message: message))
         }
         let candidate = try outcome.get()
         guard candidate.response.body.count <= limits.maximumResponseBodySize else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .bodyTooLarge,
                 message:
                     "The response to \(request.method) \(request.url.absoluteString) has \(candidate.response.body.count) bytes, more than the limit of \(limits.maximumResponseBodySize) (replayed from \(candidate.label) of fixture \"\(fixture.name)\")"
@@ -111,7 +111,7 @@ public final class MSALReplayTransport: MSALHTTPTransport {
 
     /// Throws unless every non-repeatable interaction was used and every request matched one.
     ///
-    /// - Throws: ``MSALError`` (``MSALError/Code/internal``, ``MSALInternalError/unexpected``)
+    /// - Throws: ``MSALFailure`` (``MSALFailure/internal``, ``MSALInternalError/internalErrorUnexpected``)
     ///   listing the unused interactions and the unmatched requests.
     public func verifyAllInteractionsUsed() throws {
         let (unused, unmatched) = state.withLock { state in
@@ -129,7 +129,7 @@ public final class MSALReplayTransport: MSALHTTPTransport {
                 "\(unmatched.count) request(s) matched no interaction: "
                     + unmatched.map { "\($0.request.method) \($0.request.url.absoluteString)" }.joined(separator: ", "))
         }
-        throw MSALError(.internal, internalCode: .unexpected, message: lines.joined(separator: "; "))
+        throw MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: lines.joined(separator: "; "))
     }
 
     private func unmatchedMessage(for request: MSALHTTPRequest, key: ReplayURLKey, used: [Bool]) -> String {

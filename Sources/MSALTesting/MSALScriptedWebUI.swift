@@ -19,8 +19,8 @@ import MSALSupport
 /// #expect(webUI.presentations.first?.parameter("prompt") == nil)  // the default: promptIfNecessary
 /// ```
 ///
-/// A presentation with no action left in the script throws an ``MSALError`` with internal code
-/// ``MSALInternalError/unexpected``. Safe to use from many tasks at once.
+/// A presentation with no action left in the script throws an ``MSALFailure`` with internal code
+/// ``MSALInternalError/internalErrorUnexpected``. Safe to use from many tasks at once.
 public final class MSALScriptedWebUI: MSALWebUI {
     // Sendable without @unchecked: the only stored property is a Mutex, which is Sendable.
 
@@ -38,12 +38,12 @@ public final class MSALScriptedWebUI: MSALWebUI {
         /// Captures an error redirect: `error` (such as `access_denied`), and `error_description` and
         /// `error_subcode` when given, with the request's own `state`.
         case error(String, description: String? = nil, subError: String? = nil)
-        /// The user closes the sign-in page: throws an ``MSALError`` with code
-        /// ``MSALError/Code/userCanceled`` and internal code ``MSALInternalError/sessionCanceled``.
+        /// The user closes the sign-in page: throws an ``MSALFailure`` with code
+        /// ``MSALFailure/userCanceled`` and internal code ``MSALInternalError/internalErrorSessionCanceled``.
         case cancel
-        /// The browser cannot start: throws an ``MSALError`` with internal code
+        /// The browser cannot start: throws an ``MSALFailure`` with internal code
         /// ``MSALInternalError/browserLaunchFailed``, as an app's web UI might, without
-        /// ``MSALError/authorizationURL`` (swift-msal adds it).
+        /// ``MSALFailure/authorizationURL`` (swift-msal adds it).
         case launchFailure
         /// Hands the URL to a "browser" and returns `nil`, so swift-msal waits on its loopback listener;
         /// the browser then requests each of `deliveries` on `127.0.0.1`, in order, in the background.
@@ -247,8 +247,8 @@ public final class MSALScriptedWebUI: MSALWebUI {
         guard var action = next else {
             let ready = state.withLock { $0.record(presentation) }
             ready.forEach { $0.resume() }
-            throw MSALError(
-                .internal, internalCode: .unexpected,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorUnexpected,
                 message: "MSALScriptedWebUI: the script has no action left for \(authorizationURL.absoluteString)")
         }
         if action == .wait {
@@ -274,9 +274,10 @@ public final class MSALScriptedWebUI: MSALWebUI {
                 if let subError { items.append(URLQueryItem(name: "error_subcode", value: subError)) }
                 return try Self.redirectURL(redirectURI, items + Self.stateItem(presentation), inFragment: false)
             case .cancel:
-                throw MSALError(.userCanceled, internalCode: .sessionCanceled, message: "The user closed the sign-in page (scripted)")
+                throw MSALFailure(
+                    .userCanceled, internalCode: .internalErrorSessionCanceled, message: "The user closed the sign-in page (scripted)")
             case .launchFailure:
-                throw MSALError(.internal, internalCode: .browserLaunchFailed, message: "No browser could be started (scripted)")
+                throw MSALFailure(.internal, internalCode: .browserLaunchFailed, message: "No browser could be started (scripted)")
             case .handOff(let deliveries):
                 let requests = try deliveries.map { try Self.deliveryURL($0, redirectURI: redirectURI, presentation: presentation) }
                 let task = Task { await Self.send(requests) }
@@ -332,8 +333,9 @@ public final class MSALScriptedWebUI: MSALWebUI {
             text += (text.contains("?") ? "&" : "?") + query
         }
         guard let url = URL(string: text) else {
-            throw MSALError(
-                .internal, internalCode: .unexpected, message: "MSALScriptedWebUI: cannot build a redirect URL from \(redirectURI)")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorUnexpected,
+                message: "MSALScriptedWebUI: cannot build a redirect URL from \(redirectURI)")
         }
         return url
     }
@@ -341,8 +343,8 @@ public final class MSALScriptedWebUI: MSALWebUI {
     /// The URL a delivery requests: always `127.0.0.1` on the redirect URI's port.
     private static func deliveryURL(_ delivery: Delivery, redirectURI: URL, presentation: Presentation) throws -> URL {
         guard let port = redirectURI.port, redirectURI.scheme?.lowercased() == "http" else {
-            throw MSALError(
-                .internal, internalCode: .unexpected,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorUnexpected,
                 message: "MSALScriptedWebUI: a hand-off needs a loopback http redirect URI with a port, not \(redirectURI.absoluteString)")
         }
         var items = delivery.parameters
@@ -354,8 +356,9 @@ public final class MSALScriptedWebUI: MSALWebUI {
         let path = delivery.path ?? (redirectURI.path.isEmpty ? "/" : redirectURI.path)
         let query = encoded(items)
         guard let url = URL(string: "http://127.0.0.1:\(port)\(path)" + (query.isEmpty ? "" : "?" + query)) else {
-            throw MSALError(
-                .internal, internalCode: .unexpected, message: "MSALScriptedWebUI: cannot build a delivery URL for path \(path)")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorUnexpected,
+                message: "MSALScriptedWebUI: cannot build a delivery URL for path \(path)")
         }
         return url
     }

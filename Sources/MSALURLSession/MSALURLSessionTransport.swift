@@ -26,9 +26,9 @@ import FoundationNetworking
 /// - A request is sent once: when a reused keep-alive connection closes before any answer, a
 ///   request with a body fails at once with ``MSALInternalError/networkFailure`` instead of being
 ///   resent (libcurl resends a bodiless `GET` once by itself).
-/// - Errors are ``MSALError``s with internal code ``MSALInternalError/networkTimeout``,
+/// - Errors are ``MSALFailure``s with internal code ``MSALInternalError/networkTimeout``,
 ///   ``MSALInternalError/tlsFailure``, ``MSALInternalError/bodyTooLarge`` or
-///   ``MSALInternalError/networkFailure`` (the `URLError` kept as ``MSALError/underlyingError``).
+///   ``MSALInternalError/networkFailure`` (the `URLError` kept as ``MSALFailure/underlyingError``).
 ///   Canceling the calling task cancels the transfer and throws `CancellationError`.
 ///
 /// One instance serves any number of concurrent requests; share it. The session is invalidated when
@@ -112,13 +112,13 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
         return urlRequest
     }
 
-    /// Maps a `URLSession` failure to an ``MSALError`` (or `CancellationError` for a canceled transfer).
+    /// Maps a `URLSession` failure to an ``MSALFailure`` (or `CancellationError` for a canceled transfer).
     ///
     /// On Linux, libcurl failures other than timeouts and refused or lost connections all arrive as
     /// `URLError.unknown`; a TLS failure is recognised there by libcurl's message (which names SSL,
     /// TLS or the certificate).
     static func mapError(_ error: any Error, host: String) -> any Error {
-        if error is CancellationError || error is MSALError { return error }
+        if error is CancellationError || error is MSALFailure { return error }
         let nsError = error as NSError
         let description = [nsError.localizedDescription, (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription]
             .compactMap { $0 }.joined(separator: " ")
@@ -144,7 +144,7 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
         case .tlsFailure: what = "failed to establish a secure connection"
         default: what = "failed"
         }
-        return MSALError(
+        return MSALFailure(
             .internal, internalCode: internalCode,
             message: "The request to \(host) \(what): \(OAuthErrorResponse.sanitized(description, limit: 300))",
             underlyingError: MSALSendableErrorDescription(domain: nsError.domain, code: nsError.code, description: description))

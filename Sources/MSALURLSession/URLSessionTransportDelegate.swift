@@ -65,7 +65,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         // with `networkFailure`, the pipeline applies its retry rule, and the transfer is canceled.
         completionHandler(nil)
         guard let exchange = exchange(for: task) else { return }
-        let failure = MSALError(
+        let failure = MSALFailure(
             .internal, internalCode: .networkFailure,
             message: "The request to \(exchange.host) failed: the connection closed before any response; the request was not sent again")
         if exchange.finish(.failure(failure)) {

@@ -114,7 +114,7 @@ struct AppTokenCommandTests {
             let missing = try await setup.run(["--assertion-file", setup.path("missing.jwt"), "--force-refresh"])
             #expect(missing.status == 1)
             let error = try #require(try missing.json()["error"] as? [String: Any])
-            #expect(error["internal_code"] as? Int == -50005, "\(error)")
+            #expect(error["internal_code"] as? Int == -53005, "\(error)")
             #expect(setup.grants == 5)
         }
     }
@@ -136,7 +136,7 @@ struct AppTokenCommandTests {
             try Data().write(to: setup.folder.appendingPathComponent("empty.txt"))
             let empty = try await setup.run(["--secret-file", setup.path("empty.txt")])
             #expect(empty.status == 1)
-            #expect((try empty.json()["error"] as? [String: Any])?["internal_code"] as? Int == -50001)
+            #expect((try empty.json()["error"] as? [String: Any])?["internal_code"] as? Int == -53001)
 
             for arguments in [
                 [String](), ["--secret-file", setup.path("secret.txt"), "--certificate", setup.path("both.pem")],

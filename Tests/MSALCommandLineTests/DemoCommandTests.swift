@@ -58,7 +58,7 @@ struct DemoCommandTests {
         #expect(output.contains("✓ with Authorization: Bearer <token>: 200, Adele Vance <adele@contoso.example>"))
         #expect(output.contains("✓ acquireTokenSilent(with:) answered from the cache (tokenSource .cache)"))
         #expect(output.contains("✓ acquireTokenSilent(with:) redeemed the refresh token: one refresh_token grant"))
-        #expect(output.contains("✓ acquireTokenSilent(with:) threw MSALError .interactionRequired (OAuth error interaction_required)"))
+        #expect(output.contains("✓ acquireTokenSilent(with:) threw MSALFailure .interactionRequired (OAuth error interaction_required)"))
         #expect(output.contains("✓ allAccounts() is empty"))
         #expect(output.contains("All 9 steps passed"))
         #expect(!output.contains("✗"))

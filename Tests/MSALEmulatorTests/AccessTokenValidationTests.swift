@@ -19,11 +19,11 @@ struct AccessTokenValidationTests {
             allowedTenants: allowedTenants, clock: harness.clock)
     }
 
-    static func refusal(_ body: () async throws -> AccessToken) async -> MSALError? {
+    static func refusal(_ body: () async throws -> AccessToken) async -> MSALFailure? {
         do {
             let token = try await body()
             Issue.record("accepted a token of \(String(describing: token.subject))")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             return error
         } catch {
             Issue.record("\(type(of: error)): \(error)")

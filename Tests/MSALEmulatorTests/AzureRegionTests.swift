@@ -24,12 +24,14 @@ final class RegionalTestTransport: MSALHTTPTransport {
         seen.withLock { $0.append(request.url) }
         let host = request.url.host ?? ""
         if host == "127.0.0.9", request.url.path == "/metadata/instance/compute" {
-            guard let imds else { throw MSALError(.internal, internalCode: .networkTimeout, message: "no instance metadata service here") }
+            guard let imds else {
+                throw MSALFailure(.internal, internalCode: .networkTimeout, message: "no instance metadata service here")
+            }
             guard request.headers["Metadata"] == "true" else { return MSALHTTPResponse(statusCode: 400, headers: [:], text: "{}") }
             return MSALHTTPResponse(statusCode: imds.status, headers: ["Content-Type": "application/json"], text: imds.body)
         }
         guard host == "login.microsoftonline.com" || host.hasSuffix(".login.microsoft.com") else {
-            throw MSALError(.internal, internalCode: .networkFailure, message: "the test transport refused \(request.url)")
+            throw MSALFailure(.internal, internalCode: .networkFailure, message: "the test transport refused \(request.url)")
         }
         var rewritten = request
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)!
@@ -116,10 +118,10 @@ struct AzureRegionTests {
             #expect(Self.tokenHosts(disabled) == ["login.microsoftonline.com"])
 
             for bad in ["west us2!", "", "-west", "a.b", String(repeating: "a", count: 64)] {
-                let error = #expect(throws: MSALError.self, "\(bad)") {
+                let error = #expect(throws: MSALFailure.self, "\(bad)") {
                     _ = try Self.app(harness, region: .named(bad), transport: RegionalTestTransport(harness.emulator))
                 }
-                #expect(error?.internalCode == .invalidParameter)
+                #expect(error?.internalCode == .internalErrorInvalidParameter)
             }
         }
     }

@@ -34,12 +34,12 @@ struct ConfidentialClientTests {
         harness.emulator.requestCount(.token, grantType: .clientCredentials)
     }
 
-    static func msalError(_ body: () async throws -> Void) async -> MSALError? {
+    static func msalError(_ body: () async throws -> Void) async -> MSALFailure? {
         do {
             try await body()
             return nil
         } catch {
-            return error as? MSALError
+            return error as? MSALFailure
         }
     }
 
@@ -197,10 +197,13 @@ struct ConfidentialClientTests {
         try await EmulatorHarness.with(Grant.configuration) { harness in
             let stranger = try MSALEmulator.Client.makeCertificate(commonName: "stranger")
             let cases: [(String, MSALConfidentialClientApplication, [String], MSALInternalError)] = [
-                ("wrong secret", try Self.application(harness, credential: .secret("wrong")), [Self.graphDefault], .invalidClient),
+                (
+                    "wrong secret", try Self.application(harness, credential: .secret("wrong")), [Self.graphDefault],
+                    .internalErrorInvalidClient
+                ),
                 (
                     "public client", try Self.application(harness, clientID: EmulatorHarness.clientID), [Self.graphDefault],
-                    .invalidClient
+                    .internalErrorInvalidClient
                 ),
                 (
                     "unregistered certificate",
@@ -208,9 +211,9 @@ struct ConfidentialClientTests {
                         harness, clientID: Grant.certificateClientID,
                         credential: .certificate(
                             try MSALClientCertificate(privateKeyPEM: stranger.privateKeyPEM, certificatePEM: stranger.certificatePEM))),
-                    [Self.graphDefault], .invalidClient
+                    [Self.graphDefault], .internalErrorInvalidClient
                 ),
-                ("delegated scope", try Self.application(harness), ["User.Read"], .invalidScope),
+                ("delegated scope", try Self.application(harness), ["User.Read"], .internalErrorInvalidScope),
             ]
             for (name, app, scopes, internalCode) in cases {
                 let parameters = MSALClientCredentialParameters(scopes: scopes)
@@ -225,7 +228,7 @@ struct ConfidentialClientTests {
                 #expect(cached, "\(name): nothing cached")
             }
             let empty = await Self.msalError { _ = try await Self.application(harness).acquireTokenForClient(scopes: [" "]) }
-            #expect(empty?.internalCode == .invalidParameter)
+            #expect(empty?.internalCode == .internalErrorInvalidParameter)
         }
     }
 
@@ -279,7 +282,8 @@ struct ConfidentialClientTests {
                         continuation.resume(returning: result.accessToken)
                     } else {
                         continuation.resume(
-                            throwing: error ?? MSALError(.internal, internalCode: .unexpected, message: "no result, no error"))
+                            throwing: error
+                                ?? MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "no result, no error"))
                     }
                 }
             }

@@ -79,7 +79,7 @@ struct DeviceCodeFlowTests {
             await #expect {
                 _ = try await task.value
             } throws: { error in
-                let error = error as? MSALError
+                let error = error as? MSALFailure
                 return error?.code == .userCanceled && error?.oauthError == "authorization_declined"
             }
             #expect(throws: MSALEmulatorError.self) {
@@ -98,7 +98,7 @@ struct DeviceCodeFlowTests {
             await #expect {
                 _ = try await task.value
             } throws: { error in
-                (error as? MSALError)?.internalCode == .deviceCodeExpired
+                (error as? MSALFailure)?.internalCode == .deviceCodeExpired
             }
             let polls = harness.emulator.requests.filter { $0.grantType == .deviceCode }
             #expect((1...12).contains(polls.count))

@@ -19,12 +19,12 @@ struct FaultInjectionTests {
         return (app, parameters)
     }
 
-    private static func msalError(_ body: () async throws -> Void) async -> MSALError? {
+    private static func msalError(_ body: () async throws -> Void) async -> MSALFailure? {
         do {
             try await body()
             return nil
         } catch {
-            return error as? MSALError
+            return error as? MSALFailure
         }
     }
 
@@ -72,7 +72,7 @@ struct FaultInjectionTests {
             harness.emulator.inject(.init(.throttled(retryAfter: 30), grantType: .refreshToken, times: 1))
 
             let first = try #require(await Self.msalError { _ = try await app.acquireTokenSilent(with: parameters) })
-            #expect(first.code == .serverError)
+            #expect(first.code == .internal)
             #expect(first.internalCode == .throttled)
             #expect(first.httpStatusCode == 429)
             #expect(first.isThrottlingCacheHit == false)
@@ -106,13 +106,16 @@ struct FaultInjectionTests {
         }
     }
 
-    @Test("A refresh answered 503 every time: one retry, then serverError; two requests in all")
+    @Test(
+        "A refresh answered 503 every time: one retry, then internal (internalErrorUnhandledResponse, as MSAL for iOS); two requests in all"
+    )
     func serverErrorEveryTime() async throws {
         try await EmulatorHarness.with { harness in
             let (app, parameters) = try await Self.signedIn(harness)
             harness.emulator.inject(.init(.serverError(status: 503), grantType: .refreshToken))
             let error = try #require(await Self.msalError { _ = try await app.acquireTokenSilent(with: parameters) })
-            #expect(error.code == .serverError)
+            #expect(error.code == .internal)
+            #expect(error.internalCode == .internalErrorUnhandledResponse)
             #expect(error.httpStatusCode == 503)
             #expect(harness.emulator.requestCount(.token, grantType: .refreshToken) == 2)
         }
@@ -124,7 +127,8 @@ struct FaultInjectionTests {
             let app = try harness.application()
             harness.emulator.inject(.init(.serverError(status: 500), grantType: .authorizationCode, times: 1))
             let error = try #require(await Self.msalError { _ = try await harness.signIn(app, as: EmulatorHarness.adele) })
-            #expect(error.code == .serverError)
+            #expect(error.code == .internal)
+            #expect(error.internalCode == .internalErrorUnhandledResponse)
             #expect(harness.emulator.requestCount(.token, grantType: .authorizationCode) == 1)
         }
     }
@@ -155,7 +159,7 @@ struct FaultInjectionTests {
             let app = try harness.application()
             harness.emulator.inject(.init(.interactionRequired(), endpoint: .authorize, times: 1))
             let error = try #require(await Self.msalError { _ = try await harness.signIn(app, as: EmulatorHarness.adele) })
-            #expect(error.internalCode == .authorizationFailed)
+            #expect(error.internalCode == .internalErrorAuthorizationFailed)
             #expect(error.oauthError == "interaction_required")
             #expect(harness.emulator.requestCount(.token) == 0)
         }

@@ -161,7 +161,7 @@ struct InteractiveSignInTests {
             await #expect {
                 _ = try await app.acquireToken(with: parameters)
             } throws: { error in
-                (error as? MSALError)?.code == .userCanceled && (error as? MSALError)?.oauthError == "access_denied"
+                (error as? MSALFailure)?.code == .userCanceled && (error as? MSALFailure)?.oauthError == "access_denied"
             }
             #expect(harness.emulator.requestCount(.token) == 0)
             #expect(harness.emulator.requests.last { $0.endpoint == .authorize }?.oauthError == "access_denied")
@@ -188,7 +188,7 @@ struct InteractiveSignInTests {
             // the companion first signs another user in; then Adele's family refresh token serves it.
             let companion = try app(EmulatorHarness.familyClientID)
             _ = try await harness.signIn(companion, as: EmulatorHarness.ben)
-            let account = try #require(try companion.account(forUsername: EmulatorHarness.adele))
+            let account = try companion.account(forUsername: EmulatorHarness.adele)
             let result = try await companion.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
             #expect(result.tokenSource == .identityProvider)
             let redemption = try #require(harness.emulator.requests.last { $0.grantType == .refreshToken })
@@ -205,7 +205,7 @@ struct InteractiveSignInTests {
             await #expect {
                 _ = try await outsider.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
             } throws: { error in
-                (error as? MSALError)?.code == .interactionRequired
+                (error as? MSALFailure)?.code == .interactionRequired
             }
             #expect(harness.emulator.requestCount(.token) == before)
         }

@@ -31,12 +31,12 @@ struct ManagedIdentityEndToEndTests {
         return try JWTVerifier(keySet: try JSONWebKeySet(json: [UInt8](keys.body))).verify(token)
     }
 
-    static func msalError(_ body: () async throws -> Void) async -> MSALError? {
+    static func msalError(_ body: () async throws -> Void) async -> MSALFailure? {
         do {
             try await body()
             return nil
         } catch {
-            return error as? MSALError
+            return error as? MSALFailure
         }
     }
 
@@ -89,7 +89,7 @@ struct ManagedIdentityEndToEndTests {
 
             harness.emulator.inject(.init(.serverError(status: 500), endpoint: .imds))
             let error = await Self.msalError { _ = try await app.acquireToken(with: parameters) }
-            #expect(error?.code == .serverError)
+            #expect(error?.code == .internal)
             #expect(error?.httpStatusCode == 500)
             #expect(harness.emulator.requestCount(.imds) == 10, "the first try and three more")
         }

@@ -198,12 +198,12 @@ struct OnBehalfOfTests {
                 let parameters = MSALOnBehalfOfParameters(scopes: [Self.graphScope], userAssertion: bad)
                 parameters.correlationId = UUID()
                 let error = await App.msalError { _ = try await app.acquireTokenOnBehalfOf(with: parameters) }
-                #expect(error?.internalCode == .invalidParameter, "\(bad.prefix(20))")
+                #expect(error?.internalCode == .internalErrorInvalidParameter, "\(bad.prefix(20))")
                 #expect(error?.correlationID == parameters.correlationId)
                 #expect(error.map { !$0.message.contains(assertion) } == true, "the message never quotes the assertion")
             }
             let noScopes = await App.msalError { _ = try await app.acquireTokenOnBehalfOf(userAssertion: assertion, scopes: [" "]) }
-            #expect(noScopes?.internalCode == .invalidParameter)
+            #expect(noScopes?.internalCode == .internalErrorInvalidParameter)
 
             let graphToken = try await harness.signIn(
                 try harness.application(tenant: EmulatorHarness.contoso), as: EmulatorHarness.adele, scopes: ["User.Read"]
@@ -220,7 +220,7 @@ struct OnBehalfOfTests {
             let refused = await App.msalError {
                 _ = try await wrong.acquireTokenOnBehalfOf(userAssertion: assertion, scopes: [Self.graphScope])
             }
-            #expect(refused?.internalCode == .invalidClient)
+            #expect(refused?.internalCode == .internalErrorInvalidClient)
             #expect(refused?.oauthError == "invalid_client")
             #expect(Self.assertionGrants(harness) == 2)
         }

@@ -221,7 +221,7 @@ struct PartitionedStoreTests {
                 contents.save(entries, clientID: Self.client)
             }
         } throws: { error in
-            (error as? MSALError)?.internalCode == .cacheWriteConflict
+            (error as? MSALFailure)?.internalCode == .cacheWriteConflict
         }
         #expect(runs.withLock { $0 } == 3)
         #expect(store.state.withLock { ($0.stores, $0.loads) } == (3, 3))
@@ -237,7 +237,7 @@ struct PartitionedStoreTests {
         await #expect {
             _ = try await cache.read(clientID: Self.client, partition: .account("abe.tenant")) { $0.document.entryCount }
         } throws: { error in
-            let error = error as? MSALError
+            let error = error as? MSALFailure
             return error?.internalCode == .cacheStoreFailed && error?.message.contains("connection refused (load)") == true
                 && error?.underlyingError != nil
         }
@@ -245,7 +245,7 @@ struct PartitionedStoreTests {
         await #expect {
             try await cache.write(clientID: Self.client, partition: .account("abe.tenant")) { $0.save(entries, clientID: Self.client) }
         } throws: { error in
-            let error = error as? MSALError
+            let error = error as? MSALFailure
             return error?.internalCode == .cacheStoreFailed && error?.message.contains("connection reset (store)") == true
         }
         #expect(store.keys.isEmpty)
@@ -255,13 +255,13 @@ struct PartitionedStoreTests {
         #expect {
             _ = try cache.read(clientID: Self.client, partition: .account("abe.tenant")) { $0.document.entryCount }
         } throws: { error in
-            (error as? MSALError)?.internalCode == .cacheStoreFailed
+            (error as? MSALFailure)?.internalCode == .cacheStoreFailed
         }
         // An operation over every partition cannot be stored; reading it sees an empty cache.
         await #expect {
             try await cache.write(clientID: Self.client, partition: nil) { $0.save(entries, clientID: Self.client) }
         } throws: { error in
-            (error as? MSALError)?.internalCode == .cacheStoreFailed
+            (error as? MSALFailure)?.internalCode == .cacheStoreFailed
         }
         #expect(try await cache.read(clientID: Self.client, partition: nil) { $0.document.entryCount } == 0)
 
@@ -271,12 +271,12 @@ struct PartitionedStoreTests {
         #expect {
             _ = try MSALPublicClientApplication(configuration: configuration)
         } throws: { error in
-            let error = error as? MSALError
-            return error?.internalCode == .invalidParameter && error?.message.contains("public client") == true
+            let error = error as? MSALFailure
+            return error?.internalCode == .internalErrorInvalidParameter && error?.message.contains("public client") == true
         }
         var zero = MSALCacheConfig(storage: .partitioned(store))
         zero.partitionWriteAttempts = 0
-        #expect(throws: MSALError.self) { _ = try TokenCache(config: zero, suggestsPartitionKeys: true) }
+        #expect(throws: MSALFailure.self) { _ = try TokenCache(config: zero, suggestsPartitionKeys: true) }
     }
 
     @Test("A stored partition that is not a cache document reads as empty, and a write replaces it over its version")

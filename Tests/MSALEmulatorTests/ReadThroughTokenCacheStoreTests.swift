@@ -320,8 +320,8 @@ struct ReadThroughTokenCacheStoreTests {
             #expect {
                 _ = try MSALReadThroughTokenCacheStore(shared, maximumAge: age, maximumPartitions: partitions)
             } throws: { error in
-                let error = error as? MSALError
-                return error?.code == .internal && error?.internalCode == .invalidParameter
+                let error = error as? MSALFailure
+                return error?.code == .internal && error?.internalCode == .internalErrorInvalidParameter
             }
         }
         let smallest = try MSALReadThroughTokenCacheStore(shared, maximumAge: .zero, maximumPartitions: 1)

@@ -35,12 +35,12 @@ struct WebAppTests {
             uniquingKeysWith: { first, _ in first })
     }
 
-    static func msalError(_ body: () async throws -> Void) async -> MSALError? {
+    static func msalError(_ body: () async throws -> Void) async -> MSALFailure? {
         do {
             try await body()
             return nil
         } catch {
-            return error as? MSALError
+            return error as? MSALFailure
         }
     }
 
@@ -120,11 +120,11 @@ struct WebAppTests {
             let other = try await app.initiateAuthorizationCodeFlow(
                 with: MSALAuthorizationCodeParameters(scopes: ["User.Read"], redirectUri: Self.redirectURI))
             let crossed = await Self.msalError { _ = try await app.acquireTokenByAuthorizationCode(flow: other, redirectURL: redirect) }
-            #expect(crossed?.internalCode == .invalidState)
+            #expect(crossed?.internalCode == .internalErrorInvalidState)
             let noState = await Self.msalError {
                 _ = try await app.acquireTokenByAuthorizationCode(flow: flow, responseParameters: ["code": code])
             }
-            #expect(noState?.internalCode == .invalidState)
+            #expect(noState?.internalCode == .internalErrorInvalidState)
             #expect(Self.codeGrants(harness) == 0)
 
             // The form_post shape works; the same code a second time is refused by the provider.
@@ -145,7 +145,7 @@ struct WebAppTests {
                     let parameters = MSALAuthorizationCodeParameters(scopes: ["User.Read"], redirectUri: bad)
                     _ = try await app.initiateAuthorizationCodeFlow(with: parameters)
                 }
-                #expect(error?.internalCode == .invalidRedirectURI, "\(bad)")
+                #expect(error?.internalCode == .internalErrorInvalidRedirectURI, "\(bad)")
             }
         }
     }

@@ -109,7 +109,7 @@ struct PostgresTokenCacheTests {
                 await #expect {
                     _ = try await stranger.load(partition: "abe.tenant")
                 } throws: { error in
-                    (error as? MSALError)?.internalCode == .cacheCorrupt
+                    (error as? MSALFailure)?.internalCode == .cacheCorrupt
                 }
                 #expect(try await Self.rawValue(client, "abe.tenant") == raw)
                 // Rotation: the new key first, the old one still opens what it sealed; the next
@@ -119,7 +119,7 @@ struct PostgresTokenCacheTests {
                 #expect(record.data == document)
                 #expect(try await rotated.store(partition: "abe.tenant", data: document, expiresOn: nil, replacing: record.version))
                 #expect(try await stranger.load(partition: "abe.tenant")?.data == document)
-                await #expect(throws: MSALError.self) { _ = try await store.load(partition: "abe.tenant") }
+                await #expect(throws: MSALFailure.self) { _ = try await store.load(partition: "abe.tenant") }
 
                 // The row copied under another partition key does not open there.
                 try await client.query(
@@ -128,17 +128,17 @@ struct PostgresTokenCacheTests {
                 await #expect {
                     _ = try await rotated.load(partition: "eve.tenant")
                 } throws: { error in
-                    (error as? MSALError)?.internalCode == .cacheCorrupt
+                    (error as? MSALFailure)?.internalCode == .cacheCorrupt
                 }
                 // One changed byte of the ciphertext, or a value that is not sealed at all.
                 try await client.query(
                     "UPDATE msal_token_cache SET value = set_byte(value, 39, get_byte(value, 39) # 1) WHERE partition_key = 'abe.tenant'")
-                await #expect(throws: MSALError.self) { _ = try await rotated.load(partition: "abe.tenant") }
+                await #expect(throws: MSALFailure.self) { _ = try await rotated.load(partition: "abe.tenant") }
                 try await client.query("UPDATE msal_token_cache SET value = '\\x7b7d'::bytea WHERE partition_key = 'abe.tenant'")
                 await #expect {
                     _ = try await rotated.load(partition: "abe.tenant")
                 } throws: { error in
-                    (error as? MSALError)?.internalCode == .cacheCorrupt
+                    (error as? MSALFailure)?.internalCode == .cacheCorrupt
                 }
             }
         }
@@ -148,19 +148,19 @@ struct PostgresTokenCacheTests {
     func badConfiguration() async throws {
         let client = PostgresClient(
             configuration: .init(host: "127.0.0.1", port: 1, username: "msal", password: nil, database: "postgres", tls: .disable))
-        #expect(throws: MSALError.self) { _ = try MSALTokenCacheEncryptionKey(bytes: [UInt8](repeating: 1, count: 31)) }
-        #expect(throws: MSALError.self) { _ = try MSALTokenCacheEncryptionKey(base64: "not base64!") }
+        #expect(throws: MSALFailure.self) { _ = try MSALTokenCacheEncryptionKey(bytes: [UInt8](repeating: 1, count: 31)) }
+        #expect(throws: MSALFailure.self) { _ = try MSALTokenCacheEncryptionKey(base64: "not base64!") }
         let key = try MSALTokenCacheEncryptionKey(bytes: [UInt8](repeating: 7, count: 32))
         #expect(try MSALTokenCacheEncryptionKey(base64: key.base64) == key)
         #expect(!"\(key)".contains(key.base64))
-        #expect(throws: MSALError.self) { _ = try Self.store(client, keys: []) }
+        #expect(throws: MSALFailure.self) { _ = try Self.store(client, keys: []) }
         for table in [
             "Robert'); DROP TABLE students;--", "", "a.b.c", "1table", "MixedCase", String(repeating: "t", count: 49), "s.", "tokens;",
         ] {
-            #expect(throws: MSALError.self, "\(table)") { _ = try Self.store(client, keys: [key], table: table) }
+            #expect(throws: MSALFailure.self, "\(table)") { _ = try Self.store(client, keys: [key], table: table) }
         }
         _ = try Self.store(client, keys: [key], table: "cache_schema.msal_tokens_2")
-        #expect(throws: MSALError.self) { _ = try Self.store(client, keys: [key], timeout: .zero) }
+        #expect(throws: MSALFailure.self) { _ = try Self.store(client, keys: [key], timeout: .zero) }
     }
 
     @Test("The database stopped mid-run: cacheStoreFailed within the timeout, nothing lost; started again, the same client recovers")
@@ -178,7 +178,7 @@ struct PostgresTokenCacheTests {
                 await #expect {
                     try await Self.save(cache, partition, scope: "api://during/two")
                 } throws: { error in
-                    let error = error as? MSALError
+                    let error = error as? MSALFailure
                     return error?.internalCode == .cacheStoreFailed
                 }
                 #expect(ContinuousClock.now - started < .seconds(10))

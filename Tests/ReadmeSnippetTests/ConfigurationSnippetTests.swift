@@ -28,7 +28,7 @@ import Testing
         #expect {
             _ = try MSALAuthority.authority(url: URL(string: "http://127.0.0.1:8400/common")!)
         } throws: { error in
-            (error as? MSALError)?.internalCode == .invalidAuthority
+            (error as? MSALFailure)?.internalCode == .invalidAuthority
         }
     }
 

@@ -18,7 +18,7 @@ let kGraphURI = "https://graph.microsoft.com/v1.0/me/"
 
 func initMSAL() throws -> MSALPublicClientApplication {
     guard let authorityURL = URL(string: kAuthority) else {
-        throw MSALError(.internal, internalCode: .invalidAuthority, message: "Unable to create authority URL")
+        throw MSALFailure(.internal, internalCode: .invalidAuthority, message: "Unable to create authority URL")
     }
     let authority = try MSALAADAuthority(url: authorityURL)
     let msalConfiguration = MSALPublicClientApplicationConfig(clientId: kClientID, redirectUri: nil, authority: authority)

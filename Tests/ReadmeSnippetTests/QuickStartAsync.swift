@@ -14,7 +14,7 @@ func graphAuthorizationHeader(
         do {
             let parameters = MSALSilentTokenParameters(scopes: kScopes, account: account)
             return try await application.acquireTokenSilent(with: parameters).authorizationHeader
-        } catch let e as MSALError where e.code == .interactionRequired {
+        } catch let e as MSALFailure where e.code == .interactionRequired {
             // The user has to act (expired session, consent, MFA): fall through to sign-in.
         }
     }

@@ -92,7 +92,7 @@ import Testing
         await #expect {
             _ = try await graphAuthorizationHeader(application, webviewParameters: webview)
         } throws: { error in
-            (error as? MSALError)?.code == .userCanceled
+            (error as? MSALFailure)?.code == .userCanceled
         }
         #expect(try application.allAccounts().isEmpty)
     }

@@ -25,7 +25,7 @@ func callGraphOnBehalfOf(_ app: MSALConfidentialClientApplication, authorization
     do {
         let result = try await app.acquireTokenOnBehalfOf(userAssertion: incoming, scopes: ["https://graph.microsoft.com/User.Read"])
         return result.accessToken
-    } catch let error as MSALError where error.code == .interactionRequired {
+    } catch let error as MSALFailure where error.code == .interactionRequired {
         // Answer the caller 401 with error.claims: it signs the user in again.
         throw error
     }

@@ -18,7 +18,8 @@ final class SigningInUser: MSALWebUI {
         guard value("response_type") == "code", value("code_challenge_method") == "S256",
             value("redirect_uri") == redirectURI.absoluteString, let state = value("state")
         else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "Unexpected authorization request \(authorizationURL)")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "Unexpected authorization request \(authorizationURL)")
         }
         var redirect = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)!
         redirect.queryItems = [URLQueryItem(name: "code", value: "readme-code"), URLQueryItem(name: "state", value: state)]

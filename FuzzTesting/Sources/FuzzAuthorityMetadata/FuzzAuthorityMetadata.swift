@@ -11,7 +11,7 @@
 //   loopback authority, on that loopback host), all on hosts the authority trusts (its own, its
 //   cloud's aliases, its known authorities, a CIAM issuer's *.ciamlogin.com host), without
 //   userinfo or fragment; its issuer keeps no `{tenant}` placeholder.
-// - Anything else ends in an MSALError with one of the metadata internal codes.
+// - Anything else ends in an MSALFailure with one of the metadata internal codes.
 
 import Foundation
 import FuzzCheck
@@ -62,7 +62,7 @@ public func fuzzAuthorityMetadata(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
 /// Parses `bytes` as instance discovery; returns its groups.
 func checkDiscovery(_ bytes: [UInt8]) -> [MSALFuzzingSupport.DiscoveryGroup] {
     let parsed: (tenantDiscoveryEndpoint: String?, groups: [MSALFuzzingSupport.DiscoveryGroup])
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         parsed = try MSALFuzzingSupport.parseInstanceDiscovery(bytes)
     } catch {
         fuzzCheck(
@@ -84,7 +84,7 @@ func checkConfiguration(
     group: MSALFuzzingSupport.DiscoveryGroup?
 ) {
     let metadata: MSALAuthorityMetadata
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         metadata = try MSALFuzzingSupport.validateOpenIDConfiguration(
             bytes, authority: authority.text, kind: authority.kind, allowInsecureLoopback: authority.loopback, group: group,
             knownAuthorities: authority.known)

@@ -11,7 +11,7 @@
 // - A detected kind, given explicitly, gives the same result.
 // - An authority from `MSALAuthority(url:)` is accepted again, from its URL, by the class of its kind,
 //   and compares equal.
-// - A failure is an MSALError with `invalidAuthority`.
+// - A failure is an MSALFailure with `invalidAuthority`.
 
 import Foundation
 import FuzzCheck
@@ -48,7 +48,7 @@ public func fuzzAuthorityURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
 
 func check(_ text: String, kind: MSALAuthorityKind?, loopback: Bool) {
     let parsed: MSALFuzzingSupport.ParsedAuthority
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         parsed = try MSALFuzzingSupport.parseAuthority(text, kind: kind, allowInsecureLoopback: loopback)
     } catch {
         fuzzCheck(error.internalCode == .invalidAuthority, "authority parsing failed with \(String(describing: error.internalCode))")
@@ -64,7 +64,7 @@ func check(_ text: String, kind: MSALAuthorityKind?, loopback: Bool) {
         "scheme \(parsed.scheme) accepted for \(text.debugDescription)")
 
     let again: MSALFuzzingSupport.ParsedAuthority
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         again = try MSALFuzzingSupport.parseAuthority(canonical, kind: parsed.kind, allowInsecureLoopback: loopback)
     } catch {
         fuzzCheck(false, "canonical form \(canonical) of \(text.debugDescription) does not parse: \(error.message)")

@@ -12,7 +12,7 @@
 //   to the same bytes.
 // - After saving a token response into it and after signing every account out, the incrementally
 //   kept index equals a rebuilt one, and the document still round-trips.
-// - A failure is an MSALError with `cacheCorrupt` or `cacheTooLarge`.
+// - A failure is an MSALFailure with `cacheCorrupt` or `cacheTooLarge`.
 
 import FuzzCheck
 @_spi(Fuzzing) import MSAL
@@ -54,7 +54,7 @@ public func fuzzCacheDocument(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
 
 /// The cache read from `bytes`, or `nil` after checking the error is a typed cache error.
 func load(_ bytes: [UInt8]) -> MSALFuzzingSupport.LoadedCache? {
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         return try MSALFuzzingSupport.loadCache(bytes)
     } catch {
         fuzzCheck(
@@ -92,7 +92,7 @@ func checkAgainstJSONReader(_ bytes: [UInt8], loaded: MSALFuzzingSupport.LoadedC
 func checkRoundTrip(_ cache: MSALFuzzingSupport.LoadedCache, _ what: String) {
     let written = cache.serialized
     let reread: MSALFuzzingSupport.LoadedCache
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         reread = try MSALFuzzingSupport.loadCache(written)
     } catch {
         fuzzCheck(false, "\(what) serializes to bytes that do not read back: \(error.message)")

@@ -120,25 +120,26 @@ func check(_ served: Served) {
 
 func checkCapturedRedirect(_ text: String) {
     guard let url = URL(string: text) else { return }
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         let parameters = try MSALFuzzingSupport.parseCapturedRedirect(url, expectedState: expectedState)
         fuzzCheck(parameters["state"] == expectedState, "a captured redirect was accepted with another state")
         fuzzCheck(parameters["code"] == nil || parameters["error"] == nil, "a captured redirect with both code and error was accepted")
     } catch {
         fuzzCheck(
-            error.internalCode == .invalidRedirect || error.internalCode == .invalidState,
+            error.internalCode == .invalidRedirect || error.internalCode == .internalErrorInvalidState,
             "a captured redirect failed with \(String(describing: error.internalCode))")
     }
 }
 
 func checkRedirectURI(_ text: String) {
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         let parsed = try MSALFuzzingSupport.parseLoopbackRedirectURI(text, boundPort: port)
         let again = try MSALFuzzingSupport.parseLoopbackRedirectURI(parsed.url.absoluteString, boundPort: port)
         fuzzCheck(
             again.host == parsed.host && again.port == (parsed.port ?? port) && again.path == parsed.path,
             "redirect URI \(text.debugDescription) → \(parsed.url.absoluteString) parses back differently")
     } catch {
-        fuzzCheck(error.internalCode == .invalidRedirectURI, "a redirect URI failed with \(String(describing: error.internalCode))")
+        fuzzCheck(
+            error.internalCode == .internalErrorInvalidRedirectURI, "a redirect URI failed with \(String(describing: error.internalCode))")
     }
 }

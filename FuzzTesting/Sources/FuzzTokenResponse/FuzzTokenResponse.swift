@@ -11,7 +11,7 @@
 //   mapping gives (interaction required on a refresh unless the client itself is wrong).
 // - A device authorization body that parses has an interval of 1...60 s, a lifetime of
 //   1...3600 s, an http(s) verification URI, and a message without control characters.
-// - Anything else ends in an MSALError with `invalidResponse` (when saving, any typed internal
+// - Anything else ends in an MSALFailure with `invalidResponse` (when saving, any typed internal
 //   error: the ID token or client_info may be what is wrong).
 
 import Foundation
@@ -36,10 +36,11 @@ public func fuzzTokenResponse(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
 func checkSuccess(_ body: [UInt8]) {
     let maximum = MSALFuzzingSupport.maximumTokenLifetime
     let response: MSALFuzzingSupport.ParsedTokenResponse
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         response = try MSALFuzzingSupport.parseTokenResponse(body)
     } catch {
-        fuzzCheck(error.internalCode == .invalidResponse, "token response failed with \(String(describing: error.internalCode))")
+        fuzzCheck(
+            error.internalCode == .internalErrorInvalidResponse, "token response failed with \(String(describing: error.internalCode))")
         return
     }
     fuzzCheck(!response.accessToken.isEmpty, "a token response without access token parsed")
@@ -51,7 +52,7 @@ func checkSuccess(_ body: [UInt8]) {
     }
 
     let document: [UInt8]
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         document = try MSALFuzzingSupport.cacheDocumentSaving(
             body, clientID: "fuzz-client", environment: "login.windows.net", tenant: "common", now: 1_767_225_600)
     } catch {
@@ -95,7 +96,7 @@ func checkError(status: Int, body: [UInt8], grant: MSALFuzzingSupport.Grant) {
 
 func checkDeviceCode(_ body: [UInt8]) {
     let limits = MSALFuzzingSupport.deviceCodeLimits
-    do throws(MSALError) {
+    do throws(MSALFailure) {
         let response = try MSALFuzzingSupport.parseDeviceCodeResponse(body)
         fuzzCheck((1...limits.interval).contains(response.interval), "device code interval \(response.interval)")
         fuzzCheck((1...limits.lifetime).contains(response.expiresIn), "device code lifetime \(response.expiresIn)")
@@ -104,6 +105,8 @@ func checkDeviceCode(_ body: [UInt8]) {
         fuzzCheck(
             !fuzzHasControlCharacter(response.message), "device code message has a control character: \(response.message.debugDescription)")
     } catch {
-        fuzzCheck(error.internalCode == .invalidResponse, "device code response failed with \(String(describing: error.internalCode))")
+        fuzzCheck(
+            error.internalCode == .internalErrorInvalidResponse,
+            "device code response failed with \(String(describing: error.internalCode))")
     }
 }

@@ -11,8 +11,8 @@ extension MSALConfidentialClientApplication {
     /// service answers, and returned while it does not. The result has no ID token, and its
     /// ``MSALResult/account`` has no identifier: no user is involved.
     ///
-    /// - Throws: ``MSALError``: ``MSALInternalError/invalidClient`` for a credential the service
-    ///   refuses, ``MSALInternalError/invalidScope`` for a scope that is not one resource's
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/internalErrorInvalidClient`` for a credential the service
+    ///   refuses, ``MSALInternalError/internalErrorInvalidScope`` for a scope that is not one resource's
     ///   `/.default`, and the credential's own errors (``MSALInternalError/clientAssertionFailed``, …).
     ///
     /// Runs on the caller's executor (`nonisolated(nonsending)`) until it has to wait: a remembered
@@ -29,14 +29,9 @@ extension MSALConfidentialClientApplication {
         try await acquireTokenForClient(with: MSALClientCredentialParameters(scopes: scopes))
     }
 
-    /// ``acquireTokenForClient(with:)`` with a completion block, called once on an arbitrary thread.
+    /// ``acquireTokenForClient(with:)`` with a completion block, called once, on the parameters'
+    /// ``MSALParameters/completionBlockQueue`` when set (on one of swift-msal's threads otherwise).
     public func acquireTokenForClient(with parameters: MSALClientCredentialParameters, completionBlock: @escaping MSALCompletionBlock) {
-        Task {
-            do {
-                completionBlock(try await acquireTokenForClient(with: parameters), nil)
-            } catch {
-                completionBlock(nil, error)
-            }
-        }
+        MSALParameters.complete(parameters, completionBlock) { try await self.acquireTokenForClient(with: parameters) }
     }
 }

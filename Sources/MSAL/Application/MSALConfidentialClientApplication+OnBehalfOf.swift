@@ -13,11 +13,11 @@ extension MSALConfidentialClientApplication {
     /// the refresh token obtained with the same assertion is used, so a long task keeps working
     /// after the incoming token expires.
     ///
-    /// - Throws: ``MSALError``: ``MSALError/Code/interactionRequired`` when the user must act
-    ///   (consent, multi-factor authentication, a claims challenge: pass ``MSALError/claims`` back
+    /// - Throws: ``MSALFailure``: ``MSALFailure/interactionRequired`` when the user must act
+    ///   (consent, multi-factor authentication, a claims challenge: pass ``MSALFailure/claims`` back
     ///   to the caller), or when the assertion is refused (expired, for another audience);
-    ///   ``MSALInternalError/invalidClient`` for a credential the service refuses;
-    ///   ``MSALInternalError/invalidParameter`` for an assertion that is not a JWT.
+    ///   ``MSALInternalError/internalErrorInvalidClient`` for a credential the service refuses;
+    ///   ``MSALInternalError/internalErrorInvalidParameter`` for an assertion that is not a JWT.
     public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters) async throws -> MSALResult {
         let flow = OnBehalfOfFlow(client: client)
         return try await flow.run(try flow.request(parameters))
@@ -28,14 +28,9 @@ extension MSALConfidentialClientApplication {
         try await acquireTokenOnBehalfOf(with: MSALOnBehalfOfParameters(scopes: scopes, userAssertion: userAssertion))
     }
 
-    /// ``acquireTokenOnBehalfOf(with:)`` with a completion block, called once on an arbitrary thread.
+    /// ``acquireTokenOnBehalfOf(with:)`` with a completion block, called once, on the parameters'
+    /// ``MSALParameters/completionBlockQueue`` when set (on one of swift-msal's threads otherwise).
     public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters, completionBlock: @escaping MSALCompletionBlock) {
-        Task {
-            do {
-                completionBlock(try await acquireTokenOnBehalfOf(with: parameters), nil)
-            } catch {
-                completionBlock(nil, error)
-            }
-        }
+        MSALParameters.complete(parameters, completionBlock) { try await self.acquireTokenOnBehalfOf(with: parameters) }
     }
 }

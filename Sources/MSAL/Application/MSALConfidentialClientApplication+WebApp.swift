@@ -6,7 +6,7 @@ extension MSALConfidentialClientApplication {
     /// the flow in the user's server-side session, and pass it with the redirect the browser comes
     /// back with to ``acquireTokenByAuthorizationCode(flow:redirectURL:)``.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidRedirectURI`` for a redirect URI that
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidRedirectURI`` for a redirect URI that
     ///   is not `https` (or `http` on a loopback host), or an authority metadata error.
     public func initiateAuthorizationCodeFlow(with parameters: MSALAuthorizationCodeParameters) async throws -> MSALAuthorizationCodeFlow {
         try await AuthorizationCodeFlow(client: client).start(parameters)
@@ -21,9 +21,9 @@ extension MSALConfidentialClientApplication {
     /// - Parameters:
     ///   - flow: the flow ``initiateAuthorizationCodeFlow(with:)`` returned for this sign-in.
     ///   - redirectURL: the full URL the browser requested (its query holds `code` and `state`, or `error`).
-    /// - Throws: ``MSALError``: ``MSALInternalError/invalidState`` for a redirect that does not
-    ///   answer this flow (nothing is redeemed), ``MSALError/Code/userCanceled`` for `access_denied`,
-    ///   ``MSALInternalError/authorizationFailed`` for another error on the redirect, or the token
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/internalErrorInvalidState`` for a redirect that does not
+    ///   answer this flow (nothing is redeemed), ``MSALFailure/userCanceled`` for `access_denied`,
+    ///   ``MSALInternalError/internalErrorAuthorizationFailed`` for another error on the redirect, or the token
     ///   endpoint's and ID token's errors.
     public func acquireTokenByAuthorizationCode(flow: MSALAuthorizationCodeFlow, redirectURL: URL) async throws -> MSALResult {
         let code = AuthorizationCodeFlow(client: client)
@@ -43,16 +43,13 @@ extension MSALConfidentialClientApplication {
             flow, redirect: try code.redirect(responseParameters, flow: flow, correlationID: correlationID), correlationID: correlationID)
     }
 
-    /// ``acquireTokenByAuthorizationCode(flow:redirectURL:)`` with a completion block, called once on an arbitrary thread.
+    /// ``acquireTokenByAuthorizationCode(flow:redirectURL:)`` with a completion block, called once on one of
+    /// swift-msal's threads.
     public func acquireTokenByAuthorizationCode(
         flow: MSALAuthorizationCodeFlow, redirectURL: URL, completionBlock: @escaping MSALCompletionBlock
     ) {
-        Task {
-            do {
-                completionBlock(try await acquireTokenByAuthorizationCode(flow: flow, redirectURL: redirectURL), nil)
-            } catch {
-                completionBlock(nil, error)
-            }
+        MSALParameters.complete(nil, completionBlock) {
+            try await self.acquireTokenByAuthorizationCode(flow: flow, redirectURL: redirectURL)
         }
     }
 
@@ -61,7 +58,7 @@ extension MSALConfidentialClientApplication {
     /// while valid, else one from the user's refresh token, redeemed with the client's credential.
     /// Never returns a token obtained on behalf of another caller (``acquireTokenOnBehalfOf(with:)``).
     ///
-    /// - Throws: ``MSALError`` with ``MSALError/Code/interactionRequired`` when the user must sign in again.
+    /// - Throws: ``MSALFailure`` with ``MSALFailure/interactionRequired`` when the user must sign in again.
     ///
     /// Runs on the caller's executor (`nonisolated(nonsending)`) until it has to wait: a remembered
     /// cache hit returns without a hop to another executor; a lookup, refresh or token request runs
@@ -72,15 +69,10 @@ extension MSALConfidentialClientApplication {
         return try await flow.run(try flow.request(parameters))
     }
 
-    /// ``acquireTokenSilent(with:)`` with a completion block, called once on an arbitrary thread.
+    /// ``acquireTokenSilent(with:)`` with a completion block, called once, on the parameters'
+    /// ``MSALParameters/completionBlockQueue`` when set (on one of swift-msal's threads otherwise).
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
-        Task {
-            do {
-                completionBlock(try await acquireTokenSilent(with: parameters), nil)
-            } catch {
-                completionBlock(nil, error)
-            }
-        }
+        MSALParameters.complete(parameters, completionBlock) { try await self.acquireTokenSilent(with: parameters) }
     }
 
     /// The users signed in to this web app (those with an account and a token of this application in the cache).

@@ -22,12 +22,12 @@ public final class MSALConfidentialClientApplication: Sendable {
 
     /// Creates an application.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for an empty client id or
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for an empty client id or
     ///   an invalid Azure region name, or a cache error when the cache location cannot be used.
     public init(configuration: MSALConfidentialClientApplicationConfig) throws {
         let clientID = configuration.clientId.trimmingCharacters(in: .whitespaces)
         guard !clientID.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The client id is empty")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The client id is empty")
         }
         let copy = MSALConfidentialClientApplicationConfig(
             clientId: clientID, clientCredential: configuration.clientCredential, authority: configuration.authority)

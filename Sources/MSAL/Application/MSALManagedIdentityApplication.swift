@@ -18,13 +18,14 @@ public final class MSALManagedIdentityApplication: Sendable {
 
     /// Creates an application and detects its source.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for an empty
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for an empty
     ///   user-assigned id, or a cache error when the cache location cannot be used. An unusable
     ///   endpoint, or an identity the source cannot serve, is reported by the first request.
     public init(configuration: MSALManagedIdentityConfig) throws {
         let copy = configuration.copy()
         if case .userAssigned(let id) = copy.identity, id.value.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The user-assigned managed identity's id is empty")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "The user-assigned managed identity's id is empty")
         }
         self.configuration = copy
         let variables = copy.environment ?? ProcessInfo.processInfo.environment
@@ -62,8 +63,8 @@ public final class MSALManagedIdentityApplication: Sendable {
     /// after 1, 2 and 4 s; seven times every 10 s after a 410, while it restarts), the others after
     /// 404, 408, 429, 500, 503, 504 or a timeout (three times, after 1 s or the `Retry-After`).
     ///
-    /// - Throws: ``MSALError``: ``MSALInternalError/managedIdentityRequestFailed`` with the
-    ///   source's error, ``MSALError/Code/serverError`` for a source that stayed unavailable,
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/managedIdentityRequestFailed`` with the
+    ///   source's error, ``MSALFailure/serverError`` for a source that stayed unavailable,
     ///   ``MSALInternalError/managedIdentityNotSupported``,
     ///   ``MSALInternalError/invalidManagedIdentityEndpoint``,
     ///   ``MSALInternalError/managedIdentityChallengeRejected``, or a network error.
@@ -78,12 +79,6 @@ public final class MSALManagedIdentityApplication: Sendable {
 
     /// ``acquireToken(with:)`` with a completion block, called once on an arbitrary thread.
     public func acquireToken(with parameters: MSALManagedIdentityParameters, completionBlock: @escaping MSALCompletionBlock) {
-        Task {
-            do {
-                completionBlock(try await acquireToken(with: parameters), nil)
-            } catch {
-                completionBlock(nil, error)
-            }
-        }
+        MSALParameters.complete(nil, completionBlock) { try await self.acquireToken(with: parameters) }
     }
 }

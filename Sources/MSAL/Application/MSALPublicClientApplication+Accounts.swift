@@ -2,22 +2,45 @@ extension MSALPublicClientApplication {
     /// The accounts signed in to this application (those it holds a refresh token for), in the
     /// authority's cloud unless ``MSALPublicClientApplicationConfig/multipleCloudsSupported``.
     ///
-    /// - Throws: ``MSALError`` when the cache cannot be read (for example a corrupt cache file,
+    /// - Throws: ``MSALFailure`` when the cache cannot be read (for example a corrupt cache file,
     ///   which is moved aside: ``MSALInternalError/cacheCorrupt``).
     public func allAccounts() throws -> [MSALAccount] {
         try accounts(for: MSALAccountEnumerationParameters())
     }
 
-    /// The account with home account id `identifier` (`uid.utid`), or `nil`.
-    public func account(forIdentifier identifier: String) throws -> MSALAccount? {
-        try accounts(for: MSALAccountEnumerationParameters(identifier: identifier)).first
+    /// The account with home account id `identifier` (`uid.utid`).
+    ///
+    /// Throwing and non-optional, as MSAL for iOS's `account(forIdentifier:)` imports into Swift.
+    ///
+    /// - Throws: ``MSALFailure`` ``MSALError/internal`` with
+    ///   ``MSALInternalError/internalErrorAccountRequired`` when no signed-in account has that
+    ///   identifier (use `try?` for an optional), or when the cache cannot be read.
+    public func account(forIdentifier identifier: String) throws -> MSALAccount {
+        guard let account = try accounts(for: MSALAccountEnumerationParameters(identifier: identifier)).first else {
+            throw Self.noAccount("identifier")
+        }
+        return account
     }
 
-    /// The account with `username` (compared without regard to case), or `nil`.
-    public func account(forUsername username: String) throws -> MSALAccount? {
-        var parameters = MSALAccountEnumerationParameters()
-        parameters.username = username
-        return try accounts(for: parameters).first
+    /// The account with `username` (compared without regard to case).
+    ///
+    /// Throwing and non-optional, as MSAL for iOS's `account(forUsername:)` imports into Swift.
+    ///
+    /// - Throws: ``MSALFailure`` ``MSALError/internal`` with
+    ///   ``MSALInternalError/internalErrorAccountRequired`` when no signed-in account has that
+    ///   username (use `try?` for an optional), or when the cache cannot be read.
+    public func account(forUsername username: String) throws -> MSALAccount {
+        guard let account = try accounts(for: MSALAccountEnumerationParameters(identifier: nil, username: username)).first else {
+            throw Self.noAccount("username")
+        }
+        return account
+    }
+
+    /// The error of an account looked up and not found (the value is not quoted: it may be PII).
+    private static func noAccount(_ what: String) -> MSALFailure {
+        MSALFailure(
+            .internal, internalCode: .internalErrorAccountRequired,
+            message: "No account signed in to this application has that \(what)")
     }
 
     /// The accounts matching `parameters`.

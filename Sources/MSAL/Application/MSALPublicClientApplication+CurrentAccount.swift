@@ -17,12 +17,13 @@ extension MSALPublicClientApplication {
     public func getCurrentAccount(
         with parameters: MSALParameters?, completionBlock: @escaping @Sendable (MSALAccount?, MSALAccount?, (any Error)?) -> Void
     ) {
+        let queue = parameters?.completionBlockQueue
         Task {
             do {
                 let (current, previous) = try await currentAccount(with: parameters)
-                completionBlock(current, previous, nil)
+                MSALParameters.deliver(on: queue) { completionBlock(current, previous, nil) }
             } catch {
-                completionBlock(nil, nil, error)
+                MSALParameters.deliver(on: queue) { completionBlock(nil, nil, error) }
             }
         }
     }

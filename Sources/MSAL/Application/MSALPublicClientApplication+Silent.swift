@@ -9,7 +9,7 @@ extension MSALPublicClientApplication {
     /// call at all), else one obtained with the account's refresh token.
     ///
     /// When the user must act (no refresh token, `invalid_grant`, `interaction_required`, …) the
-    /// error is ``MSALError/Code/interactionRequired``: call ``acquireToken(with:)`` then.
+    /// error is ``MSALFailure/interactionRequired``: call ``acquireToken(with:)`` then.
     ///
     /// Runs on the caller's executor (`nonisolated(nonsending)`) until it has to wait: a remembered
     /// cache hit returns without a hop to another executor; a lookup, refresh or token request runs
@@ -20,14 +20,9 @@ extension MSALPublicClientApplication {
         return try await flow.run(try flow.request(parameters))
     }
 
-    /// ``acquireTokenSilent(with:)`` with a completion block, called once on an arbitrary thread.
+    /// ``acquireTokenSilent(with:)`` with a completion block, called once, on the parameters'
+    /// ``MSALParameters/completionBlockQueue`` when set (on one of swift-msal's threads otherwise).
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
-        Task {
-            do {
-                completionBlock(try await acquireTokenSilent(with: parameters), nil)
-            } catch {
-                completionBlock(nil, error)
-            }
-        }
+        MSALParameters.complete(parameters, completionBlock) { try await self.acquireTokenSilent(with: parameters) }
     }
 }

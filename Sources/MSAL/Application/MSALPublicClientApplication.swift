@@ -21,12 +21,12 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// Creates an application.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for an empty client id, or a
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for an empty client id, or a
     ///   cache error when the cache location cannot be used.
     public init(configuration: MSALPublicClientApplicationConfig) throws {
         let clientID = configuration.clientId.trimmingCharacters(in: .whitespaces)
         guard !clientID.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The client id is empty")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The client id is empty")
         }
         let copy = MSALPublicClientApplicationConfig(
             clientId: clientID, redirectUri: configuration.redirectUri, authority: configuration.authority)

@@ -13,7 +13,7 @@ extension AuthorityComponents {
     /// Parses `text` as an authority of `kind` (`nil`: detect it).
     package static func parse(
         _ text: String, kind: MSALAuthorityKind?, options: MSALAuthorityOptions
-    ) throws(MSALError) -> AuthorityComponents {
+    ) throws(MSALFailure) -> AuthorityComponents {
         let parts = try AuthorityURLParts.parse(text, options: options)
         do {
             return try make(kind ?? detectKind(parts), parts: parts, text: text)
@@ -32,9 +32,9 @@ extension AuthorityComponents {
         "If this is a generic OpenID Connect provider, name it as one: MSALOIDCAuthority(url:) in the library, --authority-kind oidc in the msal command."
 
     /// Applies the rules of `kind` to parsed parts.
-    package static func make(_ kind: MSALAuthorityKind, parts: AuthorityURLParts, text: String) throws(MSALError) -> AuthorityComponents {
-        func fail(_ reason: String) -> MSALError {
-            MSALError(
+    package static func make(_ kind: MSALAuthorityKind, parts: AuthorityURLParts, text: String) throws(MSALFailure) -> AuthorityComponents {
+        func fail(_ reason: String) -> MSALFailure {
+            MSALFailure(
                 .internal, internalCode: .invalidAuthority,
                 message: "Invalid \(kind.displayName) authority \(AuthorityURLParts.quoted(text)): \(reason).")
         }

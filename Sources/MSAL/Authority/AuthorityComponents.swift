@@ -49,9 +49,9 @@ package struct AuthorityURLParts: Sendable, Hashable {
     package static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
 
     /// Splits and checks `text`.
-    package static func parse(_ text: String, options: MSALAuthorityOptions) throws(MSALError) -> AuthorityURLParts {
-        func fail(_ reason: String) -> MSALError {
-            MSALError(
+    package static func parse(_ text: String, options: MSALAuthorityOptions) throws(MSALFailure) -> AuthorityURLParts {
+        func fail(_ reason: String) -> MSALFailure {
+            MSALFailure(
                 .internal, internalCode: .invalidAuthority, message: "Invalid authority \(AuthorityURLParts.quoted(text)): \(reason).")
         }
         let bytes = Array(text.utf8)
@@ -125,7 +125,7 @@ package struct AuthorityURLParts: Sendable, Hashable {
             scheme: scheme, host: host, port: port, segments: segments, isLoopback: isLoopback, hadTrailingSlash: trailing)
     }
 
-    private static func parsePort(_ bytes: ArraySlice<UInt8>, fail: (String) -> MSALError) throws(MSALError) -> Int {
+    private static func parsePort(_ bytes: ArraySlice<UInt8>, fail: (String) -> MSALFailure) throws(MSALFailure) -> Int {
         guard !bytes.isEmpty, bytes.count <= 5, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let value = Int(String(decoding: bytes, as: UTF8.self)), value >= 1, value <= 65535
         else { throw fail("the port is invalid") }
@@ -133,7 +133,7 @@ package struct AuthorityURLParts: Sendable, Hashable {
     }
 
     /// A DNS name of letters, digits and hyphens (already lower-cased), or a dotted IPv4 address.
-    private static func checkHostName(_ host: String, fail: (String) -> MSALError) throws(MSALError) {
+    private static func checkHostName(_ host: String, fail: (String) -> MSALFailure) throws(MSALFailure) {
         guard host.utf8.count <= 253 else { throw fail("the host is too long") }
         let labels = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         for label in labels {

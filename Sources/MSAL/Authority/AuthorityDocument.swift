@@ -9,15 +9,15 @@ package struct AuthorityDocument {
     package let correlationID: UUID?
 
     /// The error for `reason`.
-    package func fail(_ reason: String, _ underlying: JOSEError? = nil) -> MSALError {
-        MSALError(
+    package func fail(_ reason: String, _ underlying: JOSEError? = nil) -> MSALFailure {
+        MSALFailure(
             .internal, internalCode: .invalidAuthorityMetadata,
             message: "The \(name) is invalid: \(reason).", correlationID: correlationID,
             underlyingError: underlying)
     }
 
     /// The root object of `body`.
-    package func root(_ body: [UInt8]) throws(MSALError) -> JSONValue {
+    package func root(_ body: [UInt8]) throws(MSALFailure) -> JSONValue {
         let document: JSONDocument
         do throws(JOSEError) {
             // A leading byte-order mark is skipped, as the error and device-code parsers do.

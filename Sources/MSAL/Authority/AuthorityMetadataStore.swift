@@ -29,9 +29,9 @@ package final class AuthorityMetadataStore: Sendable {
     /// Shortest time between two fetches of one JWK set triggered by an unknown `kid`.
     package static let keySetRefetchInterval: Double = 300
 
-    package let instances: SingleFlightCache<InstanceKey, KnownClouds.Group, MSALError>
-    package let metadata: SingleFlightCache<MetadataKey, MSALAuthorityMetadata, MSALError>
-    package let keySets: SingleFlightCache<String, JSONWebKeySet, MSALError>
+    package let instances: SingleFlightCache<InstanceKey, KnownClouds.Group, MSALFailure>
+    package let metadata: SingleFlightCache<MetadataKey, MSALAuthorityMetadata, MSALFailure>
+    package let keySets: SingleFlightCache<String, JSONWebKeySet, MSALFailure>
     package let clock: any MSALClock
     /// When an unknown `kid` last caused each JWK set (by `jwks_uri`) to be fetched again.
     private let keySetRefetches = Mutex<[String: Date]>([:])

@@ -30,11 +30,11 @@ package struct AuthorityMetadataValidator: Sendable {
     }
 
     /// Validates `configuration` and builds the metadata.
-    package func validate(_ configuration: OpenIDConfiguration, correlationID: UUID?) throws(MSALError) -> MSALAuthorityMetadata {
+    package func validate(_ configuration: OpenIDConfiguration, correlationID: UUID?) throws(MSALFailure) -> MSALAuthorityMetadata {
         let issuerHost = try checkIssuer(configuration.issuer, correlationID: correlationID)
         var hosts = trustedHosts
         hosts.insert(issuerHost)
-        func endpoint(_ text: String, _ name: String) throws(MSALError) -> URL {
+        func endpoint(_ text: String, _ name: String) throws(MSALFailure) -> URL {
             try checkEndpoint(text, name: name, hosts: hosts, correlationID: correlationID)
         }
         let token = try endpoint(configuration.tokenEndpoint, "token_endpoint")
@@ -50,7 +50,7 @@ package struct AuthorityMetadataValidator: Sendable {
             isValidated: isValidated,
             authorizationEndpoint: try endpoint(configuration.authorizationEndpoint, "authorization_endpoint"),
             tokenEndpoint: token, deviceCodeEndpoint: deviceCode,
-            endSessionEndpoint: try configuration.endSessionEndpoint.map { (text) throws(MSALError) in
+            endSessionEndpoint: try configuration.endSessionEndpoint.map { (text) throws(MSALFailure) in
                 try endpoint(text, "end_session_endpoint")
             },
             jwksURI: try endpoint(configuration.jwksURI, "jwks_uri"),
@@ -69,9 +69,9 @@ package struct AuthorityMetadataValidator: Sendable {
     // MARK: Issuer
 
     /// Checks the issuer and returns its `host[:port]`.
-    private func checkIssuer(_ issuer: String, correlationID: UUID?) throws(MSALError) -> String {
-        func mismatch(_ reason: String) -> MSALError {
-            MSALError(
+    private func checkIssuer(_ issuer: String, correlationID: UUID?) throws(MSALFailure) -> String {
+        func mismatch(_ reason: String) -> MSALFailure {
+            MSALFailure(
                 .internal, internalCode: .authorityIssuerMismatch,
                 message:
                     "The OpenID configuration of \(components.canonical) names the issuer \(AuthorityURLParts.quoted(issuer)): \(reason).",
@@ -140,9 +140,9 @@ package struct AuthorityMetadataValidator: Sendable {
 
     // MARK: Endpoints
 
-    private func checkEndpoint(_ raw: String, name: String, hosts: Set<String>, correlationID: UUID?) throws(MSALError) -> URL {
-        func insecure(_ reason: String) -> MSALError {
-            MSALError(
+    private func checkEndpoint(_ raw: String, name: String, hosts: Set<String>, correlationID: UUID?) throws(MSALFailure) -> URL {
+        func insecure(_ reason: String) -> MSALFailure {
+            MSALFailure(
                 .internal, internalCode: .insecureEndpoint,
                 message: "The \(name) of \(components.canonical), \(AuthorityURLParts.quoted(raw)), \(reason).",
                 correlationID: correlationID)
@@ -159,7 +159,7 @@ package struct AuthorityMetadataValidator: Sendable {
             // their escapes do not decode to UTF-8 (`#%e3`), though the URL has one.
             !rawHost.isEmpty, parts.percentEncodedFragment == nil, let url = parts.url
         else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .invalidAuthorityMetadata,
                 message: "The \(name) of \(components.canonical) is not an absolute URL: \(AuthorityURLParts.quoted(raw)).",
                 correlationID: correlationID)

@@ -26,14 +26,14 @@ extension AuthorityResolver {
 
     private static func loadKeySet(
         _ metadata: MSALAuthorityMetadata, pipeline: HTTPPipeline, correlationID: UUID
-    ) async -> SingleFlightCache<String, JSONWebKeySet, MSALError>.Outcome {
+    ) async -> SingleFlightCache<String, JSONWebKeySet, MSALFailure>.Outcome {
         let uri = metadata.jwksURIString
         do {
             var request = MSALHTTPRequest(method: .get, url: metadata.jwksURI)
             request.sendsMicrosoftHeaders = metadata.kind.isMicrosoft
             let response = try await pipeline.send(request, correlationID: correlationID)
             guard response.statusCode == 200 else {
-                var error = MSALError(
+                var error = MSALFailure(
                     .internal, internalCode: .invalidAuthorityMetadata,
                     message: "Fetching the signing keys at \(uri) failed with HTTP \(response.statusCode).",
                     correlationID: correlationID)
@@ -44,13 +44,13 @@ extension AuthorityResolver {
                 let keySet = try JSONWebKeySet(json: response.body)
                 return .init(.success(keySet), timeToLive: AuthorityMetadataStore.keySetLifetime)
             } catch {
-                return .init(.failure(MSALError(error, correlationID: correlationID)), timeToLive: nil)
+                return .init(.failure(MSALFailure(error, correlationID: correlationID)), timeToLive: nil)
             }
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             return .init(.failure(error), timeToLive: nil)
         } catch {
             return .init(
-                .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
+                .failure(MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)", correlationID: correlationID)),
                 timeToLive: nil)
         }
     }
@@ -58,7 +58,7 @@ extension AuthorityResolver {
     /// Verifies an ID token issued by the authority: signature with its JWK set (fetched again once,
     /// at most every five minutes, when the token's `kid` is unknown), then the OpenID Connect claims.
     ///
-    /// - Throws: ``MSALError`` with a `-46xxx` internal code for the token, or a network/metadata error for the keys.
+    /// - Throws: ``MSALFailure`` with a `-46xxx` internal code for the token, or a network/metadata error for the keys.
     package func verifyIDToken(
         _ token: String, metadata: MSALAuthorityMetadata, clientID: String, nonce: String?, correlationID: UUID
     ) async throws -> IDToken {
@@ -87,17 +87,17 @@ extension AuthorityResolver {
             // just after the set was fetched must still be found.
             let uri = metadata.jwksURIString
             guard store.claimKeySetRefetch(uri, now: now, interval: refetchInterval) else {
-                throw MSALError(error, correlationID: correlationID)
+                throw MSALFailure(error, correlationID: correlationID)
             }
         } catch {
-            throw MSALError(error, correlationID: correlationID)
+            throw MSALFailure(error, correlationID: correlationID)
         }
         // A failed fetch throws its own error and leaves the set in memory in place.
         let refreshed = try await refetchedKeySet(for: metadata, correlationID: correlationID)
         do throws(JOSEError) {
             return try verify(refreshed)
         } catch {
-            throw MSALError(error, correlationID: correlationID)
+            throw MSALFailure(error, correlationID: correlationID)
         }
     }
 }

@@ -43,7 +43,7 @@ package struct AuthorityResolver: Sendable {
 
     /// The metadata of `authority`, from the store or discovered.
     ///
-    /// - Throws: ``MSALError``: ``MSALInternalError/failedAuthorityValidation`` (`invalid_instance`),
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/internalErrorFailedAuthorityValidation`` (`invalid_instance`),
     ///   ``MSALInternalError/invalidTenant``, ``MSALInternalError/invalidAuthorityMetadata``,
     ///   ``MSALInternalError/authorityIssuerMismatch``, ``MSALInternalError/insecureEndpoint``, or a network error.
     package func resolve(_ authority: MSALAuthority, correlationID: UUID) async throws -> MSALAuthorityMetadata {
@@ -54,11 +54,12 @@ package struct AuthorityResolver: Sendable {
             do {
                 let metadata = try await resolver.discover(authority, correlationID: correlationID)
                 return .init(.success(metadata), timeToLive: AuthorityMetadataStore.metadataLifetime)
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 return .init(.failure(error), timeToLive: nil)
             } catch {
                 return .init(
-                    .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
+                    .failure(
+                        MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)", correlationID: correlationID)),
                     timeToLive: nil)
             }
         }
@@ -83,7 +84,7 @@ package struct AuthorityResolver: Sendable {
             return try AuthorityMetadataValidator(
                 authority: authority, group: group, policy: policy, isValidated: mode == .validate
             ).validate(configuration, correlationID: correlationID)
-        } catch var error as MSALError where authority.kind == .aad && !KnownClouds.trustedHosts.contains(components.host) {
+        } catch var error as MSALFailure where authority.kind == .aad && !KnownClouds.trustedHosts.contains(components.host) {
             // Another provider's URL read as Microsoft Entra's finds no Entra metadata.
             error.message += " " + AuthorityComponents.oidcHint
             throw error
@@ -143,11 +144,12 @@ package struct AuthorityResolver: Sendable {
                 let discovery = try InstanceDiscoveryResponse.parse(response.body, correlationID: correlationID)
                 let group = discovery.group(containing: components.hostAndPort) ?? Self.ownGroup(components)
                 return .init(.success(group), timeToLive: AuthorityMetadataStore.metadataLifetime)
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 return .init(.failure(error), timeToLive: nil)
             } catch {
                 return .init(
-                    .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)", correlationID: correlationID)),
+                    .failure(
+                        MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)", correlationID: correlationID)),
                     timeToLive: nil)
             }
         }
@@ -155,7 +157,7 @@ package struct AuthorityResolver: Sendable {
 
     private func fetchConfiguration(_ url: String, microsoft: Bool, correlationID: UUID) async throws -> OpenIDConfiguration {
         guard let requestURL = URL(string: url) else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .invalidAuthority, message: "Cannot build the OpenID configuration URL.",
                 correlationID: correlationID)
         }
@@ -169,13 +171,13 @@ package struct AuthorityResolver: Sendable {
     }
 
     /// The error for a non-200 discovery answer.
-    private static func failure(_ response: MSALHTTPResponse, correlationID: UUID, what: String) -> MSALError {
+    private static func failure(_ response: MSALHTTPResponse, correlationID: UUID, what: String) -> MSALFailure {
         let internalCode: MSALInternalError
         switch OAuthErrorResponse(body: response.body).error {
-        case "invalid_instance": internalCode = .failedAuthorityValidation
+        case "invalid_instance": internalCode = .internalErrorFailedAuthorityValidation
         case "invalid_tenant": internalCode = .invalidTenant
         default: internalCode = .invalidAuthorityMetadata
         }
-        return MSALError(response: response, code: .internal, internalCode: internalCode, context: what, correlationID: correlationID)
+        return MSALFailure(response: response, code: .internal, internalCode: internalCode, context: what, correlationID: correlationID)
     }
 }

@@ -9,9 +9,9 @@ package struct InstanceDiscoveryResponse: Sendable, Hashable {
     package var groups: [KnownClouds.Group]
 
     /// Parses a 200 body; anything malformed is ``MSALInternalError/invalidAuthorityMetadata``.
-    package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALError) -> InstanceDiscoveryResponse {
+    package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALFailure) -> InstanceDiscoveryResponse {
         let reader = AuthorityDocument(name: "instance discovery response", correlationID: correlationID)
-        func fail(_ reason: String) -> MSALError { reader.fail(reason) }
+        func fail(_ reason: String) -> MSALFailure { reader.fail(reason) }
         let root = try reader.root(body)
         var response = InstanceDiscoveryResponse(tenantDiscoveryEndpoint: nil, groups: [])
         if let endpoint = root["tenant_discovery_endpoint"] {

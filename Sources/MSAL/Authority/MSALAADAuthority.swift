@@ -19,7 +19,7 @@ public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
 
     /// Creates a Microsoft Entra authority from `https://<host>/<tenant>`.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidAuthority``.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.
     public convenience init(url: URL) throws {
         try self.init(url: url, options: [])
     }
@@ -48,10 +48,12 @@ public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
         case (let alias?, nil): tenant = alias
         case (nil, let raw?) where !raw.isEmpty: tenant = raw
         case (nil, _):
-            throw MSALError(
-                .internal, internalCode: .invalidParameter, message: "azureADMyOrgOnlyAudience needs a rawTenant (a tenant id or domain).")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "azureADMyOrgOnlyAudience needs a rawTenant (a tenant id or domain).")
         case (_?, _?):
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "rawTenant is only for azureADMyOrgOnlyAudience.")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "rawTenant is only for azureADMyOrgOnlyAudience.")
         }
         let text = "https://" + cloudInstance.host + "/" + tenant
         self.init(components: try AuthorityComponents.parse(text, kind: .aad, options: []), options: [])

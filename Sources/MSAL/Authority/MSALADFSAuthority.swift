@@ -8,7 +8,7 @@ public final class MSALADFSAuthority: MSALAuthority, @unchecked Sendable {
 
     /// Creates an ADFS authority.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidAuthority``.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.
     public convenience init(url: URL) throws {
         try self.init(url: url, options: [])
     }

@@ -37,7 +37,7 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
 
     /// Creates an authority of the kind the URL names.
     ///
-    /// - Throws: ``MSALError`` with internal code ``MSALInternalError/invalidAuthority``.
+    /// - Throws: ``MSALFailure`` with internal code ``MSALInternalError/invalidAuthority``.
     public convenience init(url: URL) throws {
         try self.init(url: url, options: [])
     }

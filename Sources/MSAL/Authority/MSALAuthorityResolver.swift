@@ -38,7 +38,7 @@ public struct MSALAuthorityResolver: Sendable {
     ///   - correlationID: sent with the discovery requests and carried by any error; `nil`: a new
     ///     random one, made only when the metadata is not in memory (`UUID()` reads `/dev/urandom`
     ///     on Linux, far more than answering from memory costs).
-    /// - Throws: ``MSALError``, with internal code ``MSALInternalError/failedAuthorityValidation``
+    /// - Throws: ``MSALFailure``, with internal code ``MSALInternalError/internalErrorFailedAuthorityValidation``
     ///   (`invalid_instance`), ``MSALInternalError/invalidTenant``, ``MSALInternalError/invalidAuthorityMetadata``,
     ///   ``MSALInternalError/authorityIssuerMismatch``, ``MSALInternalError/insecureEndpoint``, or a network error.
     public func metadata(for authority: MSALAuthority, correlationID: UUID? = nil) async throws -> MSALAuthorityMetadata {

@@ -12,7 +12,7 @@ public final class MSALB2CAuthority: MSALAuthority, @unchecked Sendable {
 
     /// Creates a B2C authority.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidAuthority``.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.
     public convenience init(url: URL) throws {
         try self.init(url: url, options: [])
     }

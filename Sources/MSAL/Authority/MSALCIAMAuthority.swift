@@ -9,7 +9,7 @@ public final class MSALCIAMAuthority: MSALAuthority, @unchecked Sendable {
 
     /// Creates a CIAM authority.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidAuthority``.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.
     public convenience init(url: URL) throws {
         try self.init(url: url, options: [])
     }

@@ -15,7 +15,7 @@ public final class MSALOIDCAuthority: MSALAuthority, @unchecked Sendable {
 
     /// Creates an OpenID Connect authority from its issuer URL.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidAuthority``.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.
     public convenience init(url: URL) throws {
         try self.init(url: url, options: [])
     }

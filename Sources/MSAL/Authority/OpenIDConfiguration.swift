@@ -13,16 +13,16 @@ package struct OpenIDConfiguration: Sendable, Hashable {
     package var authorizationResponseIssuerSupported = false
 
     /// Parses a 200 body; a missing required member or a wrong type is ``MSALInternalError/invalidAuthorityMetadata``.
-    package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALError) -> OpenIDConfiguration {
+    package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALFailure) -> OpenIDConfiguration {
         let reader = AuthorityDocument(name: "OpenID configuration", correlationID: correlationID)
-        func fail(_ reason: String) -> MSALError { reader.fail(reason) }
+        func fail(_ reason: String) -> MSALFailure { reader.fail(reason) }
         let root = try reader.root(body)
-        func required(_ name: String) throws(MSALError) -> String {
+        func required(_ name: String) throws(MSALFailure) -> String {
             guard let value = root[name] else { throw fail("\(name) is missing") }
             guard let text = value.string, !text.isEmpty else { throw fail("\(name) is not a non-empty string") }
             return text
         }
-        func optional(_ name: String) throws(MSALError) -> String? {
+        func optional(_ name: String) throws(MSALFailure) -> String? {
             guard let value = root[name], !value.isNull else { return nil }
             guard let text = value.string else { throw fail("\(name) is not a string") }
             return text.isEmpty ? nil : text

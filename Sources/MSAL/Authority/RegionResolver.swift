@@ -29,14 +29,14 @@ package final class RegionResolver: Sendable {
     }
 
     /// What the configuration asks for, with `MSAL_FORCE_REGION` applied when it asks for nothing.
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for a region name that is not valid.
-    package static func effectiveSetting(_ setting: MSALAzureRegion?, variables: [String: String]) throws(MSALError) -> MSALAzureRegion? {
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for a region name that is not valid.
+    package static func effectiveSetting(_ setting: MSALAzureRegion?, variables: [String: String]) throws(MSALFailure) -> MSALAzureRegion? {
         var chosen = setting
         if chosen == nil, let forced = variables["MSAL_FORCE_REGION"], !forced.isEmpty { chosen = .named(forced) }
         guard case .named(let name) = chosen else { return chosen == .disabled ? nil : chosen }
         guard let valid = MSALAzureRegion.normalized(name) else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message:
                     "The Azure region \(OAuthErrorResponse.sanitized(name, limit: 80)) is not a region name (lower-case letters, digits and hyphens)"
             )

@@ -31,7 +31,7 @@ public struct MSALTokenCachePartitionRecord: Sendable, Equatable {
 /// newer partition, so two replicas never lose each other's tokens. After
 /// ``MSALCacheConfig/partitionWriteAttempts`` conflicts in a row the operation fails with
 /// ``MSALInternalError/cacheWriteConflict``. An error a method throws fails the operation with
-/// ``MSALInternalError/cacheStoreFailed`` (unless it is an ``MSALError``, which is passed on), as
+/// ``MSALInternalError/cacheStoreFailed`` (unless it is an ``MSALFailure``, which is passed on), as
 /// a failed write of the other storages fails it.
 ///
 /// `MSALPostgresTokenCache` is such a store on PostgreSQL. A public client's cache is one document

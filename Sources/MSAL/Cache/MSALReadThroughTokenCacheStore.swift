@@ -65,15 +65,15 @@ public final class MSALReadThroughTokenCacheStore: MSALPartitionedTokenCacheStor
     ///     `.zero`: never).
     ///   - maximumPartitions: how many partitions are kept at most (default 10,000).
     ///   - clock: the time copies age by.
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` for a negative
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for a negative
     ///   `maximumAge` or a `maximumPartitions` under 1.
     public init(
         _ store: any MSALPartitionedTokenCacheStore, maximumAge: Duration = .seconds(30), maximumPartitions: Int = 10_000,
         clock: any MSALClock = MSALSystemClock()
-    ) throws(MSALError) {
+    ) throws(MSALFailure) {
         guard maximumAge >= .zero, maximumPartitions >= 1 else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "A read-through token cache store needs a maximum age of zero or more and room for at least one partition")
         }
         self.store = store

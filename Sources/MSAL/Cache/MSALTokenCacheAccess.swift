@@ -73,7 +73,7 @@ public final class MSALTokenCacheAccess: Sendable {
     /// In `beforeAccess`: replaces the cache with a stored document (from ``serialize()`` or another
     /// MSAL library). Empty data is an empty cache.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheCorrupt`` when `data` is not a cache document;
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/cacheCorrupt`` when `data` is not a cache document;
     ///   the cache is left as it was.
     public func deserialize(_ data: Data) throws {
         let document = try TokenCacheDocument(parsing: [UInt8](data))

@@ -23,11 +23,12 @@ extension TokenCache {
     ///   is); the file's and the item's errors.
     package func moveFileIntoSecretService(_ file: TokenCacheFile) throws -> Migration {
         guard case .secretService(let store) = backing else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter, message: "The destination cache is not stored in the Secret Service")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "The destination cache is not stored in the Secret Service")
         }
         guard case .secretService = try store.resolved() else {
-            throw MSALError.secretServiceUnavailable(
+            throw MSALFailure.secretServiceUnavailable(
                 "the Secret Service is unavailable, so nothing was moved (the cache fell back to \(storageDescription))")
         }
         return try file.withLock(exclusive: true) { access in

@@ -29,7 +29,7 @@ extension TokenCache {
         _ body: (inout TokenCacheContents) throws -> T
     ) async throws -> T {
         guard let partition else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheStoreFailed,
                 message: "This cache operation spans every partition, which a partitioned token cache store cannot change")
         }
@@ -57,7 +57,7 @@ extension TokenCache {
             }
             if stored { return result }
         }
-        throw MSALError(
+        throw MSALFailure(
             .internal, internalCode: .cacheWriteConflict,
             message:
                 "Other writers stored the token cache partition first at each of \(attempts) attempts; this operation's changes were not stored"
@@ -90,15 +90,15 @@ extension TokenCache {
     }
 
     /// A synchronous operation on a partitioned store, which is asynchronous.
-    static func synchronousPartitionedAccess() -> MSALError {
-        MSALError(
+    static func synchronousPartitionedAccess() -> MSALFailure {
+        MSALFailure(
             .internal, internalCode: .cacheStoreFailed,
             message: "A partitioned token cache store is asynchronous: use the async API of the application")
     }
 
-    private static func storeFailure(_ method: String, partition: TokenCachePartition?, _ error: any Error) -> MSALError {
-        if let error = error as? MSALError { return error }
-        return MSALError(
+    private static func storeFailure(_ method: String, partition: TokenCachePartition?, _ error: any Error) -> MSALFailure {
+        if let error = error as? MSALFailure { return error }
+        return MSALFailure(
             .internal, internalCode: .cacheStoreFailed,
             message: "The partitioned token cache store's \(method) failed: \(error)",
             underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: "\(error)"))

@@ -30,7 +30,7 @@ extension TokenCache {
             }
             let now = clock.now
             guard now < deadline else {
-                throw MSALError(
+                throw MSALFailure(
                     .internal, internalCode: .cacheLockTimeout,
                     message:
                         "Token cache \(file.path): another process or thread kept refreshing this account's tokens for more than \(limit) s "

@@ -36,7 +36,7 @@ extension TokenCache {
                 let bytes = contents.document.serialized()
                 let limit = store.fileOptions.maximumFileSize
                 guard bytes.count <= limit else {
-                    throw MSALError(
+                    throw MSALFailure(
                         .internal, internalCode: .cacheTooLarge,
                         message:
                             "Secret Service item \(item.description): the new content is \(bytes.count) bytes, over the limit of \(limit) bytes"

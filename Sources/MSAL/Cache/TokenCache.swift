@@ -54,7 +54,7 @@ package final class TokenCache: Sendable {
     /// A cache stored as `config` says; `suggestsPartitionKeys` for a confidential client's or a
     /// managed identity's cache.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheLocationUnavailable`` when the default
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/cacheLocationUnavailable`` when the default
     ///   file location cannot be determined.
     package init(config: MSALCacheConfig, suggestsPartitionKeys: Bool = false) throws {
         self.suggestsPartitionKeys = suggestsPartitionKeys
@@ -74,15 +74,15 @@ package final class TokenCache: Sendable {
             backing = .secretService(try SecretServiceStore(settings: settings, fileOptions: options))
         case .partitioned(let store):
             guard suggestsPartitionKeys else {
-                throw MSALError(
-                    .internal, internalCode: .invalidParameter,
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
                     message:
                         "A partitioned token cache store is for confidential clients and managed identity: a public client's cache is one document, its account list spanning every account"
                 )
             }
             guard config.partitionWriteAttempts >= 1 else {
-                throw MSALError(
-                    .internal, internalCode: .invalidParameter,
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
                     message: "partitionWriteAttempts must be at least 1 (it is \(config.partitionWriteAttempts))")
             }
             backing = .partitioned(store, attempts: config.partitionWriteAttempts)
@@ -249,9 +249,9 @@ package final class TokenCache: Sendable {
     }
 
     /// `source` parsed as a cache document with the cache's environment aliases.
-    func parse(_ source: CacheSource) -> Result<TokenCacheContents, MSALError> {
+    func parse(_ source: CacheSource) -> Result<TokenCacheContents, MSALFailure> {
         let aliases = state.withLock { $0.contents.aliases }
-        do throws(MSALError) {
+        do throws(MSALFailure) {
             return .success(try TokenCacheContents(parsing: source, aliases: aliases))
         } catch {
             return .failure(error)
@@ -281,7 +281,7 @@ package final class TokenCache: Sendable {
         _ body: (inout TokenCacheContents) throws -> T
     ) throws -> T {
         if DispatchQueue.getSpecific(key: hookQueueKey) == true {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheHookFailed,
                 message:
                     "A token cache hook called back into the token cache, which would wait for itself; hooks must only load or save the document they are given"
@@ -328,8 +328,8 @@ package final class TokenCache: Sendable {
         return result
     }
 
-    private static func hookFailure(_ hook: String, _ error: any Error) -> MSALError {
-        MSALError(
+    private static func hookFailure(_ hook: String, _ error: any Error) -> MSALFailure {
+        MSALFailure(
             .internal, internalCode: .cacheHookFailed,
             message: "The token cache serializer's \(hook) failed: \(error)",
             underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: "\(error)"))

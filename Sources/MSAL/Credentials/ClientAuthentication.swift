@@ -30,7 +30,7 @@ package final class ClientAuthentication: Sendable {
     private let credential: MSALClientCredential
     private let clientID: String
     private let clock: any MSALClock
-    private let assertions: SingleFlightCache<AssertionKey, String, MSALError>
+    private let assertions: SingleFlightCache<AssertionKey, String, MSALFailure>
     private let signatures = Atomic<Int>(0)
 
     /// Authentication for `clientID` with `credential`, timed by `clock`.
@@ -58,7 +58,7 @@ package final class ClientAuthentication: Sendable {
         case .secret(let secret):
             return [("client_secret", secret)]
         case .certificate(let certificate, let sendX5C):
-            @Sendable func sign() throws(MSALError) -> String {
+            @Sendable func sign() throws(MSALFailure) -> String {
                 do throws(JOSEError) {
                     let issuedAt = Int64(clock.now().timeIntervalSince1970.rounded(.down))
                     let signed = try certificate.certificate.signAssertion(
@@ -67,14 +67,14 @@ package final class ClientAuthentication: Sendable {
                     signatures.add(1, ordering: .relaxed)
                     return signed
                 } catch {
-                    throw MSALError(error)
+                    throw MSALFailure(error)
                 }
             }
             let assertion: String
             if reusesAssertion {
                 let key = AssertionKey(tokenEndpoint: tokenEndpoint, sha256: sha256Thumbprint)
                 assertion = try await assertions.value(for: key) {
-                    do throws(MSALError) {
+                    do throws(MSALFailure) {
                         return .init(.success(try sign()), timeToLive: Self.assertionReuse)
                     } catch {
                         return .init(.failure(error), timeToLive: nil)
@@ -89,10 +89,10 @@ package final class ClientAuthentication: Sendable {
             let assertion: String
             do {
                 assertion = try await provider(request)
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 throw error
             } catch {
-                throw MSALError(
+                throw MSALFailure(
                     .internal, internalCode: .clientAssertionFailed, message: "The client assertion provider failed: \(error)",
                     underlyingError: error)
             }
@@ -105,7 +105,7 @@ package final class ClientAuthentication: Sendable {
     static func checked(_ assertion: String) throws -> String {
         let trimmed = assertion.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.utf8.count <= maximumAssertionSize else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .credentialTooLarge,
                 message: "The client assertion is \(trimmed.utf8.count) bytes, over the \(maximumAssertionSize)-byte limit")
         }
@@ -113,7 +113,7 @@ package final class ClientAuthentication: Sendable {
         guard segments.count == 3 || segments.count == 5, segments[0].count > 0,
             segments.allSatisfy({ $0.allSatisfy(Base64URL.isAlphabet) })
         else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .clientAssertionFailed,
                 message: "The client assertion is not a compact JWT (\(segments.count) segment(s), or bytes outside base64url)")
         }

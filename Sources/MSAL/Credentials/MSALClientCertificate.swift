@@ -20,7 +20,7 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
     ///   - privateKeyPEM: a `PRIVATE KEY`, `RSA PRIVATE KEY` or `ENCRYPTED PRIVATE KEY` block.
     ///   - certificatePEM: one or more `CERTIFICATE` blocks, one of which holds the key's public half.
     ///   - privateKeyPassword: the password of an encrypted key.
-    /// - Throws: ``MSALError`` with internal code ``MSALInternalError/invalidCredential``,
+    /// - Throws: ``MSALFailure`` with internal code ``MSALInternalError/invalidCredential``,
     ///   ``MSALInternalError/certificateKeyMismatch``, ``MSALInternalError/unsupportedCredentialKey`` or
     ///   ``MSALInternalError/credentialTooLarge``.
     public convenience init(privateKeyPEM: String, certificatePEM: String, privateKeyPassword: String? = nil) throws {
@@ -41,7 +41,7 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
 
     private init(privateKey: [UInt8], certificates: [UInt8], password: String?, sources: (key: String, certificates: String)) throws {
         for (bytes, source) in [(privateKey, sources.key), (certificates, sources.certificates)] where bytes.count > Self.maximumSize {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .credentialTooLarge,
                 message: "\(source) holds \(bytes.count) bytes, over the \(Self.maximumSize)-byte limit for a credential")
         }
@@ -52,7 +52,7 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
             let source =
                 error.code == .certificateKeyMismatch || error.code == .unsupportedCredentialKey
                 ? "" : " (\(sources.key), \(sources.certificates))"
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: error.code == .limitExceeded ? .invalidCredential : MSALInternalError(joseCode: error.code),
                 message: "The certificate credential cannot be used: \(error.message)\(source)", underlyingError: error)
         }
@@ -61,19 +61,19 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
     /// The file's bytes, refusing more than ``maximumSize`` without reading them all.
     static func readFile(_ path: String) throws -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw MSALError(.internal, internalCode: .invalidCredential, message: "The credential file \(path) cannot be opened")
+            throw MSALFailure(.internal, internalCode: .invalidCredential, message: "The credential file \(path) cannot be opened")
         }
         defer { try? handle.close() }
         let data: Data
         do {
             data = try handle.read(upToCount: maximumSize + 1) ?? Data()
         } catch {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .invalidCredential, message: "The credential file \(path) cannot be read: \(error)",
                 underlyingError: error)
         }
         guard data.count <= maximumSize else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .credentialTooLarge,
                 message: "The credential file \(path) is over the \(maximumSize)-byte limit for a credential")
         }

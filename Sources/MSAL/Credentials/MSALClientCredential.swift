@@ -51,15 +51,15 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
         MSALClientCredential(
             kind: .assertion { _ in
                 guard let path = tokenFile ?? ProcessInfo.processInfo.environment["AZURE_FEDERATED_TOKEN_FILE"], !path.isEmpty else {
-                    throw MSALError(
+                    throw MSALFailure(
                         .internal, internalCode: .clientAssertionFailed,
                         message: "Workload identity needs a token file: AZURE_FEDERATED_TOKEN_FILE is not set")
                 }
                 let bytes: [UInt8]
                 do {
                     bytes = try MSALClientCertificate.readFile(path)
-                } catch let error as MSALError where error.internalCode == .invalidCredential {
-                    throw MSALError(
+                } catch let error as MSALFailure where error.internalCode == .invalidCredential {
+                    throw MSALFailure(
                         .internal, internalCode: .clientAssertionFailed, message: error.message, underlyingError: error)
                 }
                 return String(decoding: bytes, as: UTF8.self)

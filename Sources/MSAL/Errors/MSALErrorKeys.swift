@@ -9,11 +9,18 @@ public let MSALErrorDescriptionKey = "MSALErrorDescriptionKey"
 public let MSALOAuthErrorKey = "MSALOAuthErrorKey"
 /// `userInfo` key: the OAuth `suberror` returned by the server.
 public let MSALOAuthSubErrorKey = "MSALOAuthSubErrorKey"
+/// `userInfo` key: the description of the OAuth `suberror`, when the server sent one.
+public let MSALOAuthSubErrorDescriptionKey = "MSALOAuthSubErrorDescriptionKey"
+/// `userInfo` key: the displayable user id (username) of the account the error concerns.
+public let MSALDisplayableUserIdKey = "MSALDisplayableUserIdKey"
+/// `userInfo` key: the version of the broker that answered. MSAL for iOS sets it for its broker;
+/// swift-msal has no broker and never sets it.
+public let MSALBrokerVersionKey = "MSALBrokerVersionKey"
 /// `userInfo` key: the server's `error_codes` (AADSTS numbers), as `[Int]`.
 public let MSALSTSErrorCodesKey = "MSALSTSErrorCodesKey"
 /// `userInfo` key: the HTTP response headers, as `[String: String]`.
 public let MSALHTTPHeadersKey = "MSALHTTPHeadersKey"
-/// `userInfo` key: the HTTP status code, as `Int`.
+/// `userInfo` key: the HTTP status code, as a `String` ("503"), as MSAL for iOS puts it there.
 public let MSALHTTPResponseCodeKey = "MSALHTTPResponseCodeKey"
 /// `userInfo` key: the correlation id of the request, as a `String`.
 public let MSALCorrelationIDKey = "MSALCorrelationIDKey"

@@ -1,4 +1,4 @@
-/// The precise cause behind an ``MSALError``, carried in `userInfo[MSALInternalErrorCodeKey]`.
+/// The precise cause behind an ``MSALFailure``, carried in `userInfo[MSALInternalErrorCodeKey]`.
 ///
 /// Values from −42000 to −42999 are MSAL for iOS/macOS's own. Values from
 /// −46000 are swift-msal's additions for ID-token and JOSE failures, which
@@ -7,48 +7,168 @@
 /// additions for the web UI and interactive sign-in; from −50000 for confidential-client
 /// credentials; from −51000 for managed identity; from −52000 for validating the access tokens a
 /// protected API receives (their signature and claims failures use the −46000 codes of ID tokens).
-/// Meant for diagnostics; handle ``MSALError/Code``.
+/// Meant for diagnostics; handle ``MSALFailure``.
+/// The precise cause behind an ``MSALFailure``, carried in `userInfo[MSALInternalErrorCodeKey]`.
+///
+/// Values from −42000 to −42999 are MSAL for iOS/macOS's own, with the names Swift gives them
+/// there (`.internalErrorInvalidParameter`, `.internalBrokerNotAvailable`,
+/// `.errorJITRetryRequired`: MSAL's names share only the `MSAL` prefix). Those that concern its
+/// broker, view controllers, app extensions, device management and platform single sign-on are
+/// here so that code switching over them compiles; swift-msal never produces them on Linux.
+/// ``serverError`` (−50006) is what MSAL for iOS puts here for a server's `server_error`.
+///
+/// swift-msal's own additions have short names: from −46000 for ID-token and JOSE failures, which
+/// MSAL for iOS does not verify; from −47000 for the network, throttling and authority metadata;
+/// from −48000 for the token cache; from −49000 for the web UI and interactive sign-in; from −51000
+/// for managed identity; from −52000 for validating the access tokens a protected API receives
+/// (their signature and claims failures use the −46000 codes of ID tokens); from −53000 for
+/// confidential-client credentials. None is in ``MSALError``'s own range (−50000 to −50999, −50142).
+/// Meant for diagnostics; handle ``MSALFailure/code``.
 public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// A required parameter was missing or invalid.
-    case invalidParameter = -42000
-    /// The redirect scheme is not registered.
-    case redirectSchemeNotRegistered = -42001
-    /// Protocol error, such as a missing required parameter.
-    case invalidRequest = -42002
-    /// Client authentication failed.
-    case invalidClient = -42003
-    /// The grant (code or refresh token) is invalid or expired.
-    case invalidGrant = -42004
-    /// The scope parameter is invalid.
-    case invalidScope = -42005
-    /// The client is not permitted to request this.
-    case unauthorizedClient = -42006
-    /// The server returned an unexpected HTTP response.
-    case unhandledResponse = -42007
+    case internalErrorInvalidParameter = -42000
+    /// The redirect scheme is not registered. MSAL for iOS checks its app's URL schemes; not produced on Linux.
+    case internalErrorRedirectSchemeNotRegistered = -42001
+    /// Protocol error, such as a missing required parameter (`invalid_request`).
+    case internalErrorInvalidRequest = -42002
+    /// Client authentication failed (`invalid_client`).
+    case internalErrorInvalidClient = -42003
+    /// The grant (code or refresh token) is invalid or expired (`invalid_grant`).
+    case internalErrorInvalidGrant = -42004
+    /// The scope parameter is invalid (`invalid_scope`).
+    case internalErrorInvalidScope = -42005
+    /// The client is not permitted to request this (`unauthorized_client`).
+    case internalErrorUnauthorizedClient = -42006
+    /// The server returned an unexpected HTTP response, such as a 5xx.
+    case internalErrorUnhandledResponse = -42007
     /// An unexpected error inside swift-msal.
-    case unexpected = -42008
+    case internalErrorUnexpected = -42008
+    /// An unexpected HTTP 403 or 404.
+    case internalErrorUnexpectedHttpResponse = -42009
     /// The authority did not pass validation.
-    case failedAuthorityValidation = -42010
+    case internalErrorFailedAuthorityValidation = -42010
     /// The redirect URI is invalid.
-    case invalidRedirectURI = -42011
+    case internalErrorInvalidRedirectURI = -42011
     /// The signed-in user is not the expected one.
-    case mismatchedUser = -42101
+    case internalErrorMismatchedUser = -42101
     /// Several accounts match where one was expected.
-    case ambiguousAccount = -42102
+    case internalErrorAmbiguousAccount = -42102
     /// The user or application failed to authenticate interactively.
-    case authorizationFailed = -42104
+    case internalErrorAuthorizationFailed = -42104
     /// A silent request needs an account.
-    case accountRequired = -42106
+    case internalErrorAccountRequired = -42106
     /// The request was canceled programmatically.
-    case sessionCanceled = -42401
+    case internalErrorSessionCanceled = -42401
     /// An interactive session is already running.
-    case interactiveSessionAlreadyRunning = -42402
+    case internalErrorInteractiveSessionAlreadyRunning = -42402
+    /// MSAL for iOS found no view controller to present from; not produced on Linux.
+    case internalErrorNoViewController = -42403
+    /// MSAL for iOS was asked to open a URL from an app extension; not produced on Linux.
+    case internalErrorAttemptToOpenURLFromExtension = -42404
+    /// MSAL for iOS was asked to show UI in an app extension; not produced on Linux.
+    case internalErrorUINotSupportedInExtension = -42405
     /// The `state` returned does not match the one sent.
-    case invalidState = -42501
+    case internalErrorInvalidState = -42501
     /// The response body was invalid.
-    case invalidResponse = -42600
+    case internalErrorInvalidResponse = -42600
     /// The server tried to redirect to a non-https URL.
-    case nonHttpsRedirect = -42602
+    case internalErrorNonHttpsRedirect = -42602
+
+    // MSAL for iOS's broker, just-in-time device registration and platform SSO: never produced on Linux.
+    /// MSAL for iOS's code -42700 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerResponseNotReceived = -42700
+    /// MSAL for iOS's code -42701 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerNoResumeStateFound = -42701
+    /// MSAL for iOS's code -42702 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerBadResumeStateFound = -42702
+    /// MSAL for iOS's code -42703 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerMismatchedResumeState = -42703
+    /// MSAL for iOS's code -42704 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerResponseHashMissing = -42704
+    /// MSAL for iOS's code -42705 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerCorruptedResponse = -42705
+    /// MSAL for iOS's code -42706 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerResponseDecryptionFailed = -42706
+    /// MSAL for iOS's code -42707 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerResponseHashMismatch = -42707
+    /// MSAL for iOS's code -42708 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerKeyFailedToCreate = -42708
+    /// MSAL for iOS's code -42709 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerKeyNotFound = -42709
+    /// MSAL for iOS's code -42711 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerUnknown = -42711
+    /// MSAL for iOS's code -42712 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerApplicationTokenWriteFailed = -42712
+    /// MSAL for iOS's code -42713 (broker or device registration); never produced on Linux.
+    case internalErrorBrokerApplicationTokenReadFailed = -42713
+    /// MSAL for iOS's code -42714 (broker or device registration); never produced on Linux.
+    case internalBrokerNotAvailable = -42714
+    /// MSAL for iOS's code -42715 (broker or device registration); never produced on Linux.
+    case internalErrorJITLinkServerConfirmationError = -42715
+    /// MSAL for iOS's code -42716 (broker or device registration); never produced on Linux.
+    case internalErrorJITLinkAcquireTokenError = -42716
+    /// MSAL for iOS's code -42717 (broker or device registration); never produced on Linux.
+    case internalErrorJITLinkTokenAcquiredWrongTenant = -42717
+    /// MSAL for iOS's code -42718 (broker or device registration); never produced on Linux.
+    case internalErrorJITLinkError = -42718
+    /// MSAL for iOS's code -42719 (broker or device registration); never produced on Linux.
+    case internalErrorJITComplianceCheckResultNotCompliant = -42719
+    /// MSAL for iOS's code -42720 (broker or device registration); never produced on Linux.
+    case internalErrorJITComplianceCheckResultTimeout = -42720
+    /// MSAL for iOS's code -42721 (broker or device registration); never produced on Linux.
+    case internalErrorJITComplianceCheckResultUnknown = -42721
+    /// MSAL for iOS's code -42722 (broker or device registration); never produced on Linux.
+    case errorJITComplianceCheckInvalidLinkPayload = -42722
+    /// MSAL for iOS's code -42723 (broker or device registration); never produced on Linux.
+    case errorJITComplianceCheckCreateController = -42723
+    /// MSAL for iOS's code -42724 (broker or device registration); never produced on Linux.
+    case errorJITLinkConfigNotFound = -42724
+    /// MSAL for iOS's code -42725 (broker or device registration); never produced on Linux.
+    case errorJITInvalidLinkTokenConfig = -42725
+    /// MSAL for iOS's code -42726 (broker or device registration); never produced on Linux.
+    case errorJITWPJDeviceRegistrationFailed = -42726
+    /// MSAL for iOS's code -42727 (broker or device registration); never produced on Linux.
+    case errorJITWPJAccountIdentifierNil = -42727
+    /// MSAL for iOS's code -42728 (broker or device registration); never produced on Linux.
+    case errorJITWPJAcquireTokenError = -42728
+    /// MSAL for iOS's code -42729 (broker or device registration); never produced on Linux.
+    case errorJITRetryRequired = -42729
+    /// MSAL for iOS's code -42730 (broker or device registration); never produced on Linux.
+    case errorJITUnknownStatusWebCP = -42730
+    /// MSAL for iOS's code -42731 (broker or device registration); never produced on Linux.
+    case errorJITTroubleshootingCreateController = -42731
+    /// MSAL for iOS's code -42732 (broker or device registration); never produced on Linux.
+    case errorJITTroubleshootingAcquireToken = -42732
+    /// MSAL for iOS's code -42733 (broker or device registration); never produced on Linux.
+    case internalErrorJITLinkServerConfirmationTimeout = -42733
+    /// MSAL for iOS's code -42734 (broker or device registration); never produced on Linux.
+    case errorJITTroubleshootingRequired = -42734
+    /// MSAL for iOS's code -42735 (broker or device registration); never produced on Linux.
+    case errorJITTroubleshootingResultUnknown = -42735
+    /// MSAL for iOS's code -42736 (broker or device registration); never produced on Linux.
+    case errorDeviceNotPSSORegistered = -42736
+    /// MSAL for iOS's code -42737 (broker or device registration); never produced on Linux.
+    case errorPSSOKeyIdMismatch = -42737
+    /// MSAL for iOS's code -42738 (broker or device registration); never produced on Linux.
+    case errorJITErrorHandlingConfigNotFound = -42738
+    /// MSAL for iOS's code -42739 (broker or device registration); never produced on Linux.
+    case errorPSSOBiometricPolicyMismatch = -42739
+    /// MSAL for iOS's code -42740 (broker or device registration); never produced on Linux.
+    case errorPSSOInvalidPasskeyExtension = -42740
+    /// MSAL for iOS's code -42741 (broker or device registration); never produced on Linux.
+    case errorPSSOSaveLoginConfigFailure = -42741
+    /// MSAL for iOS's code -42742 (broker or device registration); never produced on Linux.
+    case errorPSSOPasskeyLAError = -42742
+    /// MSAL for iOS's code -42743 (broker or device registration); never produced on Linux.
+    case errorPSSOBiometricsNotAvailable = -42743
+    /// MSAL for iOS's code -42744 (broker or device registration); never produced on Linux.
+    case errorPSSOBiometricsNotEnrolled = -42744
+    /// MSAL for iOS's code -42745 (broker or device registration); never produced on Linux.
+    case internalErrorInvalidASWebAuthenticationURL = -42745
+
+    /// The server's OAuth `server_error`: MSAL for iOS reports it as ``MSALError/internal`` with
+    /// ``MSALError/serverError``'s raw value here, and so does swift-msal.
+    case serverError = -50006
 
     /// A JWT's compact serialization is malformed (segments, JSON serialization, JWE).
     case jwtMalformed = -46001
@@ -153,7 +273,7 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case cacheWriteConflict = -48010
 
     // Web UI and interactive sign-in (−49000).
-    /// No browser could be launched; ``MSALError/authorizationURL`` holds the URL for the user to open.
+    /// No browser could be launched; ``MSALFailure/authorizationURL`` holds the URL for the user to open.
     case browserLaunchFailed = -49001
     /// No redirect arrived at the loopback listener before its timeout; the port was closed.
     case redirectTimeout = -49002
@@ -172,22 +292,22 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// The device code expired before the user finished signing in (`expired_token`).
     case deviceCodeExpired = -49010
 
-    // Confidential client credentials (−50000).
+    // Confidential client credentials (−53000).
     /// A client credential cannot be used: its PEM text holds no readable private key or
     /// certificate, a block is damaged, an encrypted key's password is missing or wrong, or its
     /// file cannot be read.
-    case invalidCredential = -50001
+    case invalidCredential = -53001
     /// No certificate of a certificate credential has the private key's public half.
-    case certificateKeyMismatch = -50002
+    case certificateKeyMismatch = -53002
     /// A certificate credential's private key is not an RSA key of at least 2048 bits (the
     /// identity platform signs client assertions with RSA only).
-    case unsupportedCredentialKey = -50003
+    case unsupportedCredentialKey = -53003
     /// A credential file, or the PEM text given for it, is larger than
     /// ``MSALClientCertificate/maximumSize`` (64 KiB); an assertion is larger than 16 KiB.
-    case credentialTooLarge = -50004
+    case credentialTooLarge = -53004
     /// The application's client assertion provider threw, or returned something that is not a
     /// compact JWT; or the federated token file of workload identity is not set or cannot be read.
-    case clientAssertionFailed = -50005
+    case clientAssertionFailed = -53005
     /// The managed-identity source answered with an error, or with a success that has no usable
     /// token (no `access_token`, no or a bad expiry). The source's error and message are kept.
     case managedIdentityRequestFailed = -51001
@@ -208,6 +328,72 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case accessTokenMissing = -52001
     /// A valid access token does not grant what the API requires: none of the required scopes
     /// (delegated) or roles (application permissions). The required ones are in
-    /// ``MSALError/declinedScopes``.
+    /// ``MSALFailure/declinedScopes``.
     case insufficientPermission = -52002
+}
+
+extension MSALInternalError {
+    /// ``internalErrorInvalidParameter``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidParameter")
+    public static var invalidParameter: MSALInternalError { .internalErrorInvalidParameter }
+    /// ``internalErrorRedirectSchemeNotRegistered``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorRedirectSchemeNotRegistered")
+    public static var redirectSchemeNotRegistered: MSALInternalError { .internalErrorRedirectSchemeNotRegistered }
+    /// ``internalErrorInvalidRequest``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidRequest")
+    public static var invalidRequest: MSALInternalError { .internalErrorInvalidRequest }
+    /// ``internalErrorInvalidClient``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidClient")
+    public static var invalidClient: MSALInternalError { .internalErrorInvalidClient }
+    /// ``internalErrorInvalidGrant``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidGrant")
+    public static var invalidGrant: MSALInternalError { .internalErrorInvalidGrant }
+    /// ``internalErrorInvalidScope``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidScope")
+    public static var invalidScope: MSALInternalError { .internalErrorInvalidScope }
+    /// ``internalErrorUnauthorizedClient``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorUnauthorizedClient")
+    public static var unauthorizedClient: MSALInternalError { .internalErrorUnauthorizedClient }
+    /// ``internalErrorUnhandledResponse``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorUnhandledResponse")
+    public static var unhandledResponse: MSALInternalError { .internalErrorUnhandledResponse }
+    /// ``internalErrorUnexpected``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorUnexpected")
+    public static var unexpected: MSALInternalError { .internalErrorUnexpected }
+    /// ``internalErrorUnexpectedHttpResponse``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorUnexpectedHttpResponse")
+    public static var unexpectedHttpResponse: MSALInternalError { .internalErrorUnexpectedHttpResponse }
+    /// ``internalErrorFailedAuthorityValidation``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorFailedAuthorityValidation")
+    public static var failedAuthorityValidation: MSALInternalError { .internalErrorFailedAuthorityValidation }
+    /// ``internalErrorInvalidRedirectURI``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidRedirectURI")
+    public static var invalidRedirectURI: MSALInternalError { .internalErrorInvalidRedirectURI }
+    /// ``internalErrorMismatchedUser``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorMismatchedUser")
+    public static var mismatchedUser: MSALInternalError { .internalErrorMismatchedUser }
+    /// ``internalErrorAmbiguousAccount``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorAmbiguousAccount")
+    public static var ambiguousAccount: MSALInternalError { .internalErrorAmbiguousAccount }
+    /// ``internalErrorAuthorizationFailed``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorAuthorizationFailed")
+    public static var authorizationFailed: MSALInternalError { .internalErrorAuthorizationFailed }
+    /// ``internalErrorAccountRequired``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorAccountRequired")
+    public static var accountRequired: MSALInternalError { .internalErrorAccountRequired }
+    /// ``internalErrorSessionCanceled``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorSessionCanceled")
+    public static var sessionCanceled: MSALInternalError { .internalErrorSessionCanceled }
+    /// ``internalErrorInteractiveSessionAlreadyRunning``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInteractiveSessionAlreadyRunning")
+    public static var interactiveSessionAlreadyRunning: MSALInternalError { .internalErrorInteractiveSessionAlreadyRunning }
+    /// ``internalErrorInvalidState``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidState")
+    public static var invalidState: MSALInternalError { .internalErrorInvalidState }
+    /// ``internalErrorInvalidResponse``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorInvalidResponse")
+    public static var invalidResponse: MSALInternalError { .internalErrorInvalidResponse }
+    /// ``internalErrorNonHttpsRedirect``, by swift-msal's earlier name.
+    @available(*, deprecated, renamed: "internalErrorNonHttpsRedirect")
+    public static var nonHttpsRedirect: MSALInternalError { .internalErrorNonHttpsRedirect }
 }

@@ -1,5 +1,5 @@
-/// A Foundation networking error reduced to `Sendable` values, kept as an ``MSALError``'s
-/// ``MSALError/underlyingError`` when a transport fails.
+/// A Foundation networking error reduced to `Sendable` values, kept as an ``MSALFailure``'s
+/// ``MSALFailure/underlyingError`` when a transport fails.
 public struct MSALSendableErrorDescription: Error, Sendable, CustomStringConvertible {
     /// The error domain, such as `NSURLErrorDomain`.
     public var domain: String

@@ -31,8 +31,8 @@ package struct AuthorizationCodeFlow: Sendable {
         do {
             let scopes = TokenRequests.resourceScopes(values.scopes)
             guard Self.isAcceptableRedirectURI(parameters.redirectUri) else {
-                throw MSALError(
-                    .internal, internalCode: .invalidRedirectURI,
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidRedirectURI,
                     message: "A web app's redirect URI must be https (http only on a loopback host): "
                         + OAuthErrorResponse.sanitized(parameters.redirectUri, limit: 200),
                     correlationID: correlationID)
@@ -43,7 +43,7 @@ package struct AuthorizationCodeFlow: Sendable {
             do throws(JOSEError) {
                 secrets = try client.secrets.make()
             } catch {
-                throw MSALError(error, correlationID: correlationID)
+                throw MSALFailure(error, correlationID: correlationID)
             }
             let claims = client.claimsParameter(values.claimsRequest)
             let url = TokenRequests.authorizeURL(
@@ -57,7 +57,7 @@ package struct AuthorizationCodeFlow: Sendable {
                 authorizationURL: url, state: secrets.state, nonce: secrets.nonce, codeVerifier: secrets.pkce.verifier,
                 redirectUri: parameters.redirectUri, scopes: scopes, authority: authority.url.absoluteString, claims: claims,
                 createdAt: client.clock.now())
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(correlationID)
         }
     }
@@ -71,13 +71,13 @@ package struct AuthorizationCodeFlow: Sendable {
     /// framework's decoded query).
     package func redirect(_ parameters: [String: String], flow: MSALAuthorizationCodeFlow, correlationID: UUID) throws -> LoopbackRedirect {
         guard let state = parameters["state"], LoopbackRequestRules.constantTimeEquals(state, flow.state) else {
-            throw MSALError(
-                .internal, internalCode: .invalidState,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidState,
                 message: "The redirect's state does not match the one sent: it does not answer this sign-in", correlationID: correlationID)
         }
         let redirect = LoopbackRedirect(parameters: parameters, url: URL(string: flow.redirectUri) ?? flow.authorizationURL)
         if redirect.code != nil, redirect.error != nil {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .invalidRedirect, message: "The redirect carries both a code and an error",
                 correlationID: correlationID)
         }
@@ -88,8 +88,8 @@ package struct AuthorizationCodeFlow: Sendable {
         do {
             let authority = client.defaultAuthority
             guard authority.url.absoluteString == flow.authority else {
-                throw MSALError(
-                    .internal, internalCode: .invalidParameter,
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
                     message: "The sign-in flow was started for another authority (\(flow.authority)) than this application's",
                     correlationID: correlationID)
             }
@@ -99,7 +99,7 @@ package struct AuthorizationCodeFlow: Sendable {
                 throw InteractiveFlow.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
             }
             guard let code = redirect.code, !code.isEmpty else {
-                throw MSALError(
+                throw MSALFailure(
                     .internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error",
                     correlationID: correlationID)
             }
@@ -113,7 +113,7 @@ package struct AuthorizationCodeFlow: Sendable {
                 TokenRedemption(
                     authority: authority, metadata: metadata, scopes: flow.scopes, nonce: flow.nonce, expectedAccount: nil,
                     grant: .authorizationCode, correlationID: correlationID))
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(correlationID)
         }
     }

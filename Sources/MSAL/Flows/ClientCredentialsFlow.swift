@@ -38,8 +38,8 @@ package struct ClientCredentialsFlow: Sendable {
         // Trimmed and de-duplicated without Foundation on the common path (TokenRequests).
         let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !scopes.isEmpty else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message:
                     "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)",
                 correlationID: correlationID)
@@ -72,11 +72,11 @@ package struct ClientCredentialsFlow: Sendable {
         return result.reissued(authority: request.key.authority, correlationID: correlationID)
     }
 
-    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
+    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
         do {
             return try await answer(request)
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
     }
@@ -233,10 +233,10 @@ package struct ClientCredentialsFlow: Sendable {
         httpRequest.sendsMicrosoftHeaders = kind.isMicrosoft
         let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
         guard response.statusCode == 200 else {
-            throw MSALError(tokenEndpointResponse: response, grant: .clientCredentials, correlationID: correlationID)
+            throw MSALFailure(tokenEndpointResponse: response, grant: .clientCredentials, correlationID: correlationID)
         }
         let token: TokenResponse
-        do throws(MSALError) {
+        do throws(MSALFailure) {
             token = try TokenResponse(parsing: response.body)
         } catch {
             throw error.correlated(correlationID)
@@ -250,7 +250,7 @@ package struct ClientCredentialsFlow: Sendable {
             try await client.cache.write(clientID: clientID, partition: Self.partition(request, clientID: clientID)) { contents in
                 contents.save(entries, clientID: clientID)
             }
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(correlationID)
         }
         client.logger.info(

@@ -22,7 +22,7 @@ package struct DeviceCodeFlow: Sendable {
             let endpoint = metadata.deviceCodeEndpoint
                 ?? (microsoft ? metadata.tokenEndpoint.deletingLastPathComponent().appendingPathComponent("devicecode") : nil)
         else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .invalidAuthorityMetadata,
                 message:
                     "The provider's metadata names no device_authorization_endpoint: it does not offer the device code flow (RFC 8628)",
@@ -33,10 +33,10 @@ package struct DeviceCodeFlow: Sendable {
             claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters, microsoft: microsoft)
         let response = try await client.pipeline.send(start, correlationID: correlationID)
         guard response.statusCode == 200 else {
-            throw MSALError(tokenEndpointResponse: response, grant: .deviceCode, correlationID: correlationID)
+            throw MSALFailure(tokenEndpointResponse: response, grant: .deviceCode, correlationID: correlationID)
         }
         let code: DeviceCodeResponse
-        do throws(MSALError) {
+        do throws(MSALFailure) {
             code = try DeviceCodeResponse(parsing: response.body)
         } catch {
             var error = error
@@ -85,24 +85,25 @@ package struct DeviceCodeFlow: Sendable {
                 client.logger.verbose("Device code: slow_down; polling every \(interval) s", correlationID: correlationID)
                 continue
             case "expired_token", "code_expired":
-                var failure = MSALError(tokenEndpointResponse: answer, grant: .deviceCode, correlationID: correlationID)
+                var failure = MSALFailure(tokenEndpointResponse: answer, grant: .deviceCode, correlationID: correlationID)
                 failure.code = .internal
                 failure.internalCode = .deviceCodeExpired
                 failure.message = "The device code expired before the user signed in. " + failure.message
                 throw failure
             default:
-                throw MSALError(tokenEndpointResponse: answer, grant: .deviceCode, correlationID: correlationID)
+                throw MSALFailure(tokenEndpointResponse: answer, grant: .deviceCode, correlationID: correlationID)
             }
         }
     }
 
-    private static func canceled(_ correlationID: UUID) -> MSALError {
-        MSALError(
-            .userCanceled, internalCode: .sessionCanceled, message: "The device code sign-in was canceled", correlationID: correlationID)
+    private static func canceled(_ correlationID: UUID) -> MSALFailure {
+        MSALFailure(
+            .userCanceled, internalCode: .internalErrorSessionCanceled, message: "The device code sign-in was canceled",
+            correlationID: correlationID)
     }
 
-    private static func expired(_ correlationID: UUID) -> MSALError {
-        MSALError(
+    private static func expired(_ correlationID: UUID) -> MSALFailure {
+        MSALFailure(
             .internal, internalCode: .deviceCodeExpired, message: "The device code expired before the user signed in",
             correlationID: correlationID)
     }

@@ -18,8 +18,9 @@ package struct InteractiveFlow: Sendable {
         let authority = values.authority ?? client.defaultAuthority
         let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !values.scopes.isEmpty else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "The request names no scopes",
+                correlationID: correlationID)
         }
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
 
@@ -27,7 +28,7 @@ package struct InteractiveFlow: Sendable {
         do throws(JOSEError) {
             secrets = try client.secrets.make()
         } catch {
-            throw MSALError(error, correlationID: correlationID)
+            throw MSALFailure(error, correlationID: correlationID)
         }
         let (pkce, state, nonce) = (secrets.pkce, secrets.state, secrets.nonce)
 
@@ -36,7 +37,7 @@ package struct InteractiveFlow: Sendable {
         let listener: LoopbackRedirectListener?
         let redirectURI: String
         if LoopbackRedirectURI.isLoopback(client.redirectURI) {
-            do throws(MSALError) {
+            do throws(MSALFailure) {
                 listener = try await LoopbackRedirectListener.start(
                     redirectURI: client.redirectURI, expectedState: state, timeout: webview.timeout,
                     successPageHTML: webview.successPageHTML, failurePageHTML: webview.failurePageHTML)
@@ -51,8 +52,8 @@ package struct InteractiveFlow: Sendable {
             listener = nil
             redirectURI = configured
         } else {
-            throw MSALError(
-                .internal, internalCode: .invalidRedirectURI,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidRedirectURI,
                 message:
                     "The redirect URI \(client.redirectURI ?? "") is not a loopback http://localhost URI, which a browser on Linux needs; only an app-supplied web UI can receive it",
                 correlationID: correlationID)
@@ -75,7 +76,7 @@ package struct InteractiveFlow: Sendable {
                 token = try SecureRandom.urlSafeToken()
             } catch {
                 await listener.close()
-                throw MSALError(error, correlationID: correlationID)
+                throw MSALFailure(error, correlationID: correlationID)
             }
             presentedURL = listener.offerStart(token: token, authorizationURL: authorizationURL)
         } else {
@@ -93,7 +94,7 @@ package struct InteractiveFlow: Sendable {
                 correlationID: correlationID)
         } catch {
             await listener?.close()
-            if var error = error as? MSALError {
+            if var error = error as? MSALFailure {
                 if error.correlationID == nil { error.correlationID = correlationID }
                 if error.internalCode == .browserLaunchFailed {
                     // The listener is closed, so a start URL in the launcher's message leads nowhere: name the page itself.
@@ -106,8 +107,9 @@ package struct InteractiveFlow: Sendable {
                 throw error
             }
             if error is CancellationError { throw Self.canceled(correlationID) }
-            throw MSALError(
-                .internal, internalCode: .authorizationFailed, message: "The web UI failed: \(error)", correlationID: correlationID)
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorAuthorizationFailed, message: "The web UI failed: \(error)",
+                correlationID: correlationID)
         }
         await listener?.close()
         client.logger.verbose(
@@ -119,7 +121,7 @@ package struct InteractiveFlow: Sendable {
             throw Self.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
         }
         guard let code = redirect.code, !code.isEmpty else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error",
                 correlationID: correlationID)
         }
@@ -149,8 +151,9 @@ package struct InteractiveFlow: Sendable {
         expectedState: String, browserUnavailable: (@Sendable (URL) -> Void)?, logger: MSALLogger, correlationID: UUID
     ) async throws -> LoopbackRedirect {
         guard let redirectURL = URL(string: redirectURI) else {
-            throw MSALError(
-                .internal, internalCode: .invalidRedirectURI, message: "The redirect URI is not a URL", correlationID: correlationID)
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidRedirectURI, message: "The redirect URI is not a URL",
+                correlationID: correlationID)
         }
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
@@ -158,7 +161,7 @@ package struct InteractiveFlow: Sendable {
                     if let url = try await webUI.present(authorizationURL: presentedURL, redirectURI: redirectURL) {
                         return .captured(url)
                     }
-                } catch let error as MSALError
+                } catch let error as MSALFailure
                     where error.internalCode == .browserLaunchFailed && listener != nil && browserUnavailable != nil
                 {
                     // No browser here: the user opens the URL themselves while the listener waits.
@@ -178,7 +181,7 @@ package struct InteractiveFlow: Sendable {
                 switch outcome {
                 case .presented:
                     if listener == nil {
-                        throw MSALError(
+                        throw MSALFailure(
                             .internal, internalCode: .invalidRedirect,
                             message: "The web UI returned no redirect URL and no loopback listener is waiting for one",
                             correlationID: correlationID)
@@ -202,14 +205,14 @@ package struct InteractiveFlow: Sendable {
         let received = redirect.parameters["iss"]
         guard received != nil || metadata.authorizationResponseIssuerSupported else { return }
         guard let received else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .redirectIssuerMismatch,
                 message:
                     "The redirect has no iss parameter, although the provider's metadata says every authorization response carries one (RFC 9207); the code was not redeemed",
                 correlationID: correlationID)
         }
         guard issuer(received, matches: metadata.issuer) else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .redirectIssuerMismatch,
                 message:
                     "The redirect's iss parameter \(OAuthErrorResponse.sanitized(received, limit: 128)) is not the authority's issuer \(metadata.issuer) (RFC 9207); the code was not redeemed",
@@ -228,21 +231,27 @@ package struct InteractiveFlow: Sendable {
     }
 
     /// The error for an OAuth error on the redirect: `access_denied` (or Entra's `cancel`
-    /// sub-code) is the user canceling; the service failing is ``MSALError/Code/serverError``.
-    package static func authorizationError(_ oauthError: String, redirect: LoopbackRedirect, correlationID: UUID) -> MSALError {
+    /// sub-code) is the user canceling; `server_error` is ``MSALError/internal`` with
+    /// ``MSALInternalError/serverError``, as MSAL for iOS reports it.
+    package static func authorizationError(_ oauthError: String, redirect: LoopbackRedirect, correlationID: UUID) -> MSALFailure {
         let folded = oauthError.lowercased()
         let subError = redirect.errorSubcode ?? redirect.parameters["suberror"]
         let description = redirect.displayErrorDescription
-        let code: MSALError.Code
+        let code: MSALError
+        let internalCode: MSALInternalError
         if folded == "access_denied" || subError?.lowercased() == "cancel" {
             code = .userCanceled
-        } else if folded == "server_error" || folded == "temporarily_unavailable" {
-            code = .serverError
+            internalCode = .internalErrorAuthorizationFailed
+        } else if folded == "server_error" {
+            // As MSAL for iOS: `.internal`, with `MSALError.serverError`'s value as the internal code.
+            code = .internal
+            internalCode = .serverError
         } else {
             code = .internal
+            internalCode = .internalErrorAuthorizationFailed
         }
-        var error = MSALError(
-            code, internalCode: .authorizationFailed,
+        var error = MSALFailure(
+            code, internalCode: internalCode,
             message: "The sign-in failed (\(OAuthErrorResponse.sanitized(oauthError, limit: 128)))" + (description.map { ": \($0)" } ?? ""),
             oauthError: OAuthErrorResponse.sanitized(oauthError, limit: 128),
             oauthSubError: subError.map { OAuthErrorResponse.sanitized($0, limit: 128) },
@@ -251,8 +260,9 @@ package struct InteractiveFlow: Sendable {
         return error
     }
 
-    private static func canceled(_ correlationID: UUID) -> MSALError {
-        MSALError(
-            .userCanceled, internalCode: .sessionCanceled, message: "The interactive sign-in was canceled", correlationID: correlationID)
+    private static func canceled(_ correlationID: UUID) -> MSALFailure {
+        MSALFailure(
+            .userCanceled, internalCode: .internalErrorSessionCanceled, message: "The interactive sign-in was canceled",
+            correlationID: correlationID)
     }
 }

@@ -66,8 +66,8 @@ package struct ManagedIdentityFlow: Sendable {
         var resource = parameters.resource.trimmingCharacters(in: .whitespacesAndNewlines)
         if resource.lowercased().hasSuffix("/.default") { resource.removeLast("/.default".count) }
         guard !resource.isEmpty, !resource.contains(where: { $0.isWhitespace }) else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "The resource must be one application ID URI, such as https://management.azure.com",
                 correlationID: correlationID)
         }
@@ -76,11 +76,11 @@ package struct ManagedIdentityFlow: Sendable {
         )
     }
 
-    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
+    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
         do {
             return try await answer(request)
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
     }
@@ -202,7 +202,7 @@ package struct ManagedIdentityFlow: Sendable {
         while true {
             let status: Int?
             let retryAfterText: String?
-            var failure: MSALError?
+            var failure: MSALFailure?
             var failedResponse: MSALHTTPResponse?
             do {
                 let response = try await pipeline.send(request, correlationID: correlationID)
@@ -210,7 +210,7 @@ package struct ManagedIdentityFlow: Sendable {
                 status = response.statusCode
                 retryAfterText = response.headers["Retry-After"]
                 failedResponse = response
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 if error.isThrottlingCacheHit { throw error }
                 if let code = error.httpStatusCode, isRetryable(code) {
                     status = code
@@ -225,7 +225,7 @@ package struct ManagedIdentityFlow: Sendable {
                 }
                 var described = error
                 described.message = "The managed identity source (\(source)) did not answer: " + error.message
-                if described.internalCode == .unhandledResponse { described.internalCode = .managedIdentityRequestFailed }
+                if described.internalCode == .internalErrorUnhandledResponse { described.internalCode = .managedIdentityRequestFailed }
                 failure = described
             }
             let policy = budget ?? (source == .imds && status == 410 ? (7, 10) : (3, source == .imds ? nil : 1))

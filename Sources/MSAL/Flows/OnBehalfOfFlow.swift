@@ -33,11 +33,11 @@ package struct OnBehalfOfFlow: Sendable {
 
     /// The cache key of an incoming assertion: the base64url form (no padding) of the SHA-256 of
     /// its UTF-8 bytes, as MSAL.NET computes `user_assertion_hash`.
-    package static func assertionHash(_ assertion: String) throws(MSALError) -> String {
+    package static func assertionHash(_ assertion: String) throws(MSALFailure) -> String {
         do throws(JOSEError) {
             return Base64URL.encode(try MessageDigest.sha256(Array(assertion.utf8)))
         } catch {
-            throw MSALError(error)
+            throw MSALFailure(error)
         }
     }
 
@@ -65,23 +65,23 @@ package struct OnBehalfOfFlow: Sendable {
         let correlationID = values.correlationId ?? client.correlationIDs.make()
         let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !scopes.isEmpty else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "The request names no scopes (name the downstream API's scopes, such as https://graph.microsoft.com/User.Read)",
                 correlationID: correlationID)
         }
         let assertion = parameters.userAssertion
         guard Self.isCompactJWT(assertion) else {
             // The value is a credential: the message describes it without quoting it.
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: assertion.isEmpty
                     ? "The user assertion is empty (pass the access token the caller sent, without its \"Bearer \" prefix)"
                     : "The user assertion is not a JWT (\(assertion.utf8.count) bytes; pass the access token the caller sent, without its \"Bearer \" prefix)",
                 correlationID: correlationID)
         }
         let hash: String
-        do throws(MSALError) {
+        do throws(MSALFailure) {
             hash = try Self.assertionHash(assertion)
         } catch {
             throw error.correlated(correlationID)
@@ -92,11 +92,11 @@ package struct OnBehalfOfFlow: Sendable {
             correlationID: correlationID, assertion: assertion, assertionHash: hash)
     }
 
-    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
+    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
         do {
             return try await answer(request)
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
     }
@@ -239,7 +239,7 @@ package struct OnBehalfOfFlow: Sendable {
             grant: .refreshToken, correlationID: correlationID, userAssertionHash: hash)
         do {
             return try await client.redeem(httpRequest, redemption)
-        } catch let error as MSALError where error.code == .interactionRequired && error.oauthError?.lowercased() == "invalid_grant" {
+        } catch let error as MSALFailure where error.code == .interactionRequired && error.oauthError?.lowercased() == "invalid_grant" {
             client.logger.info(
                 "On-behalf-of request: the refresh token was refused (invalid_grant \(public: error.oauthSubError)); removing it and presenting the assertion",
                 correlationID: correlationID)

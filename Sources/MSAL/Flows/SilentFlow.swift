@@ -33,14 +33,16 @@ package struct SilentFlow: Sendable {
         let values = parameters.snapshot
         let correlationID = values.correlationId ?? client.correlationIDs.make()
         guard let account = values.account, let identifier = account.identifier, !identifier.isEmpty else {
-            throw MSALError(
-                .internal, internalCode: .accountRequired, message: "A silent request needs an account (MSALSilentTokenParameters.account)",
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorAccountRequired,
+                message: "A silent request needs an account (MSALSilentTokenParameters.account)",
                 correlationID: correlationID)
         }
         let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !values.scopes.isEmpty else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter, message: "The request names no scopes", correlationID: correlationID)
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "The request names no scopes",
+                correlationID: correlationID)
         }
         let requestedTenant = (values.authority ?? client.defaultAuthority).components.tenant
         return Request(
@@ -97,11 +99,11 @@ package struct SilentFlow: Sendable {
 
     private static func isMultiTenant(_ tenant: String) -> Bool { TokenClient.isMultiTenant(tenant) }
 
-    /// Runs the request. Every ``MSALError`` it throws carries the request's correlation id.
+    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
         do {
             return try await answer(request)
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
     }
@@ -133,7 +135,7 @@ package struct SilentFlow: Sendable {
             correlationID: correlationID)
         do {
             return try await refresh(request, checkCacheFirst: !skipCache)
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             if client.extendedLifetimeEnabled, !skipCache, Self.serviceUnavailable(error),
                 let extended = try? await cachedResult(request, extended: true)
             {
@@ -149,12 +151,8 @@ package struct SilentFlow: Sendable {
     /// Whether the service, not the grant, failed: a network error, a timeout, a 5xx or throttling
     /// (answered by the service or, for a repeat, by the throttling cache). A repeat of an
     /// interaction-required answer from the throttling cache is not: the grant failed.
-    private static func serviceUnavailable(_ error: MSALError) -> Bool {
-        if error.code == .serverError { return true }
-        switch error.internalCode {
-        case .networkFailure, .networkTimeout, .throttled: return true
-        default: return false
-        }
+    private static func serviceUnavailable(_ error: MSALFailure) -> Bool {
+        error.isServiceFailure
     }
 
     /// Records that the application is not a member of any family (MSAL's behaviour on
@@ -365,7 +363,7 @@ package struct SilentFlow: Sendable {
             return (hit.key, secret, familyID, familyID != nil && contents.index.familyIsAssumed(for: CacheText.lowercased(clientID)))
         }
         guard let stored else {
-            var error = MSALError(
+            var error = MSALFailure(
                 .interactionRequired, internalCode: nil,
                 message: "The cache holds no refresh token for this account and application: the user must sign in",
                 correlationID: correlationID)
@@ -387,7 +385,7 @@ package struct SilentFlow: Sendable {
             expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID)
         let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
         guard response.statusCode == 200 else {
-            var error = MSALError(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
+            var error = MSALFailure(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
             error.homeAccountID = identifier
             let subError = error.oauthSubError?.lowercased()
             if error.oauthError?.lowercased() == "invalid_grant", subError == "client_mismatch" {

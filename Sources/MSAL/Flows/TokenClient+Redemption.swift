@@ -22,7 +22,7 @@ package struct TokenRedemption: Sendable {
 }
 
 extension TokenClient {
-    /// Sends a token request and turns the answer into a result: the error mapped to ``MSALError``,
+    /// Sends a token request and turns the answer into a result: the error mapped to ``MSALFailure``,
     /// or the response parsed, its ID token verified (signature with the authority's keys, issuer,
     /// audience, lifetime, nonce), the account checked, the tokens cached, and the result built.
     ///
@@ -31,7 +31,7 @@ extension TokenClient {
         logger.verbose("Token request to \(host: request.url)", correlationID: redemption.correlationID)
         let response = try await pipeline.send(request, correlationID: redemption.correlationID)
         guard response.statusCode == 200 else {
-            throw MSALError(tokenEndpointResponse: response, grant: redemption.grant, correlationID: redemption.correlationID)
+            throw MSALFailure(tokenEndpointResponse: response, grant: redemption.grant, correlationID: redemption.correlationID)
         }
         return try await accept(response.body, redemption)
     }
@@ -40,7 +40,7 @@ extension TokenClient {
     package func accept(_ body: [UInt8], _ redemption: TokenRedemption) async throws -> MSALResult {
         let correlationID = redemption.correlationID
         let token: TokenResponse
-        do throws(MSALError) {
+        do throws(MSALFailure) {
             token = try TokenResponse(parsing: body)
         } catch {
             var error = error
@@ -51,16 +51,16 @@ extension TokenClient {
             _ = try await resolver.verifyIDToken(
                 idToken, metadata: redemption.metadata, clientID: clientID, nonce: redemption.nonce, correlationID: correlationID)
         } else if redemption.nonce != nil {
-            throw MSALError(
-                .internal, internalCode: .invalidResponse,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidResponse,
                 message: "The token response to the sign-in has no ID token, so the sign-in cannot be verified",
                 correlationID: correlationID)
         }
         let now = nowSeconds
         let isRefresh = redemption.grant == .refreshToken
         if token.idToken == nil, token.clientInfo == nil, !isRefresh {
-            throw MSALError(
-                .internal, internalCode: .invalidResponse,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidResponse,
                 message: "The token response has neither an ID token nor client_info, so it names no account; nothing was cached "
                     + "(the provider must return an ID token for the openid scope)",
                 correlationID: correlationID)
@@ -72,7 +72,7 @@ extension TokenClient {
             redeemedAccountID: isRefresh ? redemption.expectedAccount?.identifier : nil)
         let entries: TokenCacheEntries
         let assertionHash = redemption.userAssertionHash
-        do throws(MSALError) {
+        do throws(MSALFailure) {
             var built = try TokenCacheEntries(response: token, context: context)
             if let assertionHash { built.markOnBehalfOf(assertionHash: assertionHash) }
             entries = built
@@ -84,8 +84,8 @@ extension TokenClient {
         if let expected = redemption.expectedAccount?.identifier,
             CacheText.lowercased(expected) != CacheText.lowercased(entries.homeAccountID)
         {
-            var error = MSALError(
-                .internal, internalCode: .mismatchedUser,
+            var error = MSALFailure(
+                .internal, internalCode: .internalErrorMismatchedUser,
                 message: "The token response is for another account than the one requested; nothing was cached",
                 correlationID: correlationID)
             error.homeAccountID = expected
@@ -119,7 +119,7 @@ extension TokenClient {
                     home: CacheText.lowercased(entries.homeAccountID), environment: contents.aliases.group(of: context.environment))
                 return contents.account(key, clientID: clientID)
             }
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             throw error.correlated(correlationID)
         }
         logger.info(
@@ -135,7 +135,7 @@ extension TokenClient {
     /// §12.2: `iss` and `sub`; Microsoft's platform adds the object and tenant ids).
     private static let identityClaims = ["iss", "sub", "oid", "tid"]
 
-    /// Throws ``MSALInternalError/mismatchedUser`` when the ID token of a refresh answer names
+    /// Throws ``MSALInternalError/internalErrorMismatchedUser`` when the ID token of a refresh answer names
     /// another user than the ID token cached for the account in the same realm.
     ///
     /// `client_info` alone does not prove it: a provider (or a hostile one) may send the original
@@ -154,8 +154,8 @@ extension TokenClient {
             // A claim the original token did not have cannot be compared; iss and sub always are.
             guard before != nil || name == "iss" || name == "sub" else { continue }
             guard before == new[name]?.string else {
-                var error = MSALError(
-                    .internal, internalCode: .mismatchedUser,
+                var error = MSALFailure(
+                    .internal, internalCode: .internalErrorMismatchedUser,
                     message: "The refreshed ID token names another user than the account's (its \(name) claim differs); nothing was cached",
                     correlationID: correlationID)
                 error.homeAccountID = entries.homeAccountID
@@ -200,7 +200,7 @@ extension TokenClient {
     /// `email`, which Entra grants through the ID token without listing it (as MSAL for iOS does).
     private static let neverDeclined: Set<String> = ["openid", "profile", "offline_access", "email"]
 
-    /// Throws ``MSALError/Code/serverDeclinedScopes`` when the service granted fewer scopes than
+    /// Throws ``MSALFailure/serverDeclinedScopes`` when the service granted fewer scopes than
     /// requested; the tokens were cached under the granted scopes, and the result rides along.
     /// The error's granted scopes leave out the OpenID Connect scopes, as MSAL for iOS reports them.
     package static func checkDeclinedScopes(_ result: MSALResult, requested: [String], correlationID: UUID) throws {
@@ -218,7 +218,7 @@ extension TokenClient {
         }
         guard !declined.isEmpty else { return }
         let grantedScopes = result.scopes.filter { !TokenRequests.reservedScopes.contains($0.lowercased()) }
-        var error = MSALError(
+        var error = MSALFailure(
             .serverDeclinedScopes, internalCode: nil,
             message: "The service declined the scopes \(declined.joined(separator: " ")); the token was granted for "
                 + (!grantedScopes.isEmpty

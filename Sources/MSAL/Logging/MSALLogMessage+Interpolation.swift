@@ -59,10 +59,10 @@ extension MSALLogMessage {
             segments.append(.text(url?.host ?? MSALLogMessage.null))
         }
 
-        /// An error: for an ``MSALError`` its codes, OAuth error, HTTP status and message; for
+        /// An error: for an ``MSALFailure`` its codes, OAuth error, HTTP status and message; for
         /// another its type and description. Email addresses in the text are masked as EUII.
         package mutating func appendInterpolation(error: any Error) {
-            guard let error = error as? MSALError else {
+            guard let error = error as? MSALFailure else {
                 if error is CancellationError {
                     segments.append(.text("CancellationError"))
                 } else {

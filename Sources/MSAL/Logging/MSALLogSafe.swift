@@ -34,7 +34,7 @@ extension UUID: MSALLogSafe {
     package var msalLogText: String { uuidString.lowercased() }
 }
 
-extension MSALError.Code: MSALLogSafe {}
+extension MSALError: MSALLogSafe {}
 extension MSALInternalError: MSALLogSafe {}
 extension MSALLogLevel: MSALLogSafe {}
 extension MSALLogMaskingLevel: MSALLogSafe {}

@@ -15,12 +15,12 @@ package enum ArcChallenge {
     /// The largest key file read.
     package static let maximumKeySize = 4096
 
-    private static func rejected(_ why: String) -> MSALError {
-        MSALError(.internal, internalCode: .managedIdentityChallengeRejected, message: "The Azure Arc challenge was refused: \(why)")
+    private static func rejected(_ why: String) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .managedIdentityChallengeRejected, message: "The Azure Arc challenge was refused: \(why)")
     }
 
     /// The key file's path for the `WWW-Authenticate` header `value`, inside `directory`.
-    package static func keyPath(challenge value: String?, directory: String) throws(MSALError) -> String {
+    package static func keyPath(challenge value: String?, directory: String) throws(MSALFailure) -> String {
         guard let value else { throw rejected("the 401 answer has no WWW-Authenticate header") }
         let parts = value.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "basic realm" else {
@@ -40,7 +40,7 @@ package enum ArcChallenge {
     }
 
     /// Reads the secret in the key file at `path` (a blocking read of at most 4096 bytes).
-    package static func readKey(at path: String) throws(MSALError) -> String {
+    package static func readKey(at path: String) throws(MSALFailure) -> String {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw rejected("the key file cannot be opened (\(String(cString: strerror(errno))))")

@@ -23,12 +23,12 @@ package struct ManagedIdentityEndpoints: Sendable {
     }
 
     /// `text` as an http(s) URL with a host; `https` only when `secureOnly`.
-    private static func endpoint(_ text: String, variable: String, secureOnly: Bool = false) throws(MSALError) -> URL {
+    private static func endpoint(_ text: String, variable: String, secureOnly: Bool = false) throws(MSALFailure) -> URL {
         let scheme = URLComponents(string: text)?.scheme?.lowercased()
         guard let url = URL(string: text), let host = url.host, !host.isEmpty,
             scheme == "https" || (scheme == "http" && !secureOnly)
         else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .invalidManagedIdentityEndpoint,
                 message: "\(variable) is not \(secureOnly ? "an https" : "an http or https") URL: "
                     + OAuthErrorResponse.sanitized(text, limit: 200))
@@ -36,8 +36,8 @@ package struct ManagedIdentityEndpoints: Sendable {
         return url
     }
 
-    private static func notSupported(_ identity: MSALManagedIdentity, _ source: MSALManagedIdentitySource, _ why: String) -> MSALError {
-        MSALError(
+    private static func notSupported(_ identity: MSALManagedIdentity, _ source: MSALManagedIdentitySource, _ why: String) -> MSALFailure {
+        MSALFailure(
             .internal, internalCode: .managedIdentityNotSupported,
             message: "The \(identity) managed identity cannot be used with \(source): \(why)")
     }
@@ -66,7 +66,7 @@ package struct ManagedIdentityEndpoints: Sendable {
     package func request(
         _ source: MSALManagedIdentitySource, identity: MSALManagedIdentity, resource: String, correlationID: UUID,
         capabilities: [String]?, claims: String?, replacing tokenHash: String?
-    ) throws(MSALError) -> MSALHTTPRequest {
+    ) throws(MSALFailure) -> MSALHTTPRequest {
         switch source {
         case .imds:
             let base: URL

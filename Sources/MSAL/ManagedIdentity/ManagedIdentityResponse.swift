@@ -13,10 +13,10 @@ package enum ManagedIdentityResponse {
 
     /// The token response in `body`, received at `now`.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/managedIdentityRequestFailed``.
-    package static func parse(_ body: [UInt8], now: Int64, source: MSALManagedIdentitySource) throws(MSALError) -> TokenResponse {
-        func failed(_ problem: String) -> MSALError {
-            MSALError(
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/managedIdentityRequestFailed``.
+    package static func parse(_ body: [UInt8], now: Int64, source: MSALManagedIdentitySource) throws(MSALFailure) -> TokenResponse {
+        func failed(_ problem: String) -> MSALFailure {
+            MSALFailure(
                 .internal, internalCode: .managedIdentityRequestFailed,
                 message: "The managed identity source (\(source)) answered 200, but the response \(problem)")
         }
@@ -57,10 +57,10 @@ package enum ManagedIdentityResponse {
 
     /// The error for a source's answer that is not a success: its `error` (a string, or an object
     /// with `code` and `message` as Cloud Shell and Service Fabric send), `error_description` or
-    /// `message`, and the status; ``MSALError/Code/serverError`` for a 5xx.
+    /// `message`, and the status; ``MSALError/internal`` for a 5xx too, as MSAL for iOS reports server failures.
     package static func error(
         _ response: MSALHTTPResponse, source: MSALManagedIdentitySource, correlationID: UUID, expected: Int = 200
-    ) -> MSALError {
+    ) -> MSALFailure {
         var oauthError: String?
         var description: String?
         if let document = try? JSONDocument(parsing: response.body, limits: .document), document.root.kind == .object {
@@ -85,8 +85,8 @@ package enum ManagedIdentityResponse {
         if source == .imds, response.statusCode == 400 {
             message += " (IMDS answers 400 when the identity is not assigned to this resource)"
         }
-        var error = MSALError(
-            response.statusCode >= 500 ? .serverError : .internal, internalCode: .managedIdentityRequestFailed, message: message,
+        var error = MSALFailure(
+            .internal, internalCode: .managedIdentityRequestFailed, message: message,
             oauthError: safeError, oauthSubError: nil, correlationID: correlationID)
         error.httpStatusCode = response.statusCode
         error.httpHeaders = response.headers.dictionary

@@ -71,7 +71,7 @@ final class CurlDriver: @unchecked Sendable {
                 guard code == CURLM_OK else {
                     transfer.exchange.finish(
                         .failure(
-                            MSALError(
+                            MSALFailure(
                                 .internal, internalCode: .networkFailure,
                                 message:
                                     "The request to \(transfer.exchange.host) could not start: \(String(cString: curl_multi_strerror(code)))"

@@ -28,20 +28,20 @@ final class CurlTransfer: @unchecked Sendable {
     /// Set once the final (non-1xx) head ended; header lines after it are trailers and are ignored.
     private var headComplete = false
     /// Why a callback stopped the transfer, reported instead of libcurl's write error.
-    private(set) var abortReason: MSALError?
+    private(set) var abortReason: MSALFailure?
 
     /// Creates a transfer for `request`; throws a network failure when libcurl refuses the setup.
     init(id: Int, request: MSALHTTPRequest, limits: MSALHTTPLimits, exchange: TransportExchange) throws {
         self.id = id
         self.exchange = exchange
         guard let easy = CurlEasyHandle() else {
-            throw MSALError(.internal, internalCode: .networkFailure, message: "libcurl could not create a transfer for \(exchange.host)")
+            throw MSALFailure(.internal, internalCode: .networkFailure, message: "libcurl could not create a transfer for \(exchange.host)")
         }
         self.easy = easy
         do {
             try configure(request, limits: limits)
         } catch {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .networkFailure,
                 message: "The request to \(exchange.host) could not be set up: \(error.description)",
                 underlyingError: MSALSendableErrorDescription(
@@ -139,7 +139,7 @@ final class CurlTransfer: @unchecked Sendable {
         if headComplete { return bytes.count }
         headSize += bytes.count
         if headSize > Self.maximumHeadSize {
-            abortReason = MSALError(
+            abortReason = MSALFailure(
                 .internal, internalCode: .networkFailure,
                 message: "The response from \(exchange.host) has a head over \(Self.maximumHeadSize) bytes")
             return 0

@@ -50,10 +50,10 @@ package struct HTTPPipeline: Sendable {
     /// Sends `request` with the telemetry headers and `correlationID`.
     ///
     /// Returns 2xx and 4xx responses other than 429 for the caller to interpret. Throws an
-    /// ``MSALError``: network failures, a 3xx (``MSALInternalError/unexpectedRedirect``; never
-    /// followed), 429 and 5xx (``MSALError/Code/serverError``, after the retry; internal code
+    /// ``MSALFailure``: network failures, a 3xx (``MSALInternalError/unexpectedRedirect``; never
+    /// followed), 429 and 5xx (``MSALError/internal``, as MSAL for iOS reports them, after the retry; internal code
     /// ``MSALInternalError/throttled`` for a 429 or a `Retry-After`), and repeats of a
-    /// throttled request (the stored error with ``MSALError/isThrottlingCacheHit``), which never reach the transport.
+    /// throttled request (the stored error with ``MSALFailure/isThrottlingCacheHit``), which never reach the transport.
     package func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
         var request = request
         if request.sendsMicrosoftHeaders {
@@ -71,7 +71,7 @@ package struct HTTPPipeline: Sendable {
             throw throttled
         }
         if let body = request.body, body.count > configuration.limits.maximumRequestBodySize {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .bodyTooLarge,
                 message: "The request body (\(body.count) bytes) exceeds the \(configuration.limits.maximumRequestBodySize)-byte cap.",
                 correlationID: correlationID)
@@ -98,7 +98,7 @@ package struct HTTPPipeline: Sendable {
 
             switch response.statusCode {
             case 300..<400:
-                var error = MSALError(
+                var error = MSALFailure(
                     response: response, code: .internal, internalCode: .unexpectedRedirect,
                     context: "The request to \(host) was redirected (not followed);", correlationID: correlationID)
                 error.message += response.headers["Location"].map { " Location: \(OAuthErrorResponse.sanitized($0, limit: 200))" } ?? ""
@@ -113,8 +113,8 @@ package struct HTTPPipeline: Sendable {
                 }
                 // 429, or a 5xx that names a time to come back: the server throttled the client.
                 let throttled = response.statusCode == 429 || retryAfter != nil
-                let error = MSALError(
-                    response: response, code: .serverError, internalCode: throttled ? .throttled : .unhandledResponse,
+                let error = MSALFailure(
+                    response: response, code: .internal, internalCode: throttled ? .throttled : .internalErrorUnhandledResponse,
                     context: "The request to \(host)", correlationID: correlationID)
                 let wait = retryAfter ?? configuration.defaultThrottle
                 if wait > 0 {
@@ -127,9 +127,9 @@ package struct HTTPPipeline: Sendable {
         }
     }
 
-    private static func networkError(_ error: any Error, host: String, correlationID: UUID) -> MSALError {
-        if let error = error as? MSALError { return error }
-        return MSALError(
+    private static func networkError(_ error: any Error, host: String, correlationID: UUID) -> MSALFailure {
+        if let error = error as? MSALFailure { return error }
+        return MSALFailure(
             .internal, internalCode: .networkFailure, message: "The request to \(host) failed: \(error)",
             correlationID: correlationID,
             underlyingError: MSALSendableErrorDescription(domain: "\(type(of: error))", code: 0, description: "\(error)"))

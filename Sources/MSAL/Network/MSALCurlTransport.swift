@@ -19,10 +19,10 @@ import MSALSupport
 ///   then with ``MSALInternalError/networkFailure`` instead (the pipeline applies its retry rule), and
 ///   a `GET` may be resent once, as RFC 9110 §9.2.2 allows for idempotent requests.
 /// - Trailer fields after a chunked body are ignored, and 1xx interim responses skipped.
-/// - Errors are ``MSALError``s with internal code ``MSALInternalError/networkTimeout``,
+/// - Errors are ``MSALFailure``s with internal code ``MSALInternalError/networkTimeout``,
 ///   ``MSALInternalError/tlsFailure``, ``MSALInternalError/bodyTooLarge`` or
 ///   ``MSALInternalError/networkFailure`` (libcurl's result and message kept as
-///   ``MSALError/underlyingError``). Canceling the calling task abandons the transfer at once and
+///   ``MSALFailure/underlyingError``). Canceling the calling task abandons the transfer at once and
 ///   throws `CancellationError`.
 ///
 /// One instance runs any number of concurrent requests on one thread of its own and keeps their
@@ -47,7 +47,7 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         try Task.checkCancellation()
         let host = try request.checkBeforeSending(limits: limits)
         guard let driver else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .networkFailure, message: "libcurl could not be initialized; the request to \(host) was not sent")
         }
         let exchange = TransportExchange(limits: limits, host: host)
@@ -78,15 +78,15 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         // The exchange recorded the final head when it ended; none means no response at all.
         guard transfer.finalStatusCode != nil, let response = transfer.exchange.response(fallbackStatus: nil, fallbackHeaders: [:]) else {
             return .failure(
-                MSALError(
+                MSALFailure(
                     .internal, internalCode: .networkFailure,
                     message: "The request to \(host) completed without an HTTP response"))
         }
         return .success(response)
     }
 
-    /// Maps a libcurl result to an ``MSALError``.
-    static func error(for code: CURLcode, message: String, host: String) -> MSALError {
+    /// Maps a libcurl result to an ``MSALFailure``.
+    static func error(for code: CURLcode, message: String, host: String) -> MSALFailure {
         let text = String(cString: curl_easy_strerror(code))
         let detail = message.isEmpty ? text : "\(text) (\(message))"
         let internalCode: MSALInternalError
@@ -107,7 +107,7 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         default:
             (internalCode, what) = (.networkFailure, "failed")
         }
-        return MSALError(
+        return MSALFailure(
             .internal, internalCode: internalCode,
             message: "The request to \(host) \(what): \(OAuthErrorResponse.sanitized(detail, limit: 300))",
             underlyingError: MSALSendableErrorDescription(domain: "libcurl", code: Int(code.rawValue), description: detail))

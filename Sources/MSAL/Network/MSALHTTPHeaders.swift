@@ -66,7 +66,7 @@ public struct MSALHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictio
         fields.makeIterator()
     }
 
-    /// The fields as a dictionary (last value wins), for `MSALError.httpHeaders`.
+    /// The fields as a dictionary (last value wins), for `MSALFailure.httpHeaders`.
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
         for field in fields { result[field.name] = field.value }

@@ -68,14 +68,14 @@ public struct MSALHTTPRequest: Sendable, Hashable {
     package func checkBeforeSending(limits: MSALHTTPLimits) throws -> String {
         let host = url.host ?? url.absoluteString
         for field in headers where (field.name + field.value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .networkFailure,
                 message:
                     "The request to \(host) was not sent: its header field \(OAuthErrorResponse.sanitized(field.name, limit: 100)) contains a line break or NUL"
             )
         }
         if let body, body.count > limits.maximumRequestBodySize {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .bodyTooLarge,
                 message:
                     "The request body to \(host) has \(body.count) bytes, over the \(limits.maximumRequestBodySize)-byte limit; it was not sent"

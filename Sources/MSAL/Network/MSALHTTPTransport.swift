@@ -9,7 +9,7 @@ import Foundation
 /// A transport sends exactly one request per call: it must not retry, follow redirects, or
 /// add headers of its own; swift-msal does that above it. It returns every HTTP response,
 /// whatever its status, and throws only when no response was received. Throw an
-/// ``MSALError`` with internal code ``MSALInternalError/networkFailure``,
+/// ``MSALFailure`` with internal code ``MSALInternalError/networkFailure``,
 /// ``MSALInternalError/networkTimeout``, ``MSALInternalError/tlsFailure`` or
 /// ``MSALInternalError/bodyTooLarge`` when you can; any other error is wrapped as a network failure.
 public protocol MSALHTTPTransport: Sendable {

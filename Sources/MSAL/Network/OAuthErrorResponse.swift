@@ -38,7 +38,7 @@ package struct OAuthErrorResponse: Sendable, Hashable {
     }
 }
 
-extension MSALError {
+extension MSALFailure {
     /// The error for an HTTP response the caller cannot use, with the OAuth fields, status, headers and correlation id kept.
     package init(response: MSALHTTPResponse, code: Code, internalCode: MSALInternalError, context: String, correlationID: UUID?) {
         let body = OAuthErrorResponse(body: response.body)

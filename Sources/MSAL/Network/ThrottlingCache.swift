@@ -2,7 +2,7 @@ import Foundation
 import MSALSupport
 
 /// Remembers requests the server asked not to repeat before a time (429, 5xx, `Retry-After`), and
-/// answers repeats locally with the stored error marked ``MSALError/isThrottlingCacheHit``.
+/// answers repeats locally with the stored error marked ``MSALFailure/isThrottlingCacheHit``.
 ///
 /// The key is the method, URL and body of the request; the correlation id header is not part of it.
 package final class ThrottlingCache: Sendable {
@@ -19,7 +19,7 @@ package final class ThrottlingCache: Sendable {
     }
 
     private struct Entry {
-        var error: MSALError
+        var error: MSALFailure
         var until: Date
     }
 
@@ -31,7 +31,7 @@ package final class ThrottlingCache: Sendable {
     }
 
     /// Throttles `request` until `until`, answering repeats with `error`.
-    package func record(_ request: MSALHTTPRequest, error: MSALError, until: Date) {
+    package func record(_ request: MSALHTTPRequest, error: MSALFailure, until: Date) {
         let key = Key(request)
         entries.withLock { entries in
             if entries.count >= capacity, entries[key] == nil {
@@ -46,7 +46,7 @@ package final class ThrottlingCache: Sendable {
     }
 
     /// The error to answer `request` with, when it is throttled at `now`.
-    package func throttledError(for request: MSALHTTPRequest, now: Date) -> MSALError? {
+    package func throttledError(for request: MSALHTTPRequest, now: Date) -> MSALFailure? {
         let key = Key(request)
         return entries.withLock { entries in
             guard let entry = entries[key] else { return nil }

@@ -68,7 +68,7 @@ package final class TransportExchange: Sendable {
     /// Records the response head. Returns an error when its `Content-Length` is invalid (repeated with
     /// different values, not a plain number, overflowing: the body's framing is ambiguous, and neither
     /// libcurl nor corelibs Foundation refuses it) or declares a body over the cap.
-    package func receive(statusCode: Int, headers: MSALHTTPHeaders) -> MSALError? {
+    package func receive(statusCode: Int, headers: MSALHTTPHeaders) -> MSALFailure? {
         state.withLock { state in
             state.lastActivity = .now
             state.statusCode = statusCode
@@ -80,19 +80,19 @@ package final class TransportExchange: Sendable {
         case .success:
             return nil
         case .failure(let invalid):
-            return MSALError(
+            return MSALFailure(
                 .internal, internalCode: .networkFailure,
                 message: "The response from \(host) has an invalid Content-Length (\(invalid.values))")
         }
     }
 
     /// Appends body bytes. Returns an error as soon as the body is over the cap.
-    package func append(_ data: Data) -> MSALError? {
+    package func append(_ data: Data) -> MSALFailure? {
         data.withUnsafeBytes { append($0) }
     }
 
     /// Appends body bytes. Returns an error as soon as the body is over the cap.
-    package func append(_ bytes: UnsafeRawBufferPointer) -> MSALError? {
+    package func append(_ bytes: UnsafeRawBufferPointer) -> MSALFailure? {
         let size: Int? = state.withLock { state in
             state.lastActivity = .now
             let size = state.body.count + bytes.count
@@ -119,20 +119,20 @@ package final class TransportExchange: Sendable {
 
     /// The timeout error when a deadline has passed at `now`, or the next instant to check again;
     /// `nil` once finished.
-    package func checkDeadlines(now: ContinuousClock.Instant) -> Result<ContinuousClock.Instant, MSALError>? {
+    package func checkDeadlines(now: ContinuousClock.Instant) -> Result<ContinuousClock.Instant, MSALFailure>? {
         let lastActivity: ContinuousClock.Instant? = state.withLock { $0.outcome == nil ? $0.lastActivity : nil }
         guard let lastActivity else { return nil }
         let total = start.advanced(by: limits.totalDuration)
         let idle = lastActivity.advanced(by: limits.idleDuration)
         if now >= total {
             return .failure(
-                MSALError(
+                MSALFailure(
                     .internal, internalCode: .networkTimeout,
                     message: "The request to \(host) did not complete within the total timeout of \(limits.totalTimeout) s"))
         }
         if now >= idle {
             return .failure(
-                MSALError(
+                MSALFailure(
                     .internal, internalCode: .networkTimeout,
                     message: "The request to \(host) received nothing for \(limits.connectTimeout) s (connect/idle timeout)"))
         }
@@ -147,7 +147,7 @@ package final class TransportExchange: Sendable {
         } else {
             finish(
                 .failure(
-                    MSALError(
+                    MSALFailure(
                         .internal, internalCode: .networkFailure,
                         message: "The request to \(host) completed without an HTTP response")))
         }
@@ -173,8 +173,8 @@ package final class TransportExchange: Sendable {
         }
     }
 
-    private func tooLarge(_ detail: String) -> MSALError {
-        MSALError(
+    private func tooLarge(_ detail: String) -> MSALFailure {
+        MSALFailure(
             .internal, internalCode: .bodyTooLarge,
             message: "The response from \(host) \(detail), over the \(limits.maximumResponseBodySize)-byte limit")
     }

@@ -19,8 +19,8 @@ package struct DeviceCodeResponse: Sendable, Equatable {
     /// The longest lifetime honoured (the service uses 900 s).
     package static let maximumLifetime: Int64 = 3600
 
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidResponse``.
-    package init(parsing body: [UInt8]) throws(MSALError) {
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidResponse``.
+    package init(parsing body: [UInt8]) throws(MSALFailure) {
         var bytes = body
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         guard let document = try? JSONDocument(parsing: bytes, limits: .document), document.root.kind == .object else {
@@ -57,7 +57,7 @@ package struct DeviceCodeResponse: Sendable, Equatable {
         return nil
     }
 
-    private static func invalid(_ problem: String) -> MSALError {
-        MSALError(.internal, internalCode: .invalidResponse, message: "The device code response \(problem)")
+    private static func invalid(_ problem: String) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .internalErrorInvalidResponse, message: "The device code response \(problem)")
     }
 }

@@ -11,24 +11,26 @@ package enum TokenGrant: Sendable {
     /// An app token (client credentials): no user is involved, so no error asks for interaction.
     case clientCredentials
     /// The on-behalf-of grant: an error the user can fix (consent, multi-factor authentication,
-    /// a conditional access claims challenge) is ``MSALError/Code/interactionRequired``, which
+    /// a conditional access claims challenge) is ``MSALFailure/interactionRequired``, which
     /// the middle tier passes back to its caller with the claims.
     case onBehalfOf
 }
 
-extension MSALError {
-    /// The ``MSALError`` for a token endpoint response that is not a success (api.md "Errors").
+extension MSALFailure {
+    /// The ``MSALFailure`` for a token endpoint response that is not a success (api.md "Errors").
     ///
     /// - `protection_policy_required` (sub-error) → ``Code/serverProtectionPoliciesRequired``.
     /// - `invalid_grant`, `interaction_required`, `login_required`, `consent_required` → ``Code/interactionRequired``,
     ///   with the server's error, sub-error and claims kept.
     /// - `access_denied`, `authorization_declined` → ``Code/userCanceled``.
-    /// - `server_error`, `temporarily_unavailable` → ``Code/serverError``.
+    /// - `server_error` → ``MSALError/internal`` with ``MSALInternalError/serverError``;
+    ///   `temporarily_unavailable` → ``MSALError/internal`` with
+    ///   ``MSALInternalError/internalErrorAuthorizationFailed`` (as MSAL for iOS).
     /// - `invalid_client`, `invalid_scope`, `unauthorized_client`, `invalid_request`, `unsupported_grant_type` → ``Code/internal``
     ///   with the matching internal code; on a refresh every error other than `invalid_client`,
     ///   `invalid_scope` and the protection policy is ``Code/interactionRequired``: signing in again is the way out.
     ///   An app token (client credentials) is never ``Code/interactionRequired``: there is no user.
-    /// - A 4xx without an OAuth error → ``Code/internal`` with ``MSALInternalError/unhandledResponse``.
+    /// - A 4xx without an OAuth error → ``Code/internal`` with ``MSALInternalError/internalErrorUnhandledResponse``.
     package init(tokenEndpointResponse response: MSALHTTPResponse, grant: TokenGrant, correlationID: UUID) {
         let body = OAuthErrorResponse(body: response.body)
         let oauthError = body.error?.lowercased()
@@ -37,41 +39,46 @@ extension MSALError {
         switch oauthError {
         case nil, "":
             code = .internal
-            internalCode = .unhandledResponse
+            internalCode = .internalErrorUnhandledResponse
         case _ where body.subError?.lowercased() == "protection_policy_required":
             code = .serverProtectionPoliciesRequired
             internalCode = nil
         case "invalid_grant":
             code = grant == .clientCredentials ? .internal : .interactionRequired
-            internalCode = .invalidGrant
+            internalCode = .internalErrorInvalidGrant
         case "interaction_required", "login_required", "consent_required":
             // An app token has no user to interact with: the application's registration must change.
             code = grant == .clientCredentials ? .internal : .interactionRequired
-            internalCode = grant == .clientCredentials ? .unhandledResponse : nil
+            internalCode = grant == .clientCredentials ? .internalErrorUnhandledResponse : nil
         case "access_denied", "authorization_declined":
             code = .userCanceled
-            internalCode = .authorizationFailed
-        case "server_error", "temporarily_unavailable":
-            code = .serverError
-            internalCode = .unhandledResponse
+            internalCode = .internalErrorAuthorizationFailed
+        case "server_error":
+            // MSAL for iOS: `.internal`, with `MSALError.serverError`'s value as the internal code.
+            code = .internal
+            internalCode = .serverError
+        case "temporarily_unavailable":
+            // MSAL for iOS: an OAuth error it has no code for, reported as a failed authorization.
+            code = .internal
+            internalCode = .internalErrorAuthorizationFailed
         case "invalid_client":
             code = .internal
-            internalCode = .invalidClient
+            internalCode = .internalErrorInvalidClient
         case "invalid_scope":
             code = .internal
-            internalCode = .invalidScope
+            internalCode = .internalErrorInvalidScope
         case "unauthorized_client":
             code = grant == .refreshToken ? .interactionRequired : .internal
-            internalCode = .unauthorizedClient
+            internalCode = .internalErrorUnauthorizedClient
         case "invalid_request", "unsupported_grant_type":
             code = grant == .refreshToken ? .interactionRequired : .internal
-            internalCode = .invalidRequest
+            internalCode = .internalErrorInvalidRequest
         case "invalid_tenant":
             code = .internal
             internalCode = .invalidTenant
         default:
             code = grant == .refreshToken ? .interactionRequired : .internal
-            internalCode = .unhandledResponse
+            internalCode = .internalErrorUnhandledResponse
         }
         let context: String
         switch grant {
@@ -82,7 +89,8 @@ extension MSALError {
         case .onBehalfOf: context = "Getting a token on behalf of the caller"
         }
         self.init(
-            response: response, code: code, internalCode: internalCode ?? .unhandledResponse, context: context, correlationID: correlationID
+            response: response, code: code, internalCode: internalCode ?? .internalErrorUnhandledResponse, context: context,
+            correlationID: correlationID
         )
         if internalCode == nil { self.internalCode = nil }
         if self.correlationID == nil { self.correlationID = correlationID }

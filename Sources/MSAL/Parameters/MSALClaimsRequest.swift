@@ -8,14 +8,14 @@ public final class MSALClaimsRequest: Sendable, CustomStringConvertible {
 
     /// Creates a claims request from its JSON text.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` when the text is not a
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` when the text is not a
     ///   JSON object.
     public init(jsonString: String) throws {
         let trimmed = jsonString.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let document = try? JSONDocument(parsing: Array(trimmed.utf8), limits: .document),
             document.root.kind == .object
         else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The claims request is not a JSON object")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The claims request is not a JSON object")
         }
         json = trimmed
     }

@@ -5,7 +5,7 @@ import MSALSupport
 ///
 /// A reference type, as in MSAL for iOS, so `let parameters = …; parameters.account = account`
 /// ports unchanged. Safe to share between tasks; a request reads the values once, when it starts.
-public class MSALTokenParameters: @unchecked Sendable {
+public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
     // @unchecked Sendable: every stored property is a `let` of a Sendable type or lives in the
     // `Mutex`; the class is `public` (not `open`), so only this module's subclasses exist, and they
     // follow the same rule.
@@ -24,6 +24,7 @@ public class MSALTokenParameters: @unchecked Sendable {
     /// Creates parameters for `scopes`.
     public init(scopes: [String]) {
         values = Mutex(Values(scopes: scopes))
+        super.init()
     }
 
     /// The scopes to request, such as `["User.Read"]` or `["https://graph.microsoft.com/.default"]`.
@@ -62,7 +63,7 @@ public class MSALTokenParameters: @unchecked Sendable {
 
     /// The correlation id sent with the request's HTTP calls and reported in its result and
     /// errors; a new one is made when `nil`.
-    public var correlationId: UUID? {
+    public override var correlationId: UUID? {
         get { values.withLock { $0.correlationId } }
         set { values.withLock { $0.correlationId = newValue } }
     }

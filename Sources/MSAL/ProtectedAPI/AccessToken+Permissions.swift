@@ -6,8 +6,8 @@ extension AccessToken {
     /// delegated permission (`scp`), or at least one of `roles` as an application permission or
     /// app role (`roles`). Empty lists require nothing of that kind; both empty require nothing.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/insufficientPermission``; its
-    ///   ``MSALError/declinedScopes`` lists what was required, for the `scope` of the challenge.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/insufficientPermission``; its
+    ///   ``MSALFailure/declinedScopes`` lists what was required, for the `scope` of the challenge.
     public func require(scopes: [String] = [], roles: [String] = []) throws {
         guard !scopes.isEmpty || !roles.isEmpty else { return }
         // Read in place: an API calls this for every request, and a token grants a few permissions.
@@ -23,7 +23,7 @@ extension AccessToken {
         var wanted: [String] = []
         if !scopes.isEmpty { wanted.append("one of the scopes \(scopes.joined(separator: ", "))") }
         if !roles.isEmpty { wanted.append("one of the roles \(roles.joined(separator: ", "))") }
-        var error = MSALError(
+        var error = MSALFailure(
             .internal, internalCode: .insufficientPermission,
             message: "The access token does not grant \(wanted.joined(separator: " or "))")
         error.declinedScopes = scopes + roles

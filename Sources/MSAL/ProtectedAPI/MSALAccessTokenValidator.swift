@@ -15,7 +15,7 @@ import MSALSupport
 /// The metadata and keys are fetched once and kept for a day. A token signed with a key the set
 /// does not hold makes the set be fetched again at most once a minute, so a rotated key is found
 /// and a flood of forged `kid`s cannot make this API hammer the provider; a failed refetch keeps
-/// the keys it had. Failures are ``MSALError``s whose ``MSALBearerChallenge`` is the answer to send.
+/// the keys it had. Failures are ``MSALFailure``s whose ``MSALBearerChallenge`` is the answer to send.
 ///
 /// A token that passed every check is remembered (up to ``validatedTokenCacheSize`` tokens), so a
 /// caller who sends the same token with each request has its signature checked once: the same
@@ -61,7 +61,7 @@ public final class MSALAccessTokenValidator: Sendable {
     ///     request with the same token skips the signature check (default 1,024; 0: none).
     ///   - transport: how metadata and keys are fetched; ``MSALCurlTransport`` by default.
     ///   - clock: the time tokens are judged by.
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidParameter`` when no audience is given.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` when no audience is given.
     public init(
         authority: MSALAuthority, audiences: [String], allowedTenants: [String]? = nil, clockSkew: Double = 300,
         validatedTokenCacheSize: Int = 1024, transport: any MSALHTTPTransport = MSALCurlTransport(),
@@ -69,8 +69,8 @@ public final class MSALAccessTokenValidator: Sendable {
     ) throws {
         let audiences = audiences.filter { !$0.isEmpty }
         guard !audiences.isEmpty else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "An access-token validator needs the API's audiences (its client id and App ID URI)")
         }
         self.authority = authority
@@ -89,7 +89,7 @@ public final class MSALAccessTokenValidator: Sendable {
     ///   - authorizationHeader: the header's value, `nil` when the request has none.
     ///   - correlationID: the id of the request, carried by any error and sent with any metadata
     ///     or key request; `nil`: a new random one.
-    /// - Throws: ``MSALError``: ``MSALInternalError/accessTokenMissing`` without a bearer token;
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/accessTokenMissing`` without a bearer token;
     ///   otherwise as ``validate(_:correlationID:)``.
     public func validate(authorizationHeader: String?, correlationID: UUID? = nil) async throws -> AccessToken {
         let now = resolver.store.clock.now()
@@ -116,11 +116,11 @@ public final class MSALAccessTokenValidator: Sendable {
         case .answered(let token):
             return token
         case .refused(let refusal):
-            throw MSALError(.internal, internalCode: .accessTokenMissing, message: refusal.why, correlationID: correlationID)
+            throw MSALFailure(.internal, internalCode: .accessTokenMissing, message: refusal.why, correlationID: correlationID)
         case .toCheck(let token, let remembered):
             // A remembered token parsed as a compact JWT, so its 1 KB or so is not walked again.
             if remembered == nil, !Self.isCompactJWTText(token) {
-                throw MSALError(
+                throw MSALFailure(
                     .internal, internalCode: .accessTokenMissing, message: "The bearer token is not a compact JWT",
                     correlationID: correlationID)
             }
@@ -144,7 +144,7 @@ public final class MSALAccessTokenValidator: Sendable {
     ///   - token: the compact JWT.
     ///   - correlationID: the id of the request, carried by any error and sent with any metadata
     ///     or key request; `nil`: a new random one.
-    /// - Throws: ``MSALError``: a `-46xxx` internal code for the token (signature, key, `iss`,
+    /// - Throws: ``MSALFailure``: a `-46xxx` internal code for the token (signature, key, `iss`,
     ///   `aud`, expiry…), or a network or metadata error when the keys cannot be had.
     public func validate(_ token: String, correlationID: UUID? = nil) async throws -> AccessToken {
         let now = resolver.store.clock.now()

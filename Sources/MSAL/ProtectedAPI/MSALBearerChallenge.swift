@@ -26,7 +26,7 @@ public struct MSALBearerChallenge: Sendable, Equatable {
     public init(for failure: any Error, realm: String? = nil) {
         var attributes: [(String, String)] = []
         if let realm { attributes.append(("realm", realm)) }
-        guard let error = failure as? MSALError, let code = error.internalCode else {
+        guard let error = failure as? MSALFailure, let code = error.internalCode else {
             self.init(status: 503, error: nil, headerValue: nil)
             return
         }

@@ -11,8 +11,8 @@ extension TokenResponse {
     /// servers send strings); they must not be negative and are clamped to ``maximumLifetime``.
     /// A missing `expires_in` is an error rather than a guess.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/invalidResponse`` naming what is wrong.
-    package init(parsing body: [UInt8]) throws(MSALError) {
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidResponse`` naming what is wrong.
+    package init(parsing body: [UInt8]) throws(MSALFailure) {
         let document: JSONDocument
         do throws(JOSEError) {
             // A leading byte-order mark is skipped, as the error and device-code parsers do.
@@ -49,24 +49,24 @@ extension TokenResponse {
             familyID: try Self.familyID(root["foci"]))
     }
 
-    private static func invalid(_ problem: String) -> MSALError {
-        MSALError(.internal, internalCode: .invalidResponse, message: "The token response \(problem)")
+    private static func invalid(_ problem: String) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .internalErrorInvalidResponse, message: "The token response \(problem)")
     }
 
-    private static func string(_ value: JSONValue?, _ name: String) throws(MSALError) -> String? {
+    private static func string(_ value: JSONValue?, _ name: String) throws(MSALFailure) -> String? {
         guard let value, !value.isNull else { return nil }
         guard let text = value.string else { throw invalid("has a \(name) that is not a string") }
         return text
     }
 
-    private static func familyID(_ value: JSONValue?) throws(MSALError) -> String? {
+    private static func familyID(_ value: JSONValue?) throws(MSALFailure) -> String? {
         guard let value, !value.isNull else { return nil }
         if let text = value.string { return text }
         if let number = value.int64 { return String(number) }
         throw invalid("has a foci that is neither a string nor an integer")
     }
 
-    private static func seconds(_ value: JSONValue?, _ name: String) throws(MSALError) -> Int64? {
+    private static func seconds(_ value: JSONValue?, _ name: String) throws(MSALFailure) -> Int64? {
         guard let value, !value.isNull else { return nil }
         let number: Int64?
         if let integer = value.int64 {

@@ -29,13 +29,13 @@ package struct BrowserLauncher: Sendable {
 
     /// Starts the first of `commands` (complete argument vectors) that launches, trying the next on failure.
     ///
-    /// - Throws: `browserLaunchFailed`, carrying `url` in the message and in ``MSALError/authorizationURL``,
+    /// - Throws: `browserLaunchFailed`, carrying `url` in the message and in ``MSALFailure/authorizationURL``,
     ///   when none launches. `notes` are earlier failures to report with it (such as an unparsable `$BROWSER` entry).
     ///   `invalidParameter` when `url` is not an `http` or `https` URL (nothing is launched).
-    package func launchFirst(of commands: [[String]], url: URL, notes: [String] = []) async throws(MSALError) {
+    package func launchFirst(of commands: [[String]], url: URL, notes: [String] = []) async throws(MSALFailure) {
         guard Self.isLaunchable(url) else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "Only http and https URLs are opened in a browser.")
         }
         var failures = notes
@@ -54,8 +54,8 @@ package struct BrowserLauncher: Sendable {
     }
 
     /// The error for a URL no browser could be launched for.
-    package static func launchFailedError(url: URL, reasons: [String]) -> MSALError {
-        var error = MSALError(
+    package static func launchFailedError(url: URL, reasons: [String]) -> MSALFailure {
+        var error = MSALFailure(
             .internal, internalCode: .browserLaunchFailed,
             message: "No browser could be launched (\(reasons.joined(separator: "; "))). "
                 + "Open this URL in a browser to sign in: \(url.absoluteString)")

@@ -8,7 +8,7 @@ import NIOCore
 /// ``settle(_:answering:)`` from `close()` — and settling closes the server sockets and every connection
 /// except the one answering the redirect, which closes itself once its page is written.
 final class LoopbackListenerCore: Sendable {
-    typealias Outcome = Result<LoopbackRedirect, MSALError>
+    typealias Outcome = Result<LoopbackRedirect, MSALFailure>
 
     private struct State {
         var rules: LoopbackRequestRules?

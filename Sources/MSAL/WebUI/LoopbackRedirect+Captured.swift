@@ -7,7 +7,7 @@ extension LoopbackRedirect {
     ///
     /// The query is read, and the fragment too when the query carries no parameters (a web view may
     /// hand back a `response_mode=fragment` redirect).
-    package static func parse(_ url: URL, expectedState: String, correlationID: UUID) throws(MSALError) -> LoopbackRedirect {
+    package static func parse(_ url: URL, expectedState: String, correlationID: UUID) throws(MSALFailure) -> LoopbackRedirect {
         let text = url.absoluteString
         var query = Substring("")
         if let questionMark = text.firstIndex(of: "?") {
@@ -27,8 +27,8 @@ extension LoopbackRedirect {
             throw invalid("The redirect's parameters are not valid percent-encoded UTF-8", correlationID)
         }
         guard let state = parameters["state"], LoopbackRequestRules.constantTimeEquals(state, expectedState) else {
-            throw MSALError(
-                .internal, internalCode: .invalidState,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidState,
                 message: "The redirect's state does not match the one sent: it does not answer this request", correlationID: correlationID)
         }
         let redirect = LoopbackRedirect(parameters: parameters, url: url)
@@ -38,7 +38,7 @@ extension LoopbackRedirect {
         return redirect
     }
 
-    private static func invalid(_ message: String, _ correlationID: UUID) -> MSALError {
-        MSALError(.internal, internalCode: .invalidRedirect, message: message, correlationID: correlationID)
+    private static func invalid(_ message: String, _ correlationID: UUID) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .invalidRedirect, message: message, correlationID: correlationID)
     }
 }

@@ -58,7 +58,7 @@ package final class LoopbackRedirectListener: Sendable {
     /// Starts a listener for the app's configured redirect URI.
     ///
     /// - Parameter redirectURI: `nil` (→ `http://localhost:<ephemeral>/`), `http://localhost[:port][/path]` or
-    ///   `http://127.0.0.1[:port][/path]`; anything else throws ``MSALInternalError/invalidRedirectURI``.
+    ///   `http://127.0.0.1[:port][/path]`; anything else throws ``MSALInternalError/internalErrorInvalidRedirectURI``.
     package static func start(
         redirectURI: String?,
         expectedState: String,
@@ -67,7 +67,7 @@ package final class LoopbackRedirectListener: Sendable {
         failurePageHTML: String? = nil,
         maximumRequestBytes: Int = defaultMaximumRequestBytes,
         connectionTimeout: TimeInterval = defaultConnectionTimeout
-    ) async throws(MSALError) -> LoopbackRedirectListener {
+    ) async throws(MSALFailure) -> LoopbackRedirectListener {
         let parsed = try LoopbackRedirectURI(parsing: redirectURI)
         return try await start(
             path: parsed.path, port: parsed.port ?? 0, host: parsed.host, expectedState: expectedState, timeout: timeout,
@@ -88,8 +88,8 @@ package final class LoopbackRedirectListener: Sendable {
     ///   - failurePageHTML: The failure page template (see ``MSALWebviewParameters/failurePageHTML``).
     ///   - maximumRequestBytes: The most bytes a connection may send before it gets 431 and is closed.
     ///   - connectionTimeout: Seconds a connection has to deliver its request.
-    /// - Throws: ``MSALInternalError/invalidRedirectURI`` for a bad path or port,
-    ///   ``MSALInternalError/invalidParameter`` for an empty state or a bad timeout or cap,
+    /// - Throws: ``MSALInternalError/internalErrorInvalidRedirectURI`` for a bad path or port,
+    ///   ``MSALInternalError/internalErrorInvalidParameter`` for an empty state or a bad timeout or cap,
     ///   ``MSALInternalError/loopbackListenerFailed`` when the port cannot be bound.
     package static func start(
         path: String = "/",
@@ -101,19 +101,19 @@ package final class LoopbackRedirectListener: Sendable {
         failurePageHTML: String? = nil,
         maximumRequestBytes: Int = defaultMaximumRequestBytes,
         connectionTimeout: TimeInterval = defaultConnectionTimeout
-    ) async throws(MSALError) -> LoopbackRedirectListener {
+    ) async throws(MSALFailure) -> LoopbackRedirectListener {
         let redirect = try LoopbackRedirectURI(host: host, port: port == 0 ? nil : port, path: path)
         guard !expectedState.isEmpty else {
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "The expected state is empty.")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The expected state is empty.")
         }
         guard timeout.isFinite, timeout > 0 else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "The web UI timeout must be a positive number of seconds, not \(timeout).")
         }
         guard connectionTimeout.isFinite, connectionTimeout > 0, maximumRequestBytes > 0 else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "The connection timeout and request size cap must be positive.")
         }
         let core = LoopbackListenerCore(
@@ -167,9 +167,9 @@ package final class LoopbackRedirectListener: Sendable {
     ///
     /// - Throws: ``MSALInternalError/redirectTimeout`` when no redirect arrived in time;
     ///   ``MSALInternalError/invalidRedirect`` for a redirect with the right `state` but neither `code` nor
-    ///   `error`; code ``MSALError/Code/userCanceled`` with ``MSALInternalError/sessionCanceled`` when the
+    ///   `error`; code ``MSALFailure/userCanceled`` with ``MSALInternalError/internalErrorSessionCanceled`` when the
     ///   waiting task is canceled or ``close()`` was called first.
-    package func waitForRedirect() async throws(MSALError) -> LoopbackRedirect {
+    package func waitForRedirect() async throws(MSALFailure) -> LoopbackRedirect {
         let outcome = await core.outcome()
         await waitUntilClosed()
         return try outcome.get()
@@ -192,7 +192,7 @@ package final class LoopbackRedirectListener: Sendable {
     ///
     /// With an ephemeral port taken on `::1` by someone else, another port is tried; with a fixed one that
     /// is an error. A system without IPv6 loopback gets the IPv4 socket alone.
-    private static func bind(core: LoopbackListenerCore, port: Int, dualStack: Bool) async throws(MSALError) -> [any Channel] {
+    private static func bind(core: LoopbackListenerCore, port: Int, dualStack: Bool) async throws(MSALFailure) -> [any Channel] {
         let attempts = port == 0 && dualStack ? 8 : 1
         var lastError: (any Error)?
         for _ in 0..<attempts {

@@ -24,7 +24,7 @@ package struct LoopbackRedirectURI: Sendable, Hashable {
     package var path: String
 
     /// Creates a redirect URI from its parts, validating `path` and `port`.
-    package init(host: Host = .localhost, port: Int? = nil, path: String = "/") throws(MSALError) {
+    package init(host: Host = .localhost, port: Int? = nil, path: String = "/") throws(MSALFailure) {
         if let port, !(1...65535).contains(port) {
             throw Self.invalid("the port \(port) is not between 1 and 65535")
         }
@@ -38,8 +38,8 @@ package struct LoopbackRedirectURI: Sendable, Hashable {
 
     /// Parses an app's configured redirect URI; `nil` is `http://localhost` on an ephemeral port.
     ///
-    /// - Throws: ``MSALInternalError/invalidRedirectURI`` for anything but a loopback `http` URI.
-    package init(parsing text: String?) throws(MSALError) {
+    /// - Throws: ``MSALInternalError/internalErrorInvalidRedirectURI`` for anything but a loopback `http` URI.
+    package init(parsing text: String?) throws(MSALFailure) {
         guard let text else {
             try self.init()
             return
@@ -107,8 +107,8 @@ package struct LoopbackRedirectURI: Sendable, Hashable {
         }
     }
 
-    private static func invalid(_ reason: String) -> MSALError {
-        MSALError(.internal, internalCode: .invalidRedirectURI, message: "Invalid loopback redirect URI: \(reason).")
+    private static func invalid(_ reason: String) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .internalErrorInvalidRedirectURI, message: "Invalid loopback redirect URI: \(reason).")
     }
 }
 
@@ -128,7 +128,7 @@ extension LoopbackRedirectURI {
     /// Whether `text` is a redirect URI the loopback listener can serve (`nil` means the default
     /// `http://localhost`).
     package static func isLoopback(_ text: String?) -> Bool {
-        do throws(MSALError) {
+        do throws(MSALFailure) {
             _ = try LoopbackRedirectURI(parsing: text)
             return true
         } catch {

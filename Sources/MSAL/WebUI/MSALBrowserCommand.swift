@@ -11,7 +11,7 @@ import Foundation
 /// ```
 ///
 /// Like ``MSALSystemBrowser`` it returns `nil` from ``present(authorizationURL:redirectURI:)`` and throws
-/// ``MSALInternalError/browserLaunchFailed`` with ``MSALError/authorizationURL`` set when the command
+/// ``MSALInternalError/browserLaunchFailed`` with ``MSALFailure/authorizationURL`` set when the command
 /// cannot be started or exits with a failure at once.
 public struct MSALBrowserCommand: MSALWebUI {
     /// The launcher's argument vector.
@@ -39,8 +39,8 @@ public struct MSALBrowserCommand: MSALWebUI {
 
     /// Runs the command for `authorizationURL` and returns `nil`: the redirect arrives at the loopback listener.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/browserLaunchFailed`` and
-    ///   ``MSALError/authorizationURL`` set when the command does not launch.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/browserLaunchFailed`` and
+    ///   ``MSALFailure/authorizationURL`` set when the command does not launch.
     public func present(authorizationURL: URL, redirectURI: URL) async throws -> URL? {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let commands = arguments.isEmpty ? [] : [BrowserCommandLine.arguments(arguments, url: authorizationURL.absoluteString)]

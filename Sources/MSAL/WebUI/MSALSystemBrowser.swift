@@ -9,8 +9,8 @@ import Foundation
 /// the loopback listener, so ``present(authorizationURL:redirectURI:)`` returns `nil`.
 ///
 /// When nothing launches (no `$BROWSER`, no `xdg-open` on `PATH`, or every command failed) it throws
-/// an ``MSALError`` with code ``MSALError/Code/internal``, internal code
-/// ``MSALInternalError/browserLaunchFailed`` and the URL in ``MSALError/authorizationURL``, so the app can
+/// an ``MSALFailure`` with code ``MSALFailure/internal``, internal code
+/// ``MSALInternalError/browserLaunchFailed`` and the URL in ``MSALFailure/authorizationURL``, so the app can
 /// ask the user to open it.
 public struct MSALSystemBrowser: MSALWebUI {
     /// The fallback launcher after `$BROWSER`.
@@ -41,8 +41,8 @@ public struct MSALSystemBrowser: MSALWebUI {
 
     /// Opens `authorizationURL` in the browser and returns `nil`: the redirect arrives at the loopback listener.
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/browserLaunchFailed`` and
-    ///   ``MSALError/authorizationURL`` set when no browser could be launched.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/browserLaunchFailed`` and
+    ///   ``MSALFailure/authorizationURL`` set when no browser could be launched.
     public func present(authorizationURL: URL, redirectURI: URL) async throws -> URL? {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let (commands, notes) = Self.commands(environment: environment, url: authorizationURL.absoluteString)

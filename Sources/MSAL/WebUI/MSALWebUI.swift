@@ -15,7 +15,7 @@ public protocol MSALWebUI: Sendable {
     /// - Parameters:
     ///   - authorizationURL: The authorization endpoint URL with every request parameter.
     ///   - redirectURI: The `redirect_uri` the request carries.
-    /// - Throws: An ``MSALError`` (or any error) when the URL could not be shown.
+    /// - Throws: An ``MSALFailure`` (or any error) when the URL could not be shown.
     func present(authorizationURL: URL, redirectURI: URL) async throws -> URL?
 
     /// Whether ``present(authorizationURL:redirectURI:)`` hands its URL to another program, such as a

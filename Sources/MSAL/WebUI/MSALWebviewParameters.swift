@@ -49,7 +49,7 @@ public final class MSALWebviewParameters: Sendable {
     ///
     /// When it passes, the request fails with ``MSALInternalError/redirectTimeout`` and the port is closed.
     /// A value that is not positive and finite makes the request fail with
-    /// ``MSALInternalError/invalidParameter``; one longer than a day is shortened to a day.
+    /// ``MSALInternalError/internalErrorInvalidParameter``; one longer than a day is shortened to a day.
     public var timeout: TimeInterval {
         get { values.withLock { $0.timeout } }
         set { values.withLock { $0.timeout = newValue } }
@@ -74,7 +74,7 @@ public final class MSALWebviewParameters: Sendable {
     /// ``timeout`` seconds while the user opens the URL in a browser of their own — on this
     /// machine, or on another one through `ssh -L PORT:localhost:PORT` for the redirect URI's
     /// port. Without one (the default), the request fails at once with
-    /// ``MSALInternalError/browserLaunchFailed`` and the URL in ``MSALError/authorizationURL``.
+    /// ``MSALInternalError/browserLaunchFailed`` and the URL in ``MSALFailure/authorizationURL``.
     /// The handler is called at most once per request, on an arbitrary thread; it is not called
     /// when an app-supplied web UI captures redirects itself (no loopback listener waits then).
     public var browserUnavailableHandler: (@Sendable (URL) -> Void)? {

@@ -4,7 +4,7 @@ import MSAL
 /// What the app needs of swift-msal: a token, silently when possible. Its production conformance
 /// wraps `MSALPublicClientApplication`; tests give it canned results.
 public protocol TokenSource: Sendable {
-    /// A token for `scopes`, or an error (such as `MSALError` with `interactionRequired`).
+    /// A token for `scopes`, or an error (such as `MSALFailure` with `interactionRequired`).
     func token(scopes: [String]) async throws -> MSALResult
 }
 
@@ -39,6 +39,6 @@ public struct NotesClient: Sendable {
 
     /// Whether the user must sign in again: the app's fallback decision.
     public func needsSignIn(after error: any Error) -> Bool {
-        (error as? MSALError)?.code == .interactionRequired
+        (error as? MSALFailure)?.code == .interactionRequired
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// A canned token source, as an app writes one for its tests.
 struct CannedTokens: TokenSource {
-    var outcome: Result<MSALResult, MSALError>
+    var outcome: Result<MSALResult, MSALFailure>
     func token(scopes: [String]) async throws -> MSALResult { try outcome.get() }
 }
 
@@ -40,7 +40,7 @@ struct NotesClientTests {
 
     @Test("interactionRequired from the token source means: sign in again")
     func fallback() async throws {
-        let required = MSALError(.interactionRequired, internalCode: nil, message: "The user must sign in", correlationID: nil)
+        let required = MSALFailure(.interactionRequired, internalCode: nil, message: "The user must sign in", correlationID: nil)
         let client = NotesClient(tokens: CannedTokens(outcome: .failure(required)), baseURL: URL(string: "https://notes.example")!)
         do {
             _ = try await client.listRequest()

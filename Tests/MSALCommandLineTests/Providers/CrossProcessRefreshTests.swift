@@ -84,7 +84,7 @@ struct CrossProcessRefreshTests {
                     let lock = try await probe.refreshLock(for: key, timeout: 0)
                     lock?.release()
                     try await Task.sleep(for: .milliseconds(10))
-                } catch let error as MSALError where error.internalCode == .cacheLockTimeout {
+                } catch let error as MSALFailure where error.internalCode == .cacheLockTimeout {
                     held = true
                 }
             }

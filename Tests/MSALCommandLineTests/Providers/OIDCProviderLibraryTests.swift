@@ -182,7 +182,7 @@ struct OIDCProviderLibraryTests {
         // DOT ends the grant on an RP-initiated logout with a valid id_token_hint.
         let stale = try App(provider, cachePath: copy, redirectURI: redirectURI)
         let staleAccount = try #require(try stale.application.allAccounts().first)
-        let revoked = await #expect(throws: MSALError.self) { try await stale.silent(staleAccount, scopes: scopes, forceRefresh: true) }
+        let revoked = await #expect(throws: MSALFailure.self) { try await stale.silent(staleAccount, scopes: scopes, forceRefresh: true) }
         #expect(revoked?.code == .interactionRequired, "\(kind): \(String(describing: revoked))")
     }
 
@@ -250,11 +250,11 @@ struct OIDCProviderLibraryTests {
         case .djangoOAuthToolkit:
             // DOT's device grant answers with access and refresh tokens only: no ID token, no
             // client_info, so nothing says whose tokens they are.
-            guard case .failure(let error) = outcome, let error = error as? MSALError else {
+            guard case .failure(let error) = outcome, let error = error as? MSALFailure else {
                 Issue.record("expected a typed error, got \(outcome)")
                 return
             }
-            #expect(error.internalCode == .invalidResponse)
+            #expect(error.internalCode == .internalErrorInvalidResponse)
             #expect(error.message.contains("ID token"), "\(error.message)")
             #expect(try application.allAccounts().isEmpty)
         }

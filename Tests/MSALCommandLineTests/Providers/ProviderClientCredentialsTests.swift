@@ -56,15 +56,15 @@ struct ProviderClientCredentialsTests {
         return parameters
     }
 
-    /// Runs `body` and returns the `MSALError` it throws; records an issue otherwise.
-    static func refusal(_ body: () async throws -> MSALResult, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALError? {
+    /// Runs `body` and returns the `MSALFailure` it throws; records an issue otherwise.
+    static func refusal(_ body: () async throws -> MSALResult, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALFailure? {
         do {
             let result = try await body()
-            Issue.record("expected an MSALError, got a token from \(result.tokenSource)", sourceLocation: sourceLocation)
-        } catch let error as MSALError {
+            Issue.record("expected an MSALFailure, got a token from \(result.tokenSource)", sourceLocation: sourceLocation)
+        } catch let error as MSALFailure {
             return error
         } catch {
-            Issue.record("expected an MSALError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+            Issue.record("expected an MSALFailure, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
         }
         return nil
     }
@@ -115,7 +115,7 @@ struct ProviderClientCredentialsTests {
             switch kind {
             case .djangoOAuthToolkit:
                 #expect(refused?.oauthError == "invalid_client", "\(String(describing: refused))")
-                #expect(refused?.internalCode == .invalidClient, "\(String(describing: refused))")
+                #expect(refused?.internalCode == .internalErrorInvalidClient, "\(String(describing: refused))")
             case .glewlwyd:
                 // glewlwyd answers a failed client authentication 403 with an empty body.
                 #expect(refused?.httpStatusCode == 403, "\(String(describing: refused))")
@@ -154,7 +154,7 @@ struct ProviderClientCredentialsTests {
             do {
                 _ = try await elsewhere.validate(result.accessToken)
                 Issue.record("a token for another audience was accepted")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.internalCode == .idTokenAudienceMismatch, "\(error)")
                 #expect(MSALBearerChallenge(for: error).status == 401)
             }
@@ -163,7 +163,7 @@ struct ProviderClientCredentialsTests {
             do {
                 _ = try await validator.validate([parts[0], changed, parts[2]].joined(separator: "."))
                 Issue.record("a changed payload was accepted")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.internalCode == .jwtInvalidSignature, "\(error)")
             }
         }

@@ -203,15 +203,15 @@ extension EmulatorHarness {
     }
 }
 
-/// Runs `body` and returns the `MSALError` it throws; records an issue when it returns or throws something else.
-func expectMSALError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALError? {
+/// Runs `body` and returns the `MSALFailure` it throws; records an issue when it returns or throws something else.
+func expectMSALError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALFailure? {
     do {
         let value = try await body()
-        Issue.record("expected an MSALError, got \(value)", sourceLocation: sourceLocation)
-    } catch let error as MSALError {
+        Issue.record("expected an MSALFailure, got \(value)", sourceLocation: sourceLocation)
+    } catch let error as MSALFailure {
         return error
     } catch {
-        Issue.record("expected an MSALError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected an MSALFailure, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
     }
     return nil
 }

@@ -37,7 +37,7 @@ struct TransportFaultTests {
 
     /// The checks every failed case shares.
     private static func expect(
-        _ error: MSALError?, _ wire: WireFaultCase, correlationID: UUID?, sourceLocation: SourceLocation = #_sourceLocation
+        _ error: MSALFailure?, _ wire: WireFaultCase, correlationID: UUID?, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         guard let error else { return }
         #expect(error.code == .internal, "\(error)", sourceLocation: sourceLocation)

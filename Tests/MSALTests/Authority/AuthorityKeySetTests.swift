@@ -95,7 +95,7 @@ struct AuthorityKeySetTests {
         do {
             _ = try await verify(try Self.sampleToken("id-token-ps256.jwt"), harness, metadata)
             Issue.record("the PS256 token verified")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .jwtAlgorithmKeyMismatch || error.internalCode == .jwtUnsupportedAlgorithm, "\(error)")
         }
         #expect(harness.transport.count(AuthorityURLs.commonKeys) == 1)

@@ -233,16 +233,16 @@ struct AuthorityParsingTests {
 
     @Test("Invalid cloud/audience/rawTenant combinations are .invalidParameter")
     func cloudInstanceInvalidCombinations() {
-        expectMSALError(.invalidParameter, mentioning: ["rawTenant"]) {
+        expectMSALError(.internalErrorInvalidParameter, mentioning: ["rawTenant"]) {
             _ = try MSALAADAuthority(cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: nil)
         }
-        expectMSALError(.invalidParameter, mentioning: ["rawTenant"]) {
+        expectMSALError(.internalErrorInvalidParameter, mentioning: ["rawTenant"]) {
             _ = try MSALAADAuthority(cloudInstance: .publicCloudInstance, audienceType: .azureADMyOrgOnlyAudience, rawTenant: "")
         }
         for audience in [
             MSALAudienceType.azureADAndPersonalMicrosoftAccountAudience, .azureADMultipleOrgsAudience, .personalMicrosoftAccountAudience,
         ] {
-            expectMSALError(.invalidParameter, mentioning: ["azureADMyOrgOnlyAudience"]) {
+            expectMSALError(.internalErrorInvalidParameter, mentioning: ["azureADMyOrgOnlyAudience"]) {
                 _ = try MSALAADAuthority(cloudInstance: .chinaCloudInstance, audienceType: audience, rawTenant: "contoso.com")
             }
         }

@@ -112,7 +112,7 @@ struct SingleFlightCacheTests {
     @Test("Entries expire by the clock; negative entries are kept for their own lifetime")
     func expiry() async throws {
         let clock = ManualClock(1_000)
-        let cache = SingleFlightCache<String, Int, MSALError>(capacity: 4, clock: clock)
+        let cache = SingleFlightCache<String, Int, MSALFailure>(capacity: 4, clock: clock)
         let loads = LoadCounter()
         let value = try await cache.value(for: "a") {
             loads.next(); return .init(.success(1), timeToLive: 10)
@@ -132,19 +132,19 @@ struct SingleFlightCacheTests {
             } == 3)
         #expect(loads.count == 2)
 
-        let failure = MSALError(.internal, internalCode: .failedAuthorityValidation, message: "no")
-        await expectMSALError(.failedAuthorityValidation) {
+        let failure = MSALFailure(.internal, internalCode: .internalErrorFailedAuthorityValidation, message: "no")
+        await expectMSALError(.internalErrorFailedAuthorityValidation) {
             _ = try await cache.value(for: "b") {
                 loads.next(); return .init(.failure(failure), timeToLive: 5)
             }
         }
-        await expectMSALError(.failedAuthorityValidation) {
+        await expectMSALError(.internalErrorFailedAuthorityValidation) {
             _ = try await cache.value(for: "b") {
                 loads.next(); return .init(.success(9), timeToLive: 5)
             }
         }
         #expect(loads.count == 3)
-        await expectMSALError(.failedAuthorityValidation) {
+        await expectMSALError(.internalErrorFailedAuthorityValidation) {
             _ = try await cache.value(for: "c") {
                 loads.next(); return .init(.failure(failure), timeToLive: nil)
             }
@@ -160,7 +160,7 @@ struct SingleFlightCacheTests {
     @Test("The capacity is respected by evicting the entry that expires first")
     func capacity() async throws {
         let clock = ManualClock(0)
-        let cache = SingleFlightCache<Int, Int, MSALError>(capacity: 3, clock: clock)
+        let cache = SingleFlightCache<Int, Int, MSALFailure>(capacity: 3, clock: clock)
         for key in 0..<3 {
             _ = try await cache.value(for: key) { .init(.success(key), timeToLive: Double(100 + key)) }
         }

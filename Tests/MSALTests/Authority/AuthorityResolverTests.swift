@@ -73,7 +73,7 @@ struct AuthorityResolverTests {
         let discovery = AuthorityURLs.discovery(authorityOrigin: "https://login.contoso.com", tenant: "common")
         harness.transport.on(discovery, json: try AuthorityFixtures.authority("instance_discovery_invalid_instance.json"), status: 400)
 
-        let error = await expectMSALError(.failedAuthorityValidation, mentioning: ["invalid_instance", "AADSTS50049", "400"]) {
+        let error = await expectMSALError(.internalErrorFailedAuthorityValidation, mentioning: ["invalid_instance", "AADSTS50049", "400"]) {
             _ = try await harness.resolve("https://login.contoso.com/common")
         }
         #expect(error?.oauthError == "invalid_instance")
@@ -84,7 +84,7 @@ struct AuthorityResolverTests {
 
         // Within the hour: answered from the negative cache.
         harness.clock.advance(by: 3599)
-        let cached = await expectMSALError(.failedAuthorityValidation) {
+        let cached = await expectMSALError(.internalErrorFailedAuthorityValidation) {
             _ = try await harness.resolve("https://login.contoso.com/common")
         }
         #expect(cached?.oauthError == "invalid_instance")
@@ -92,7 +92,7 @@ struct AuthorityResolverTests {
 
         // After the hour: asked again.
         harness.clock.advance(by: 2)
-        await expectMSALError(.failedAuthorityValidation) {
+        await expectMSALError(.internalErrorFailedAuthorityValidation) {
             _ = try await harness.resolve("https://login.contoso.com/common")
         }
         #expect(harness.transport.count(discovery) == 2)
@@ -171,7 +171,7 @@ struct AuthorityResolverTests {
         }
         #expect(try parse("127.0.0.1:8400").group(containing: "127.0.0.1:8400")?.preferredCache == "127.0.0.1:8400")
         for bad in ["127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:80a", ":80", "host:1:2"] {
-            #expect(throws: MSALError.self, "\(bad)") { _ = try parse(bad) }
+            #expect(throws: MSALFailure.self, "\(bad)") { _ = try parse(bad) }
         }
     }
 

@@ -8,7 +8,7 @@ import Testing
 
 // MARK: - Transport
 
-/// A transport failure the scripted transport throws (not an `MSALError`, so the pipeline must wrap it).
+/// A transport failure the scripted transport throws (not an `MSALFailure`, so the pipeline must wrap it).
 struct ScriptedNetworkError: Error, Sendable, CustomStringConvertible {
     var description: String { "scripted connection reset" }
 }
@@ -189,15 +189,15 @@ enum AuthorityFixtures {
 
 // MARK: - Error expectations
 
-/// Checks that `error` is an `MSALError` with `.internal` code, `internalCode`, and a message containing every fragment;
+/// Checks that `error` is an `MSALFailure` with `.internal` code, `internalCode`, and a message containing every fragment;
 /// checks the same through the `NSError` bridge (domain, code, `MSALInternalErrorCodeKey`).
 @discardableResult
 func checkMSALError(
     _ error: any Error, _ internalCode: MSALInternalError, mentioning fragments: [String],
     sourceLocation: SourceLocation = #_sourceLocation
-) -> MSALError? {
-    guard let msalError = error as? MSALError else {
-        Issue.record("expected MSALError \(internalCode), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+) -> MSALFailure? {
+    guard let msalError = error as? MSALFailure else {
+        Issue.record("expected MSALFailure \(internalCode), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
         return nil
     }
     #expect(msalError.code == .internal, "code of \(msalError)", sourceLocation: sourceLocation)
@@ -214,18 +214,18 @@ func checkMSALError(
     return msalError
 }
 
-/// Runs `body` and records an issue unless it throws the expected `MSALError` (see ``checkMSALError(_:_:mentioning:sourceLocation:)``).
+/// Runs `body` and records an issue unless it throws the expected `MSALFailure` (see ``checkMSALError(_:_:mentioning:sourceLocation:)``).
 @discardableResult
 func expectMSALError(
     _ internalCode: MSALInternalError, mentioning fragments: [String] = [],
     sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
-) -> MSALError? {
+) -> MSALFailure? {
     do {
         try body()
     } catch {
         return checkMSALError(error, internalCode, mentioning: fragments, sourceLocation: sourceLocation)
     }
-    Issue.record("expected MSALError \(internalCode), but nothing was thrown", sourceLocation: sourceLocation)
+    Issue.record("expected MSALFailure \(internalCode), but nothing was thrown", sourceLocation: sourceLocation)
     return nil
 }
 
@@ -234,13 +234,13 @@ func expectMSALError(
 func expectMSALError(
     _ internalCode: MSALInternalError, mentioning fragments: [String] = [],
     sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
-) async -> MSALError? {
+) async -> MSALFailure? {
     do {
         try await body()
     } catch {
         return checkMSALError(error, internalCode, mentioning: fragments, sourceLocation: sourceLocation)
     }
-    Issue.record("expected MSALError \(internalCode), but nothing was thrown", sourceLocation: sourceLocation)
+    Issue.record("expected MSALFailure \(internalCode), but nothing was thrown", sourceLocation: sourceLocation)
     return nil
 }
 

@@ -153,7 +153,7 @@ struct AuthorityURLRejectionTests {
         let invalid = try AuthorityFixtures.authority("instance_discovery_invalid_instance.json")
         let discovery = AuthorityURLs.discovery(authorityOrigin: "https://\(authority.host)", tenant: "common")
         harness.transport.on(discovery, json: invalid, status: 400)
-        await expectMSALError(.failedAuthorityValidation) { _ = try await harness.resolve(authority) }
+        await expectMSALError(.internalErrorFailedAuthorityValidation) { _ = try await harness.resolve(authority) }
         #expect(harness.transport.requestedURLs == [discovery])
     }
 
@@ -287,13 +287,13 @@ struct AuthorityURLRejectionTests {
 
     // MARK: Error idioms
 
-    @Test("The rejection is catchable as MSALError and as NSError in MSALErrorDomain")
+    @Test("The rejection is catchable as MSALFailure and as NSError in MSALErrorDomain")
     func bothErrorIdioms() throws {
         let text = "https://login.microsoftonline.com@evil.com/common"
         do {
             _ = try MSALAuthority(url: url(text))
             Issue.record("accepted \(text)")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.code == .internal)
             #expect(error.internalCode == .invalidAuthority)
             #expect(error.message.contains("userinfo"))

@@ -163,10 +163,10 @@ struct CacheSourceCompactionTests {
         var text = Self.document(accounts: accounts, secretLength: 700)
         let cut = text.index(text.startIndex, offsetBy: text.utf8.count * 9 / 10)
         text.insert(contentsOf: "\u{01}", at: cut)
-        var sharedError: MSALError?
+        var sharedError: MSALFailure?
         do { _ = try TokenCacheContents(parsing: Array(text.utf8)) } catch { sharedError = error }
-        var fileError: MSALError?
-        do { _ = try Self.loadFromFile(text) } catch { fileError = error as? MSALError }
+        var fileError: MSALFailure?
+        do { _ = try Self.loadFromFile(text) } catch { fileError = error as? MSALFailure }
         #expect(sharedError?.internalCode == .cacheCorrupt)
         #expect(fileError?.internalCode == .cacheCorrupt)
         #expect(fileError?.message == sharedError?.message)

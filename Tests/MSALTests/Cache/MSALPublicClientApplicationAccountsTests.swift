@@ -43,7 +43,7 @@ struct MSALPublicClientApplicationAccountsTests {
         } else {
             Issue.record("default storage is not the file")
         }
-        #expect(throws: MSALError.self) { try MSALPublicClientApplication(clientId: "  ") }
+        #expect(throws: MSALFailure.self) { try MSALPublicClientApplication(clientId: "  ") }
     }
 
     @Test("allAccounts, account(forIdentifier:), account(forUsername:), accounts(for:), remove(_:)")
@@ -59,10 +59,18 @@ struct MSALPublicClientApplicationAccountsTests {
 
         let accounts = try application.allAccounts()
         #expect(Set(accounts.compactMap(\.identifier)) == ["alice.\(Self.tenant)", "bob.\(Self.tenant)"])
-        let alice = try #require(try application.account(forIdentifier: "ALICE.\(Self.tenant.uppercased())"))
+        let alice = try application.account(forIdentifier: "ALICE.\(Self.tenant.uppercased())")
         #expect(alice.tenantProfiles?.map(\.tenantId) == [Self.tenant, Self.guest])
-        #expect(try application.account(forUsername: "bob@contoso.com")?.identifier == "bob.\(Self.tenant)")
-        #expect(try application.account(forUsername: "nobody@contoso.com") == nil)
+        #expect(try application.account(forUsername: "bob@contoso.com").identifier == "bob.\(Self.tenant)")
+        #expect((try? application.account(forUsername: "nobody@contoso.com")) == nil)
+        #expect(throws: MSALFailure.self) { try application.account(forUsername: "nobody@contoso.com") }
+        do {
+            _ = try application.account(forIdentifier: "nobody.\(Self.tenant)")
+            Issue.record("an unknown identifier returned an account")
+        } catch let error as MSALFailure {
+            #expect(error.code == .internal)
+            #expect(error.internalCode == .internalErrorAccountRequired)
+        }
         #expect(try application.accounts(for: MSALAccountEnumerationParameters(tenantProfileIdentifier: "alice")).count == 1)
 
         // Another application instance over the same file sees the same accounts.

@@ -327,9 +327,9 @@ struct TokenCacheContentsTests {
     @Test("A token response without client_info or a sub claim is rejected, not cached under an empty account")
     func unidentifiedResponse() throws {
         let response = TokenResponse(accessToken: "at", expiresIn: 3600)
-        #expect(throws: MSALError.self) { try TokenCacheEntries(response: response, context: Self.context()) }
+        #expect(throws: MSALFailure.self) { try TokenCacheEntries(response: response, context: Self.context()) }
         let badClientInfo = TokenResponse(accessToken: "at", expiresIn: 3600, clientInfo: "%%%")
-        let error = try #require(throws: MSALError.self) { try TokenCacheEntries(response: badClientInfo, context: Self.context()) }
+        let error = try #require(throws: MSALFailure.self) { try TokenCacheEntries(response: badClientInfo, context: Self.context()) }
         #expect(error.internalCode == .invalidClientInfo)
     }
 

@@ -98,7 +98,7 @@ struct TokenCacheFileBackedTests {
         let tooDeep = "{\"Future\": " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "}"
         for garbage in ["{\"AccessToken\": {\"k\": ", "not json", "[1,2,3]", "{\"AccessToken\": []}", tooDeep] {
             try RawFile.write(scratch.file(), garbage)
-            let error = try #require(throws: MSALError.self) {
+            let error = try #require(throws: MSALFailure.self) {
                 _ = try cache.read(clientID: "client") { $0.document.entryCount }
             }
             #expect(error.internalCode == .cacheCorrupt, "\(garbage)")
@@ -170,11 +170,11 @@ struct TokenCacheFileBackedTests {
         #expect(try second.accounts(clientID: "client", environment: nil, signedInOnly: true, memo: TokenCacheAccountMemo()).count == 1)
 
         store.failBefore = true
-        let error = try #require(throws: MSALError.self) { _ = try cache.read(clientID: "client") { $0.revision } }
+        let error = try #require(throws: MSALFailure.self) { _ = try cache.read(clientID: "client") { $0.revision } }
         #expect(error.internalCode == .cacheHookFailed)
         store.failBefore = false
         store.data = Data("garbage".utf8)
-        let corrupt = try #require(throws: MSALError.self) { _ = try cache.read(clientID: "client") { $0.revision } }
+        let corrupt = try #require(throws: MSALFailure.self) { _ = try cache.read(clientID: "client") { $0.revision } }
         #expect(corrupt.internalCode == .cacheHookFailed)
         #expect(corrupt.message.contains("not valid JSON"))
     }

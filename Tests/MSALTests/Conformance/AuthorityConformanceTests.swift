@@ -29,13 +29,13 @@ struct AuthorityConformanceTests {
         let knownTexts = input["known_authorities"]?.arrayValue?.compactMap(\.stringValue) ?? []
 
         let transport = MSALReplayTransport(fixture: fixture)
-        let outcome: Result<MSALAuthorityMetadata, MSALError>
+        let outcome: Result<MSALAuthorityMetadata, MSALFailure>
         do {
             let authority = try Self.authority(authorityText, kind: kind, options: options)
             let known = try knownTexts.map { try MSALAuthority.authority(url: URL(string: $0)!, options: options) }
             let resolver = MSALAuthorityResolver(transport: transport, validatesAuthority: validates, knownAuthorities: known)
             outcome = .success(try await resolver.metadata(for: authority))
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             outcome = .failure(error)
         }
         #expect(transport.unmatchedRequests.isEmpty, "\(fixture.name): unexpected requests \(transport.unmatchedRequests)")
@@ -78,7 +78,7 @@ struct AuthorityConformanceTests {
 
     static func authority(_ text: String, kind: String, options: MSALAuthorityOptions) throws -> MSALAuthority {
         guard let url = URL(string: text) else {
-            throw MSALError(.internal, internalCode: .invalidAuthority, message: "not a URL")
+            throw MSALFailure(.internal, internalCode: .invalidAuthority, message: "not a URL")
         }
         switch kind {
         case "aad": return try MSALAADAuthority(url: url, options: options)

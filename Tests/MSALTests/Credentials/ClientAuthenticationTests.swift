@@ -131,7 +131,7 @@ struct ClientAuthenticationTests {
     )
     func badProviderAnswers() async throws {
         struct Refused: Error {}
-        let thrown = await #expect(throws: MSALError.self) {
+        let thrown = await #expect(throws: MSALFailure.self) {
             try await ClientAuthentication(credential: .assertion { _ in throw Refused() }, clientID: clientID, clock: ManualClock())
                 .formFields(tokenEndpoint: endpoint, sha256Thumbprint: true)
         }
@@ -143,7 +143,7 @@ struct ClientAuthenticationTests {
             ("a." + String(repeating: "b", count: 16 * 1024) + ".c", .credentialTooLarge),
         ]
         for (answer, code) in answers {
-            let error = await #expect(throws: MSALError.self, "\(answer.prefix(20))") {
+            let error = await #expect(throws: MSALFailure.self, "\(answer.prefix(20))") {
                 try await ClientAuthentication(credential: .assertion { _ in answer }, clientID: clientID, clock: ManualClock())
                     .formFields(tokenEndpoint: endpoint, sha256Thumbprint: true)
             }
@@ -173,12 +173,12 @@ struct ClientAuthenticationTests {
                 == "aGVhZA.c2Vjb25k.c2ln")
 
         try Data(repeating: UInt8(ascii: "a"), count: MSALClientCertificate.maximumSize + 1).write(to: file)
-        let large = await #expect(throws: MSALError.self) {
+        let large = await #expect(throws: MSALFailure.self) {
             try await authentication.formFields(tokenEndpoint: endpoint, sha256Thumbprint: true)
         }
         #expect(large?.internalCode == .credentialTooLarge)
         try FileManager.default.removeItem(at: file)
-        let missing = await #expect(throws: MSALError.self) {
+        let missing = await #expect(throws: MSALFailure.self) {
             try await authentication.formFields(tokenEndpoint: endpoint, sha256Thumbprint: true)
         }
         #expect(missing?.internalCode == .clientAssertionFailed)
@@ -200,25 +200,25 @@ struct ClientAuthenticationTests {
         let big = material.path("big.crt")
         try Data(try material.bytes("app.crt") + [UInt8](repeating: 0x0A, count: MSALClientCertificate.maximumSize)).write(
             to: URL(fileURLWithPath: big))
-        let large = #expect(throws: MSALError.self) {
+        let large = #expect(throws: MSALFailure.self) {
             try MSALClientCertificate(privateKeyFile: material.path("app.key"), certificateFile: big)
         }
         #expect(large?.internalCode == .credentialTooLarge)
-        let missing = #expect(throws: MSALError.self) {
+        let missing = #expect(throws: MSALFailure.self) {
             try MSALClientCertificate(privateKeyFile: material.path("none.key"), certificateFile: material.path("app.crt"))
         }
         #expect(missing?.internalCode == .invalidCredential)
-        let swapped = #expect(throws: MSALError.self) {
+        let swapped = #expect(throws: MSALFailure.self) {
             try MSALClientCertificate(privateKeyPEM: String(decoding: try material.bytes("app.crt"), as: UTF8.self), certificatePEM: "")
         }
         #expect(swapped?.internalCode == .invalidCredential && swapped?.code == .internal)
         try await material.rsaKeyAndCertificate("small", bits: 1024)
-        let weak = #expect(throws: MSALError.self) {
+        let weak = #expect(throws: MSALFailure.self) {
             try MSALClientCertificate(privateKeyFile: material.path("small.key"), certificateFile: material.path("small.crt"))
         }
         #expect(weak?.internalCode == .unsupportedCredentialKey)
         try await material.rsaKeyAndCertificate("other")
-        let mismatch = #expect(throws: MSALError.self) {
+        let mismatch = #expect(throws: MSALFailure.self) {
             try MSALClientCertificate(privateKeyFile: material.path("app.key"), certificateFile: material.path("other.crt"))
         }
         #expect(mismatch?.internalCode == .certificateKeyMismatch)

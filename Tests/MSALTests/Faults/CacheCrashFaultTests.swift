@@ -40,7 +40,7 @@ struct CacheCrashFaultTests {
             try #require(leftovers.count == 1, "\(scratch.names())")
             let partial = try #require(FileManager.default.contents(atPath: scratch.file(leftovers[0])))
             #expect(partial.count > 0 && partial.count < before.count)
-            #expect(throws: MSALError.self) { try TokenCacheDocument(parsing: [UInt8](partial)) }
+            #expect(throws: MSALFailure.self) { try TokenCacheDocument(parsing: [UInt8](partial)) }
         case .sync, .rename:
             try #require(leftovers.count == 1, "\(scratch.names())")
             let complete = try #require(FileManager.default.contents(atPath: scratch.file(leftovers[0])))
@@ -53,7 +53,7 @@ struct CacheCrashFaultTests {
             path: path, clientID: "stress-client", transport: transport, clock: ManualClock(Date().timeIntervalSince1970))
         let expected = renamed ? ["alice-0.tenant", "alice-1.tenant", "bob.tenant"] : ["alice-0.tenant", "alice-1.tenant"]
         #expect(try app.allAccounts().compactMap(\.identifier).sorted() == expected)
-        let alice = try #require(try app.account(forIdentifier: "alice-0.tenant"))
+        let alice = try app.account(forIdentifier: "alice-0.tenant")
         let result = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: alice))
         #expect(result.accessToken == "at-alice-0")
         #expect(result.tokenSource == .cache)
@@ -66,7 +66,7 @@ struct CacheCrashFaultTests {
         for leftover in leftovers {
             try RawFile.setTimes(scratch.file(leftover), seconds: Int(Date().timeIntervalSince1970) - 3_600)
         }
-        try app.remove(try #require(try app.account(forIdentifier: "alice-1.tenant")))
+        try app.remove(try app.account(forIdentifier: "alice-1.tenant"))
         #expect(scratch.names() == ["token_cache.json", "token_cache.json.lock"])
         #expect(try app.allAccounts().compactMap(\.identifier) == (renamed ? ["bob.tenant"] : []))
     }

@@ -102,7 +102,7 @@ struct CacheWriteFaultTests {
         defer { harness.scratch.remove() }
         try harness.seed()
         let before = try #require(harness.bytes())
-        let account = try #require(try harness.app.account(forIdentifier: TestAccount.abe.home))
+        let account = try harness.app.account(forIdentifier: TestAccount.abe.home)
         harness.faults.arm(.write, errno: ENOSPC)
         let error = expectMSALError(.cacheIOFailure, mentioning: [harness.path, "disk full"]) { try harness.app.remove(account) }
         #expect((error?.underlyingError as? POSIXError)?.code == .ENOSPC)

@@ -118,7 +118,7 @@ struct StorageFaultHarness {
 
     /// Silent parameters for Abe with a fresh correlation id.
     func silentParameters(forceRefresh: Bool) throws -> MSALSilentTokenParameters {
-        let account = try #require(try app.account(forIdentifier: TestAccount.abe.home))
+        let account = try app.account(forIdentifier: TestAccount.abe.home)
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
         parameters.forceRefresh = forceRefresh
         parameters.correlationId = UUID()
@@ -144,7 +144,7 @@ func makeWritable(_ directory: String) {
 /// The checks every failed cache write shares: a typed `cacheIOFailure` naming the path, carrying
 /// the `errno` and the request's correlation id.
 func expectCacheIOFailure(
-    _ error: MSALError?, errno code: Int32, path: String, correlationID: UUID?, sourceLocation: SourceLocation = #_sourceLocation
+    _ error: MSALFailure?, errno code: Int32, path: String, correlationID: UUID?, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     guard let error else { return }
     #expect(error.code == .internal, "\(error)", sourceLocation: sourceLocation)

@@ -28,7 +28,7 @@ struct TransportResendTests {
         do {
             let response = try await transport.send(redemption, limits: limits)
             Issue.record("expected networkFailure, got HTTP \(response.statusCode)")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .networkFailure, "\(error)")
             #expect(error.message.contains("not sent again"), "\(error.message)")
         }
@@ -54,7 +54,7 @@ struct TransportResendTests {
             do {
                 let response = try await transport.send(MSALHTTPRequest(method: .get, url: server.url("/keys")), limits: limits)
                 Issue.record("expected networkFailure, got HTTP \(response.statusCode)")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.internalCode == .networkFailure, "\(error)")
                 #expect(error.message.contains("not sent again"), "\(error.message)")
             }

@@ -9,7 +9,7 @@ import Testing
 /// loop's edges the recorded scenarios do not reach: cancellation, unknown errors, the interval cap.
 @Suite("Device code: response parsing and polling")
 struct DeviceCodeTests {
-    static func parse(_ json: String) throws(MSALError) -> DeviceCodeResponse {
+    static func parse(_ json: String) throws(MSALFailure) -> DeviceCodeResponse {
         try DeviceCodeResponse(parsing: Array(json.utf8))
     }
 
@@ -58,8 +58,8 @@ struct DeviceCodeTests {
         if let expected {
             #expect(try Self.parse(json).expiresIn == expected)
         } else {
-            #expect(throws: MSALError.self) { try Self.parse(json) }
-            do { _ = try Self.parse(json) } catch { #expect(error.internalCode == .invalidResponse) }
+            #expect(throws: MSALFailure.self) { try Self.parse(json) }
+            do { _ = try Self.parse(json) } catch { #expect(error.internalCode == .internalErrorInvalidResponse) }
         }
     }
 
@@ -83,7 +83,7 @@ struct DeviceCodeTests {
             Issue.record("accepted \(name)=\(value)")
         } catch {
             #expect(error.code == .internal)
-            #expect(error.internalCode == .invalidResponse)
+            #expect(error.internalCode == .internalErrorInvalidResponse)
             #expect(error.message.contains(name.hasPrefix("verification") ? "verification_uri" : name), "\(error.message)")
         }
     }
@@ -121,7 +121,7 @@ struct DeviceCodeTests {
             let response = try Self.parse(json)
             Issue.record("accepted user_code \(response.userCode.debugDescription), message \(response.message.debugDescription)")
         } catch {
-            #expect(error.internalCode == .invalidResponse)
+            #expect(error.internalCode == .internalErrorInvalidResponse)
             #expect(error.message.contains("user_code"), "\(error.message)")
         }
     }
@@ -137,7 +137,7 @@ struct DeviceCodeTests {
                 _ = try Self.parse(text)
                 Issue.record("accepted \(text)")
             } catch {
-                #expect(error.internalCode == .invalidResponse)
+                #expect(error.internalCode == .internalErrorInvalidResponse)
             }
         }
         // With the comma removed, its quirks (string numbers, verification_url) are accepted.
@@ -172,7 +172,7 @@ struct DeviceCodeTests {
         }
         let error = await expectMSALError { try await task.value }
         #expect(error?.code == .userCanceled)
-        #expect(error?.internalCode == .sessionCanceled)
+        #expect(error?.internalCode == .internalErrorSessionCanceled)
         #expect(callbacks.values.count == 1)
         #expect(polls.withLock { $0 } == 0)
         #expect(try harness.secrets(.accessToken).isEmpty)
@@ -188,7 +188,7 @@ struct DeviceCodeTests {
         let task = Task { try await app.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: ["User.Read"])) { _ in } }
         let error = await expectMSALError { try await task.value }
         #expect(error?.code == .userCanceled)
-        #expect(error?.internalCode == .sessionCanceled)
+        #expect(error?.internalCode == .internalErrorSessionCanceled)
     }
 
     @Test("An unknown polling error stops at once (RFC 8628: any other error → stop), as do bad_verification_code and invalid_grant")

@@ -61,7 +61,7 @@ extension FlowConformanceTests {
             }
             return .handOff(deliveries)
         default:
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "unknown web_ui action \(json)")
+            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "unknown web_ui action \(json)")
         }
     }
 
@@ -85,7 +85,7 @@ extension FlowConformanceTests {
             parameters.claimsRequest = try MSALClaimsRequest(jsonString: claims)
         }
         if let identifier = step["account"]?.stringValue {
-            let account: MSALAccount = try #require(try app.account(forIdentifier: identifier), "account \(identifier)")
+            let account: MSALAccount = try app.account(forIdentifier: identifier)
             parameters.account = account
         }
         if let authority = step["authority"]?.stringValue.flatMap(URL.init(string:)) {
@@ -134,7 +134,7 @@ extension FlowConformanceTests {
     /// The interactive step's checks beyond the common ones: the authorize URL, the loopback
     /// deliveries, the code redemption's `redirect_uri` and verifier, and the error's authorization URL.
     static func checkInteractive(
-        _ step: MSALFixtureJSON, webUI: MSALScriptedWebUI, sent: [MSALHTTPRequest], error: MSALError?, label: String
+        _ step: MSALFixtureJSON, webUI: MSALScriptedWebUI, sent: [MSALHTTPRequest], error: MSALFailure?, label: String
     ) async throws {
         let presentations = webUI.presentations
         #expect(webUI.remainingScript.isEmpty, "\(label): web UI actions left unused: \(webUI.remainingScript)")

@@ -52,14 +52,14 @@ struct FlowConformanceTests {
             let deviceCode = Recorder<MSALDeviceCodeInfo>()
             let webUI = try Self.webUI(step)
 
-            let outcome: Result<MSALResult, MSALError>
+            let outcome: Result<MSALResult, MSALFailure>
             do {
                 if let webUI {
                     outcome = .success(try await Self.interactive(step, app: app, webUI: webUI, correlationID: correlationID, label: label))
                 } else {
                     outcome = .success(try await Self.call(step, app: app, correlationID: correlationID, deviceCode: deviceCode))
                 }
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 outcome = .failure(error)
             }
 
@@ -78,7 +78,7 @@ struct FlowConformanceTests {
                 Self.checkDeviceCode(deviceCode.values, expected, label: label)
             }
             if let webUI {
-                let error: MSALError? = if case .failure(let error) = outcome { error } else { nil }
+                let error: MSALFailure? = if case .failure(let error) = outcome { error } else { nil }
                 try await Self.checkInteractive(step, webUI: webUI, sent: sent, error: error, label: label)
             }
 
@@ -142,7 +142,7 @@ struct FlowConformanceTests {
             let identifier = try #require(step["account"]?.stringValue)
             // An account the cache no longer lists (its refresh token is gone) is the one the app kept from an earlier result.
             let account =
-                try app.account(forIdentifier: identifier)
+                (try? app.account(forIdentifier: identifier))
                 ?? MSALAccount(identifier: identifier, username: nil, environment: "login.windows.net", tenantProfiles: [])
             let silent = MSALSilentTokenParameters(scopes: scopes, account: account)
             silent.forceRefresh = step["force_refresh"]?.boolValue ?? false
@@ -150,7 +150,8 @@ struct FlowConformanceTests {
         case "acquire_token_device_code":
             parameters = MSALTokenParameters(scopes: scopes)
         default:
-            throw MSALError(.internal, internalCode: .invalidParameter, message: "unknown call \(step["call"].map { "\($0)" } ?? "nil")")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter, message: "unknown call \(step["call"].map { "\($0)" } ?? "nil")")
         }
         parameters.correlationId = correlationID
         if let authority = step["authority"]?.stringValue.flatMap(URL.init(string:)) {
@@ -192,7 +193,7 @@ struct FlowConformanceTests {
         #expect(result.authorizationHeader == "Bearer \(result.accessToken)")
     }
 
-    static func check(_ error: MSALError, _ expect: MSALFixtureJSON, label: String) {
+    static func check(_ error: MSALFailure, _ expect: MSALFixtureJSON, label: String) {
         let context = "\(label): \(error)"
         for member in expect.members ?? [] {
             let value = member.value

@@ -36,7 +36,7 @@ enum FlowFixtureShape {
     static let authorizeMembers: Set<String> = ["endpoint", "query"]
     static let deviceCodeMembers: Set<String> = ["user_code", "verification_uri", "message", "interval", "expires_on"]
     static let cacheMembers: Set<String> = ["access_tokens", "refresh_tokens", "app_metadata"]
-    static let errorCodes = Set(MSALError.Code.allCases.map { String(describing: $0) })
+    static let errorCodes = Set(MSALError.allCases.map { String(describing: $0) })
     static let internalCodes = Set(MSALInternalError.allCases.map { String(describing: $0) })
 
     static func check(_ conformance: MSALFixtureJSON, label: String) {

@@ -241,7 +241,7 @@ struct FlowHarness {
     }
 
     func account(_ account: TestAccount) throws -> MSALAccount {
-        try #require(try app.account(forIdentifier: account.home))
+        try app.account(forIdentifier: account.home)
     }
 
     func silent(_ account: TestAccount, scopes: [String] = ["User.Read"], forceRefresh: Bool = false) async throws -> MSALResult {
@@ -258,15 +258,15 @@ struct FlowHarness {
     }
 }
 
-/// Runs `body` and returns the ``MSALError`` it throws; records an issue when it returns or throws another error.
-func expectMSALError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALError? {
+/// Runs `body` and returns the ``MSALFailure`` it throws; records an issue when it returns or throws another error.
+func expectMSALError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALFailure? {
     do {
         let value = try await body()
-        Issue.record("expected an MSALError, got \(value)", sourceLocation: sourceLocation)
-    } catch let error as MSALError {
+        Issue.record("expected an MSALFailure, got \(value)", sourceLocation: sourceLocation)
+    } catch let error as MSALFailure {
         return error
     } catch {
-        Issue.record("expected an MSALError, got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected an MSALFailure, got \(error)", sourceLocation: sourceLocation)
     }
     return nil
 }

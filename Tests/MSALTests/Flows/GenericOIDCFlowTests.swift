@@ -157,7 +157,7 @@ struct GenericOIDCFlowTests {
         }
 
         func account() throws -> MSALAccount {
-            try #require(try app.account(forIdentifier: GenericOIDCProvider.subject))
+            try app.account(forIdentifier: GenericOIDCProvider.subject)
         }
 
         func silent(forceRefresh: Bool = false) async throws -> MSALResult {
@@ -228,7 +228,7 @@ struct GenericOIDCFlowTests {
         harness.provider.answerRefreshes(.withIDToken(subject: "a-different-user"))
         let error = try #require(await expectMSALError { try await harness.silent(forceRefresh: true) })
         // Without client_info the account is the subject, so the answer names another account.
-        #expect(error.internalCode == .mismatchedUser)
+        #expect(error.internalCode == .internalErrorMismatchedUser)
         // The cache still holds the original account and token.
         #expect(try await harness.silent().accessToken == "oidc-at-0")
         #expect(try harness.app.allAccounts().map(\.username) == [GenericOIDCProvider.email])
@@ -299,7 +299,7 @@ struct RefreshedIdentityTests {
         let harness = try FlowHarness(transport)
         try harness.seed(.abe)
         let error = try #require(await expectMSALError { try await harness.silent(.abe, forceRefresh: true) })
-        #expect(error.internalCode == .mismatchedUser)
+        #expect(error.internalCode == .internalErrorMismatchedUser)
         #expect(error.message.contains(claim))
         #expect(try harness.account(.abe).username == TestAccount.abe.username)
         #expect(try harness.secrets(.accessToken) == ["at-cached"])

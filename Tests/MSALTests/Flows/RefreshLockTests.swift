@@ -128,7 +128,7 @@ struct RefreshLockTests {
         do {
             _ = try await waiter.refreshLock(for: "abe|cloud", timeout: 0.3)
             Issue.record("the lock was taken twice")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .cacheLockTimeout)
             #expect(error.message.contains(path + ".lock"))
         }

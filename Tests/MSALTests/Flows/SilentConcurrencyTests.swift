@@ -39,9 +39,9 @@ struct SilentConcurrencyTests {
     /// Runs `count` silent calls at once and returns their outcomes.
     static func concurrently(
         _ harness: FlowHarness, _ accounts: [TestAccount], count: Int, forceRefresh: Bool = false
-    ) async throws -> [(TestAccount, UUID, Result<MSALResult, MSALError>)] {
+    ) async throws -> [(TestAccount, UUID, Result<MSALResult, MSALFailure>)] {
         let resolved = try accounts.map { ($0, try harness.account($0)) }
-        return await withTaskGroup(of: (TestAccount, UUID, Result<MSALResult, MSALError>).self) { group in
+        return await withTaskGroup(of: (TestAccount, UUID, Result<MSALResult, MSALFailure>).self) { group in
             for index in 0..<count {
                 let (account, msalAccount) = resolved[index % resolved.count]
                 let app = harness.app
@@ -52,14 +52,17 @@ struct SilentConcurrencyTests {
                     parameters.correlationId = correlation
                     do {
                         return (account, correlation, .success(try await app.acquireTokenSilent(with: parameters)))
-                    } catch let error as MSALError {
+                    } catch let error as MSALFailure {
                         return (account, correlation, .failure(error))
                     } catch {
-                        return (account, correlation, .failure(MSALError(.internal, internalCode: .unexpected, message: "\(error)")))
+                        return (
+                            account, correlation,
+                            .failure(MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)"))
+                        )
                     }
                 }
             }
-            var outcomes: [(TestAccount, UUID, Result<MSALResult, MSALError>)] = []
+            var outcomes: [(TestAccount, UUID, Result<MSALResult, MSALFailure>)] = []
             for await outcome in group { outcomes.append(outcome) }
             return outcomes
         }

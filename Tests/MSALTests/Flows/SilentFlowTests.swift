@@ -69,8 +69,8 @@ struct SilentFlowTests {
             case .wrongAudience: .idTokenAudienceMismatch
             case .wrongIssuer, .issuerOfAnotherTenant: .idTokenIssuerMismatch
             case .expiredIDToken: .idTokenExpired
-            case .otherAccount, .noClientInfoAndOtherSubject: .mismatchedUser
-            case .errorBodyWith200: .invalidResponse
+            case .otherAccount, .noClientInfoAndOtherSubject: .internalErrorMismatchedUser
+            case .errorBodyWith200: .internalErrorInvalidResponse
             }
         #expect(error?.internalCode == expected, "\(error.map { "\($0)" } ?? "no error")")
         #expect(error?.code == .internal)
@@ -124,7 +124,8 @@ struct SilentFlowTests {
             let before = try Self.document(harness)
             let error = await expectMSALError { try await harness.silent(.abe) }
             #expect(error?.code == .internal, "\(name)")
-            #expect(error?.internalCode != nil && error?.internalCode != .unexpected, "\(name): \(error.map { "\($0)" } ?? "")")
+            #expect(
+                error?.internalCode != nil && error?.internalCode != .internalErrorUnexpected, "\(name): \(error.map { "\($0)" } ?? "")")
             #expect(try Self.document(harness) == before, "\(name): nothing may be cached")
         }
     }
@@ -161,7 +162,7 @@ struct SilentFlowTests {
         #expect(try await harness.silent(.abe).accessToken == "at-new")
         let twice = try Self.expired(FlowTransport([.respond(.json(200, "\u{FEFF}\u{FEFF}" + Self.body([:])))]))
         let error = await expectMSALError { try await twice.silent(.abe) }
-        #expect(error?.internalCode == .invalidResponse)
+        #expect(error?.internalCode == .internalErrorInvalidResponse)
     }
 
     @Test("A response for another account: mismatchedUser naming the requested account; that account's tokens untouched")
@@ -169,9 +170,9 @@ struct SilentFlowTests {
         let harness = try Self.expired(
             FlowTransport([.respond(FlowTokens.success(accessToken: "at-ben", refreshToken: "rt-ben", account: .ben))]))
         let error = try #require(await expectMSALError { try await harness.silent(.abe) })
-        #expect(error.internalCode == .mismatchedUser)
+        #expect(error.internalCode == .internalErrorMismatchedUser)
         #expect(error.homeAccountID == TestAccount.abe.home)
-        #expect((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int == MSALInternalError.mismatchedUser.rawValue)
+        #expect((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int == MSALInternalError.internalErrorMismatchedUser.rawValue)
         #expect(try harness.app.allAccounts().map(\.identifier) == [TestAccount.abe.home])
         #expect(try harness.secrets(.refreshToken) == ["rt-1"])
     }
@@ -220,8 +221,8 @@ struct SilentFlowTests {
         Failure(
             name: "timeout",
             steps: [
-                .fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")),
-                .fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")),
+                .fail(MSALFailure(.internal, internalCode: .networkTimeout, message: "t")),
+                .fail(MSALFailure(.internal, internalCode: .networkTimeout, message: "t")),
             ], extended: true),
         Failure(name: "503 twice", steps: [.respond(.json(503, "{}")), .respond(.json(503, "{}"))], extended: true),
         Failure(name: "429", steps: [.respond(.json(429, "{}", headers: ["Retry-After": "30"]))], extended: true),
@@ -229,7 +230,7 @@ struct SilentFlowTests {
         Failure(name: "invalid_grant", steps: [.respond(.json(400, #"{"error":"invalid_grant"}"#))], extended: false),
         Failure(name: "interaction_required", steps: [.respond(.json(400, #"{"error":"interaction_required"}"#))], extended: false),
         Failure(name: "invalid_client", steps: [.respond(.json(400, #"{"error":"invalid_client"}"#))], extended: false),
-        Failure(name: "TLS failure", steps: [.fail(MSALError(.internal, internalCode: .tlsFailure, message: "tls"))], extended: false),
+        Failure(name: "TLS failure", steps: [.fail(MSALFailure(.internal, internalCode: .tlsFailure, message: "tls"))], extended: false),
     ]
 
     @Test(
@@ -249,12 +250,13 @@ struct SilentFlowTests {
         }
     }
 
-    @Test("Without extendedLifetimeEnabled an unavailable service is a serverError, never a stale token")
+    @Test("Without extendedLifetimeEnabled an unavailable service is an internal error (unhandledResponse), never a stale token")
     func extendedLifetimeOff() async throws {
         let harness = try FlowHarness(FlowTransport([.respond(.json(503, "{}")), .respond(.json(503, "{}"))]))
         try harness.seed(.abe, lifetime: 900, extendedLifetime: 90_000)
         let error = await expectMSALError { try await harness.silent(.abe) }
-        #expect(error?.code == .serverError)
+        #expect(error?.code == .internal)
+        #expect(error?.internalCode == .internalErrorUnhandledResponse)
     }
 
     @Test("extendedLifetimeEnabled: the repeat of an interaction_required answer (from the throttling cache) is still interactionRequired")
@@ -274,7 +276,8 @@ struct SilentFlowTests {
         let harness = try FlowHarness(FlowTransport([.respond(.json(503, "{}")), .respond(.json(503, "{}"))]), extendedLifetime: true)
         try harness.seed(.abe, lifetime: 900, extendedLifetime: 950)
         let error = await expectMSALError { try await harness.silent(.abe) }
-        #expect(error?.code == .serverError)
+        #expect(error?.code == .internal)
+        #expect(error?.internalCode == .internalErrorUnhandledResponse)
     }
 
     // MARK: Expiry buffer
@@ -295,7 +298,7 @@ struct SilentFlowTests {
         // 81 s later only 119 s are left: refresh.
         relaxed.clock.advance(by: 81)
         let error = await expectMSALError { try await relaxed.silent(.abe) }
-        #expect(error?.internalCode == .unexpected, "the (empty) token endpoint was asked: \(error.map { "\($0)" } ?? "")")
+        #expect(error?.internalCode == .internalErrorUnexpected, "the (empty) token endpoint was asked: \(error.map { "\($0)" } ?? "")")
         #expect(relaxed.transport.tokenRequests.count == 1)
     }
 
@@ -309,12 +312,12 @@ struct SilentFlowTests {
             try await harness.app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"]))
         }
         #expect(noAccount?.code == .internal)
-        #expect(noAccount?.internalCode == .accountRequired)
+        #expect(noAccount?.internalCode == .internalErrorAccountRequired)
         let correlation = UUID()
         let parameters = MSALSilentTokenParameters(scopes: [], account: try harness.account(.abe))
         parameters.correlationId = correlation
         let noScopes = await expectMSALError { try await harness.app.acquireTokenSilent(with: parameters) }
-        #expect(noScopes?.internalCode == .invalidParameter)
+        #expect(noScopes?.internalCode == .internalErrorInvalidParameter)
         #expect(noScopes?.correlationID == correlation)
         #expect(harness.transport.requests.isEmpty)
     }
@@ -326,7 +329,7 @@ struct SilentFlowTests {
         let error = await expectMSALError {
             try await harness.app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
         }
-        #expect(error?.internalCode == .accountRequired)
+        #expect(error?.internalCode == .internalErrorAccountRequired)
     }
 
     // MARK: The documented fallback to interaction
@@ -382,11 +385,11 @@ struct SilentFlowTests {
             #expect(nsError.code == -50002)
             #expect(nsError.userInfo[MSALOAuthErrorKey] as? String == "invalid_grant")
             #expect(nsError.userInfo[MSALOAuthSubErrorKey] as? String == "bad_token")
-            #expect(nsError.userInfo[MSALInternalErrorCodeKey] as? Int == MSALInternalError.invalidGrant.rawValue)
+            #expect(nsError.userInfo[MSALInternalErrorCodeKey] as? Int == MSALInternalError.internalErrorInvalidGrant.rawValue)
             #expect(nsError.userInfo[MSALSTSErrorCodesKey] as? [Int] == [9002313])
             #expect(nsError.userInfo[MSALClaimsKey] as? String == #"{"access_token":{}}"#)
             #expect(nsError.userInfo[MSALHomeAccountIdKey] as? String == TestAccount.abe.home)
-            #expect(nsError.userInfo[MSALHTTPResponseCodeKey] as? Int == 400)
+            #expect(nsError.userInfo[MSALHTTPResponseCodeKey] as? String == "400")
         }
 
         // The refresh token was removed, so the next silent call fails without a request, and the
@@ -402,16 +405,16 @@ struct SilentFlowTests {
         #expect(again?.tokenSource == .cache)
     }
 
-    @Test("catch let e as MSALError where e.code == .interactionRequired: matches interaction, not outages or bad requests")
+    @Test("catch let e as MSALFailure where e.code == .interactionRequired: matches interaction, not outages or bad requests")
     func swiftCatchFallback() async throws {
         func classify(_ steps: [QueueTransport.Step]) async throws -> String {
             let harness = try Self.expired(FlowTransport(steps))
             do {
                 _ = try await harness.silent(.abe)
                 return "token"
-            } catch let error as MSALError where error.code == .interactionRequired {
+            } catch let error as MSALFailure where error.code == .interactionRequired {
                 return "interaction"
-            } catch let error as MSALError where error.code == .serverError {
+            } catch let error as MSALFailure where error.isServiceFailure {
                 return "outage"
             } catch {
                 return "other"
@@ -423,7 +426,9 @@ struct SilentFlowTests {
         #expect(try await classify([.respond(.json(400, #"{"error":"invalid_grant","suberror":"token_expired"}"#))]) == "interaction")
         #expect(try await classify([.respond(.json(503, "{}")), .respond(.json(503, "{}"))]) == "outage")
         #expect(try await classify([.respond(.json(429, "{}"))]) == "outage")
-        #expect(try await classify([.failWith(ConnectionReset()), .failWith(ConnectionReset())]) == "other")
+        #expect(
+            try await classify([.failWith(ConnectionReset()), .failWith(ConnectionReset())]) == "outage",
+            "the network failing is the service unavailable too")
         #expect(try await classify([.respond(.json(400, #"{"error":"invalid_scope"}"#))]) == "other")
         #expect(try await classify([.respond(FlowTokens.success(accessToken: "fine"))]) == "token")
     }
@@ -451,7 +456,7 @@ struct SilentFlowTests {
             if expected["valid"] as? Bool == true {
                 try TokenClient.checkDeclinedScopes(result, requested: requested, correlationID: UUID())
             } else {
-                let error = try #require(throws: MSALError.self) {
+                let error = try #require(throws: MSALFailure.self) {
                     try TokenClient.checkDeclinedScopes(result, requested: requested, correlationID: UUID())
                 }
                 #expect(error.code == .serverDeclinedScopes)

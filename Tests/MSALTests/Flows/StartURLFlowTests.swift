@@ -33,7 +33,7 @@ struct StartURLFlowTests {
                 }
                 try await Task.sleep(for: .milliseconds(10))
             }
-            throw MSALError(.internal, internalCode: .unexpected, message: "the browser command never ran")
+            throw MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "the browser command never ran")
         }
 
         func remove() {

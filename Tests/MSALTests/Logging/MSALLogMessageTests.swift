@@ -14,7 +14,7 @@ extension LoggingTests {
             let scopes = ["User.Read", "openid"]
             return """
                 user \(euii: "alice@contoso.com") account \(oii: "uid-1.utid-2") scopes \(public: scopes) \
-                n=\(3) ok=\(true) t=\(1.5) id=\(correlation) code \(MSALError.Code.interactionRequired) \
+                n=\(3) ok=\(true) t=\(1.5) id=\(correlation) code \(MSALError.interactionRequired) \
                 missing \(euii: nil) host \(host: tokenURL)
                 """
         }
@@ -71,11 +71,11 @@ extension LoggingTests {
             let plain: MSALLogMessage = "Starting silent request"
             #expect(plain.rendered(maskingLevel: .settingsMaskAllPII) == ("Starting silent request", false))
             let status: Int? = nil
-            let internalCode: MSALInternalError? = .invalidGrant
+            let internalCode: MSALInternalError? = .internalErrorInvalidGrant
             let message: MSALLogMessage = "status \(status) internal \(internalCode) path \(public: nil as String?) host \(host: nil)"
             #expect(
                 message.rendered(maskingLevel: .settingsMaskAllPII).text
-                    == "status (null) internal invalidGrant (-42004) path (null) host (null)")
+                    == "status (null) internal internalErrorInvalidGrant (-42004) path (null) host (null)")
         }
 
         @Test("Public text and scope sets are shown as they are, but secrets in them are still redacted")
@@ -98,10 +98,10 @@ extension LoggingTests {
                     == #"claims {"access_token": "<redacted>", "oid": "1234"}"#)
         }
 
-        @Test("An MSALError: codes, HTTP status, STS codes and OAuth error; email addresses in its text are EUII; secrets redacted")
+        @Test("An MSALFailure: codes, HTTP status, STS codes and OAuth error; email addresses in its text are EUII; secrets redacted")
         func msalError() {
-            var error = MSALError(
-                .interactionRequired, internalCode: .invalidGrant,
+            var error = MSALFailure(
+                .interactionRequired, internalCode: .internalErrorInvalidGrant,
                 message: "AADSTS50034: The user account bob@fabrikam.com does not exist. refresh_token=0.ARoAsecret",
                 oauthError: "invalid_grant", oauthSubError: "bad_token")
             error.httpStatusCode = 400
@@ -111,7 +111,7 @@ extension LoggingTests {
             let masked = message.rendered(maskingLevel: .settingsMaskEUIIOnly)
             #expect(
                 masked.text == """
-                    Refresh failed: MSALError interactionRequired (-50002), internal invalidGrant (-42004), HTTP 400, STS 50034, \
+                    Refresh failed: MSALError interactionRequired (-50002), internal internalErrorInvalidGrant (-42004), HTTP 400, STS 50034, \
                     oauth invalid_grant/bad_token: AADSTS50034: The user account Masked(not-null) does not exist. refresh_token=<redacted>
                     """)
             #expect(!masked.containsPII)
@@ -121,14 +121,15 @@ extension LoggingTests {
             #expect(shown.containsPII)
         }
 
-        @Test("A throttled MSALError says so")
+        @Test("A throttled MSALFailure says so")
         func throttledError() {
-            var error = MSALError(.serverError, internalCode: .unhandledResponse, message: "The request to host failed with HTTP 429")
+            var error = MSALFailure(
+                .internal, internalCode: .internalErrorUnhandledResponse, message: "The request to host failed with HTTP 429")
             error.isThrottlingCacheHit = true
             let message: MSALLogMessage = "\(error: error)"
             #expect(
                 message.rendered(maskingLevel: .settingsMaskAllPII).text
-                    == "MSALError serverError (-50006), internal unhandledResponse (-42007), throttled: The request to host failed with HTTP 429"
+                    == "MSALError internal (-50000), internal internalErrorUnhandledResponse (-42007), throttled: The request to host failed with HTTP 429"
             )
         }
 

@@ -48,12 +48,12 @@ struct ManagedIdentityTests {
             uniquingKeysWith: { first, _ in first })
     }
 
-    static func msalError(_ body: () async throws -> Void) async -> MSALError? {
+    static func msalError(_ body: () async throws -> Void) async -> MSALFailure? {
         do {
             try await body()
             return nil
         } catch {
-            return error as? MSALError
+            return error as? MSALFailure
         }
     }
 
@@ -173,13 +173,14 @@ struct ManagedIdentityTests {
 
         let (down, downTransport, downClock) = try Self.app(steps: [Self.status(500), Self.status(503), Self.status(502), Self.status(504)])
         let error = await Self.msalError { _ = try await down.acquireToken(forResource: Self.resource) }
-        #expect(error?.code == .serverError)
+        #expect(error?.code == .internal)
+        #expect(error?.internalCode == .managedIdentityRequestFailed)
         #expect(error?.httpStatusCode == 504)
         #expect(error?.message.contains("imds") == true)
         #expect(downTransport.callCount == 4)
         #expect(downClock.sleeps == [1, 2, 4])
 
-        let timeout = MSALError(.internal, internalCode: .networkTimeout, message: "timed out")
+        let timeout = MSALFailure(.internal, internalCode: .networkTimeout, message: "timed out")
         let (slow, slowTransport, slowClock) = try Self.app(steps: [.fail(timeout), Self.status(404), Self.status(429), Self.token()])
         #expect(try await slow.acquireToken(forResource: Self.resource).accessToken == "mi-token")
         #expect(slowTransport.callCount == 4)
@@ -222,7 +223,8 @@ struct ManagedIdentityTests {
 
         let (gateway, gatewayTransport, _) = try Self.app(environment: environment, steps: [Self.status(502), Self.token()])
         let error = await Self.msalError { _ = try await gateway.acquireToken(forResource: Self.resource) }
-        #expect(error?.code == .serverError)
+        #expect(error?.code == .internal)
+        #expect(error?.internalCode == .internalErrorUnhandledResponse)
         #expect(gatewayTransport.callCount == 1)
     }
 
@@ -397,10 +399,12 @@ struct ManagedIdentityTests {
     func badInput() async throws {
         let (app, transport, _) = try Self.app(steps: [])
         for resource in ["", "  ", "/.default", "a b"] {
-            #expect(await Self.msalError { _ = try await app.acquireToken(forResource: resource) }?.internalCode == .invalidParameter)
+            #expect(
+                await Self.msalError { _ = try await app.acquireToken(forResource: resource) }?.internalCode
+                    == .internalErrorInvalidParameter)
         }
         #expect(transport.callCount == 0)
-        #expect(throws: MSALError.self) { try MSALManagedIdentityApplication(identity: .userAssigned(.clientID(" "))) }
+        #expect(throws: MSALFailure.self) { try MSALManagedIdentityApplication(identity: .userAssigned(.clientID(" "))) }
         for body in [
             #"{"expires_in":"3600"}"#, #"{"access_token":"t"}"#, #"{"access_token":"t","expires_in":"soon"}"#,
             #"{"access_token":"t","expires_on":"1000000000"}"#, "<html>", #"{"access_token":"t","expires_in":60,"token_type":"pop"}"#,

@@ -42,14 +42,14 @@ struct AsyncHTTPClientTransportTests {
                 let transport = try MSALAsyncHTTPClientTransport(client: client)
                 #expect(accepted, "\(name): accepted")
                 #expect(transport.client === client)
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(!accepted, "\(name): refused")
                 #expect(error.code == .internal)
-                #expect(error.internalCode == .invalidParameter)
+                #expect(error.internalCode == .internalErrorInvalidParameter)
                 #expect(error.message.contains("redirectConfiguration: .disallow"))
             }
         }
-        #expect(throws: MSALError.self) { try MSALAsyncHTTPClientTransport(client: .shared) }
+        #expect(throws: MSALFailure.self) { try MSALAsyncHTTPClientTransport(client: .shared) }
     }
 
     @Test("Through the service's client: the request arrives once, a 302 comes back as it is, the target is never asked")

@@ -15,15 +15,15 @@ struct HTTPPipelineTests {
         HTTPPipeline(transport: transport, clock: clock)
     }
 
-    func expectError(_ body: () async throws -> MSALHTTPResponse) async -> MSALError? {
+    func expectError(_ body: () async throws -> MSALHTTPResponse) async -> MSALFailure? {
         do {
             _ = try await body()
             Issue.record("expected an error")
             return nil
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             return error
         } catch {
-            Issue.record("not an MSALError: \(error)")
+            Issue.record("not an MSALFailure: \(error)")
             return nil
         }
     }
@@ -52,7 +52,7 @@ struct HTTPPipelineTests {
         #expect(clock.sleeps == [1])
     }
 
-    @Test("GET 503 twice → serverError with the OAuth fields, status and correlation id; no third call")
+    @Test("GET 503 twice → internal (unhandledResponse, as MSAL for iOS) with the OAuth fields, status and correlation id; no third call")
     func retryExhausted() async throws {
         let transport = QueueTransport([.respond(.json(503, Self.serverErrorBody)), .respond(.json(503, Self.serverErrorBody))])
         let error = try #require(
@@ -60,7 +60,10 @@ struct HTTPPipelineTests {
                 try await pipeline(transport, ManualClock()).send(
                     MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
             })
-        #expect(error.code == .serverError)
+        #expect(error.code == .internal)
+        #expect(error.internalCode == .internalErrorUnhandledResponse)
+        #expect(error.isServiceFailure)
+        #expect((error as NSError).userInfo[MSALHTTPResponseCodeKey] as? String == "503")
         #expect(error.oauthError == "server_error")
         #expect(error.stsErrorCodes == [50000])
         #expect(error.httpStatusCode == 503)
@@ -78,7 +81,7 @@ struct HTTPPipelineTests {
         #expect(first.callCount == 1)
 
         let second = QueueTransport([
-            .fail(MSALError(.internal, internalCode: .networkTimeout, message: "timeout")), .respond(.json(200, "{}")),
+            .fail(MSALFailure(.internal, internalCode: .networkTimeout, message: "timeout")), .respond(.json(200, "{}")),
         ])
         let timeout = try #require(
             await expectError { try await pipeline(second, ManualClock()).send(post, correlationID: Self.correlation) })
@@ -88,13 +91,17 @@ struct HTTPPipelineTests {
 
     @Test("GET timeout and network failure are retried once; TLS failures never")
     func networkRetries() async throws {
-        let timeout = QueueTransport([.fail(MSALError(.internal, internalCode: .networkTimeout, message: "t")), .respond(.json(200, "{}"))])
+        let timeout = QueueTransport([
+            .fail(MSALFailure(.internal, internalCode: .networkTimeout, message: "t")), .respond(.json(200, "{}")),
+        ])
         #expect(
             try await pipeline(timeout, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
                 .statusCode == 200)
         #expect(timeout.callCount == 2)
 
-        let tls = QueueTransport([.fail(MSALError(.internal, internalCode: .tlsFailure, message: "bad cert")), .respond(.json(200, "{}"))])
+        let tls = QueueTransport([
+            .fail(MSALFailure(.internal, internalCode: .tlsFailure, message: "bad cert")), .respond(.json(200, "{}")),
+        ])
         let error = try #require(
             await expectError {
                 try await pipeline(tls, ManualClock()).send(MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
@@ -103,7 +110,7 @@ struct HTTPPipelineTests {
         #expect(tls.callCount == 1)
     }
 
-    @Test("A transport error that is not an MSALError is wrapped as a network failure with the correlation id")
+    @Test("A transport error that is not an MSALFailure is wrapped as a network failure with the correlation id")
     func wrapsForeignErrors() async throws {
         struct Boom: Error, Sendable {}
         let transport = QueueTransport([.failWith(Boom()), .failWith(Boom())])

@@ -25,19 +25,19 @@ struct HTTPTransportTests {
         try await server.shutdown()
     }
 
-    /// Runs `body` and returns the `MSALError` it throws; records an issue for anything else.
+    /// Runs `body` and returns the `MSALFailure` it throws; records an issue for anything else.
     static func expectMSALError(
         _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> MSALError {
+    ) async throws -> MSALFailure {
         do {
             try await body()
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             return error
         } catch {
-            Issue.record("expected an MSALError, got \(error)", sourceLocation: sourceLocation)
+            Issue.record("expected an MSALFailure, got \(error)", sourceLocation: sourceLocation)
             throw error
         }
-        Issue.record("expected an MSALError, nothing was thrown", sourceLocation: sourceLocation)
+        Issue.record("expected an MSALFailure, nothing was thrown", sourceLocation: sourceLocation)
         throw NothingThrown()
     }
 
@@ -55,7 +55,7 @@ struct HTTPTransportTests {
     static func send(
         _ transport: any MSALHTTPTransport, _ request: MSALHTTPRequest, limits: MSALHTTPLimits = limits,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> MSALError {
+    ) async throws -> MSALFailure {
         try await Self.expectMSALError({ _ = try await transport.send(request, limits: limits) }, sourceLocation: sourceLocation)
     }
 
@@ -204,7 +204,7 @@ struct HTTPTransportTests {
                                     MSALHTTPRequest(method: .get, url: server.url("/quick")), limits: limits)
                                 #expect(String(decoding: response.body, as: UTF8.self) == "quick")
                                 return true
-                            } catch let error as MSALError where error.internalCode == .networkTimeout {
+                            } catch let error as MSALFailure where error.internalCode == .networkTimeout {
                                 return false
                             }
                         }
@@ -427,7 +427,7 @@ struct HTTPTransportTests {
                         MSALHTTPRequest(method: .get, url: server.url("/quick")),
                         limits: MSALHTTPLimits(connectTimeout: tiny, totalTimeout: tiny))
                     #expect(response.statusCode == 200)
-                } catch let error as MSALError {
+                } catch let error as MSALFailure {
                     #expect(error.internalCode == .networkTimeout, "\(tiny): \(error)")
                 }
             }

@@ -4,7 +4,7 @@ import Testing
 @testable import MSAL
 
 /// Responses no well-behaved server sends, written byte for byte by ``RawHTTPServer``: each one
-/// must reach each transport's caller as a response or a typed ``MSALError``, never as a crash or a
+/// must reach each transport's caller as a response or a typed ``MSALFailure``, never as a crash or a
 /// hang. The two transports parse some of them differently (libcurl's own head parsing for
 /// `MSALCurlTransport`, corelibs Foundation's on top of it for `MSALURLSessionTransport`); each case
 /// states the outcome for both.
@@ -13,7 +13,7 @@ struct MalformedResponseTests {
     enum Outcome: Sendable, CustomStringConvertible {
         /// An HTTP response with this status (and body, when given).
         case response(Int, body: String?)
-        /// An `MSALError` with this internal code.
+        /// An `MSALFailure` with this internal code.
         case failure(MSALInternalError)
 
         var description: String {
@@ -205,7 +205,7 @@ struct MalformedResponseTests {
             do {
                 let response = try await transport.send(request, limits: limits)
                 Issue.record("expected \(code), got a \(response.statusCode) response")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.code == .internal)
                 #expect(error.internalCode == code)
                 #expect(error.message.contains("127.0.0.1"))

@@ -85,7 +85,7 @@ struct TLSVerificationTests {
         do {
             let response = try await kind.make().send(MSALHTTPRequest(method: .get, url: url), limits: limits)
             Issue.record("expected tlsFailure, got HTTP \(response.statusCode)")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .tlsFailure, "\(error)")
             #expect(error.message.contains("127.0.0.1"))
         }

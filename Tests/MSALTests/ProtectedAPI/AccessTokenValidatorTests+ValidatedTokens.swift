@@ -48,12 +48,12 @@ extension AccessTokenValidatorTests {
         setup.provider.publish([next])
         setup.clock.advance(by: 61)
         let stranger = try Self.token(setup.clock, key: try JWSSigningKey.generateRSA(keyID: "key-3"))
-        await #expect(throws: MSALError.self) { _ = try await setup.validator.validate(stranger) }
+        await #expect(throws: MSALFailure.self) { _ = try await setup.validator.validate(stranger) }
         #expect(setup.provider.keyFetches == 3)
         do {
             _ = try await setup.validator.validate(token)
             Issue.record("a remembered token whose key was withdrawn was accepted")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .jwtSigningKeyNotFound)
             #expect(MSALBearerChallenge(for: error).error == "invalid_token")
         }
@@ -68,10 +68,10 @@ extension AccessTokenValidatorTests {
         setup.clock.advance(by: 3600 + 299)
         _ = try await setup.validator.validate(token)
         setup.clock.advance(by: 1)
-        await #expect(throws: MSALError.self) { _ = try await setup.validator.validate(token) }
+        await #expect(throws: MSALFailure.self) { _ = try await setup.validator.validate(token) }
         do {
             _ = try await setup.validator.validate(token)
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .idTokenExpired)
         }
     }
@@ -88,7 +88,7 @@ extension AccessTokenValidatorTests {
             do {
                 _ = try await setup.validator.validate(tampered)
                 Issue.record("a tampered token was accepted")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.internalCode == .jwtInvalidSignature)
             }
         }
@@ -98,7 +98,7 @@ extension AccessTokenValidatorTests {
             do {
                 _ = try await setup.validator.validate(elsewhere)
                 Issue.record("a token for another audience was accepted")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.internalCode == .idTokenAudienceMismatch)
             }
         }

@@ -133,7 +133,7 @@ struct AccessTokenValidatorTests {
         do {
             try token.require(scopes: ["Orders.Delete"], roles: ["Orders.Admin"])
             Issue.record("a permission the token lacks was accepted")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .insufficientPermission)
             let challenge = MSALBearerChallenge(for: error, realm: "orders")
             #expect(challenge.status == 403 && challenge.error == "insufficient_scope")
@@ -166,7 +166,7 @@ struct AccessTokenValidatorTests {
             try token.require(scopes: ["Orders.Write"])
             try token.require(scopes: ["Orders.ReadAll"])
             for missing in ["Orders.Read", "Orders.ReadAll Orders.Write", "Orders", "", " ", "x", "Orders.Writ"] {
-                #expect(throws: MSALError.self, "\(missing) in \(claim)") { try token.require(scopes: [missing]) }
+                #expect(throws: MSALFailure.self, "\(missing) in \(claim)") { try token.require(scopes: [missing]) }
             }
             #expect(token.scopes.contains("Orders.Write") && !token.scopes.contains(""))
         }
@@ -187,7 +187,7 @@ struct AccessTokenValidatorTests {
         let token = try await setup.validator.validate(raw)
         #expect(token.isAppToken && token.roles == ["Orders.ReadAll"] && token.scopes.isEmpty)
         try token.require(roles: ["Orders.ReadAll"])
-        #expect(throws: MSALError.self) { try token.require(scopes: ["Orders.ReadAll"]) }
+        #expect(throws: MSALFailure.self) { try token.require(scopes: ["Orders.ReadAll"]) }
     }
 
     @Test(
@@ -234,7 +234,7 @@ struct AccessTokenValidatorTests {
         do {
             let accepted = try await setup.validator.validate(token)
             Issue.record("\(name): accepted \(String(describing: accepted.subject))")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == expected, "\(name): \(error)")
             let challenge = MSALBearerChallenge(for: error)
             #expect(challenge.status == 401 && challenge.error == "invalid_token", "\(name)")
@@ -253,7 +253,7 @@ struct AccessTokenValidatorTests {
             do {
                 _ = try await setup.validator.validate(authorizationHeader: header)
                 Issue.record("\(String(describing: header)) was accepted")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.internalCode == .accessTokenMissing, "\(String(describing: header))")
                 #expect(
                     MSALBearerChallenge(for: error, realm: "orders")
@@ -287,13 +287,13 @@ struct AccessTokenValidatorTests {
         for index in 0..<1000 {
             let header = Base64URL.encode(Array(#"{"alg":"RS256","kid":"forged-\#(index)","typ":"JWT"}"#.utf8))
             let forged = header + "." + pieces[1] + "." + pieces[2]
-            await #expect(throws: MSALError.self) { _ = try await setup.validator.validate(forged) }
+            await #expect(throws: MSALFailure.self) { _ = try await setup.validator.validate(forged) }
         }
         #expect(setup.provider.keyFetches == 2)
         setup.clock.advance(by: 61)
         for index in 0..<100 {
             let header = Base64URL.encode(Array(#"{"alg":"RS256","kid":"later-\#(index)","typ":"JWT"}"#.utf8))
-            await #expect(throws: MSALError.self) { _ = try await setup.validator.validate(header + "." + pieces[1] + "." + pieces[2]) }
+            await #expect(throws: MSALFailure.self) { _ = try await setup.validator.validate(header + "." + pieces[1] + "." + pieces[2]) }
         }
         #expect(setup.provider.keyFetches == 3, "a minute later, one more fetch")
     }
@@ -307,7 +307,7 @@ struct AccessTokenValidatorTests {
         do {
             _ = try await setup.validator.validate(try Self.token(setup.clock, key: stranger))
             Issue.record("a token of an unknown key was accepted")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode.map { $0.rawValue > -46000 || $0.rawValue <= -47000 } ?? true, "not a token error: \(error)")
             #expect(MSALBearerChallenge(for: error).status == 503)
         }
@@ -325,7 +325,7 @@ struct AccessTokenValidatorTests {
             let token = try await single.validator.validate(try Self.token(single.clock, issuer: issuer))
             #expect(token.tenantID == tenant)
         }
-        await #expect(throws: MSALError.self) {
+        await #expect(throws: MSALFailure.self) {
             _ = try await single.validator.validate(try Self.token(single.clock, issuer: "https://login.microsoftonline.com/other/v2.0"))
         }
 
@@ -338,11 +338,11 @@ struct AccessTokenValidatorTests {
             _ = try await multi.validator.validate(
                 try Self.token(multi.clock, issuer: "https://login.microsoftonline.com/\(other)/v2.0") { $0["tid"] = .string(other) })
             Issue.record("a tenant outside the allowed ones was accepted")
-        } catch let error as MSALError {
+        } catch let error as MSALFailure {
             #expect(error.internalCode == .idTokenIssuerMismatch)
         }
         // The issuer must be the template filled with the token's own tid.
-        await #expect(throws: MSALError.self) {
+        await #expect(throws: MSALFailure.self) {
             _ = try await multi.validator.validate(
                 try Self.token(multi.clock, issuer: "https://login.microsoftonline.com/\(tenant)/v2.0") { $0["tid"] = .string(other) })
         }
@@ -378,14 +378,14 @@ struct AccessTokenValidatorTests {
             do {
                 _ = try await setup.validator.validate(authorizationHeader: header, correlationID: given)
                 Issue.record("accepted")
-            } catch let error as MSALError {
+            } catch let error as MSALFailure {
                 #expect(error.correlationID == given)
             }
             for _ in 0..<2 {
                 do {
                     _ = try await setup.validator.validate(authorizationHeader: header)
                     Issue.record("accepted")
-                } catch let error as MSALError {
+                } catch let error as MSALFailure {
                     let id = try #require(error.correlationID)
                     // RFC 9562 version 4: random.
                     #expect(id.uuid.6 >> 4 == 4 && id.uuid.8 >> 6 == 0b10)
@@ -398,7 +398,7 @@ struct AccessTokenValidatorTests {
 
     @Test("A validator needs an audience")
     func needsAudience() throws {
-        #expect(throws: MSALError.self) {
+        #expect(throws: MSALFailure.self) {
             _ = try MSALAccessTokenValidator(
                 authority: try MSALOIDCAuthority(url: URL(string: KeyPublishingProvider.issuer)!), audiences: [""])
         }

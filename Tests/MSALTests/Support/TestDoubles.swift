@@ -33,7 +33,7 @@ final class ManualClock: MSALClock {
 final class QueueTransport: MSALHTTPTransport {
     enum Step: Sendable {
         case respond(MSALHTTPResponse)
-        case fail(MSALError)
+        case fail(MSALFailure)
         case failWith(any Error & Sendable)
     }
 
@@ -47,7 +47,7 @@ final class QueueTransport: MSALHTTPTransport {
         let step: Step = state.withLock {
             $0.requests.append(request)
             return $0.steps.isEmpty
-                ? .fail(MSALError(.internal, internalCode: .unexpected, message: "no step left")) : $0.steps.removeFirst()
+                ? .fail(MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "no step left")) : $0.steps.removeFirst()
         }
         switch step {
         case .respond(let response): return response

@@ -15,7 +15,7 @@ struct ConformanceFixtureTests {
         "authorization_endpoint", "token_endpoint", "jwks_uri", "issuer",
     ]
     static let expectNullable: Set<String> = ["device_code_endpoint", "end_session_endpoint"]
-    static let errorCodes = Set(MSALError.Code.allCases.map { String(describing: $0) })
+    static let errorCodes = Set(MSALError.allCases.map { String(describing: $0) })
     static let internalCodes = Set(MSALInternalError.allCases.map { String(describing: $0) })
 
     @Test("The conformance folder has the authority scenarios and a README")

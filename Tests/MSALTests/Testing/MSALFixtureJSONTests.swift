@@ -54,14 +54,14 @@ struct MSALFixtureJSONTests {
             ("", "unexpected end of JSON (offset 0)"),
         ])
     func invalid(text: String, reason: String) {
-        let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(text.utf8)) }
+        let error = #expect(throws: MSALFailure.self) { try MSALFixtureJSON(parsing: Array(text.utf8)) }
         #expect(error?.internalCode == .invalidJSON)
         #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
     }
 
     @Test("After a byte-order mark, error offsets still count the caller's bytes")
     func byteOrderMarkOffsets() {
-        let error = #expect(throws: MSALError.self) {
+        let error = #expect(throws: MSALFailure.self) {
             try MSALFixtureJSON(parsing: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1} x"#.utf8))
         }
         #expect(error?.internalCode == .invalidJSON)
@@ -72,7 +72,7 @@ struct MSALFixtureJSONTests {
     func duplicateMemberNameEscaped() {
         // JSON escapes, which the reader decodes into ESC and U+202E.
         let name = #"a\u001b[2J\u202eb"#
-        let error = #expect(throws: MSALError.self) {
+        let error = #expect(throws: MSALFailure.self) {
             try MSALFixtureJSON(parsing: Array("{\"\(name)\": 1, \"\(name)\": 2}".utf8))
         }
         #expect(error?.internalCode == .invalidJSON)
@@ -84,7 +84,7 @@ struct MSALFixtureJSONTests {
 
     @Test("A second byte-order mark is not skipped")
     func secondByteOrderMark() {
-        let error = #expect(throws: MSALError.self) {
+        let error = #expect(throws: MSALFailure.self) {
             try MSALFixtureJSON(parsing: [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("{}".utf8))
         }
         #expect(error?.internalCode == .invalidJSON)
@@ -96,24 +96,24 @@ struct MSALFixtureJSONTests {
         let value = try MSALFixtureJSON(parsing: Array(#"{"body_text":""#.utf8) + Array(large.utf8) + Array(#""}"#.utf8))
         #expect(value["body_text"]?.stringValue?.utf8.count == large.utf8.count)
         let tooLarge = [UInt8](repeating: 0x20, count: 16 * 1024 * 1024) + Array("{}".utf8)
-        let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: tooLarge) }
+        let error = #expect(throws: MSALFailure.self) { try MSALFixtureJSON(parsing: tooLarge) }
         #expect(error?.internalCode == .invalidJSON)
         #expect(error?.message.contains("16777216-byte limit") == true, "\(error?.message ?? "")")
     }
 
     @Test("Invalid UTF-8 inside a string is rejected")
     func invalidUTF8() {
-        let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: [0x22, 0xFF, 0x22]) }
+        let error = #expect(throws: MSALFailure.self) { try MSALFixtureJSON(parsing: [0x22, 0xFF, 0x22]) }
         #expect(error?.message.contains("UTF-8") == true)
     }
 
     @Test("Nesting deeper than 256 levels is rejected, not a stack overflow")
     func depth() throws {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(deep.utf8)) }
+        let error = #expect(throws: MSALFailure.self) { try MSALFixtureJSON(parsing: Array(deep.utf8)) }
         #expect(error?.message.contains("nesting") == true)
         let justOver = String(repeating: "[", count: 257) + String(repeating: "]", count: 257)
-        #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(justOver.utf8)) }
+        #expect(throws: MSALFailure.self) { try MSALFixtureJSON(parsing: Array(justOver.utf8)) }
         let fine = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
         _ = try MSALFixtureJSON(parsing: Array(fine.utf8))
     }
@@ -121,7 +121,7 @@ struct MSALFixtureJSONTests {
     @Test("More than a million values is rejected with invalidJSON")
     func valueCount() throws {
         let many = "[" + Array(repeating: "0", count: 1_000_000).joined(separator: ",") + "]"
-        let error = #expect(throws: MSALError.self) { try MSALFixtureJSON(parsing: Array(many.utf8)) }
+        let error = #expect(throws: MSALFailure.self) { try MSALFixtureJSON(parsing: Array(many.utf8)) }
         #expect(error?.internalCode == .invalidJSON)
         #expect(error?.message.contains("more than 1000000 values") == true, "\(error?.message ?? "")")
         let enough = "[" + Array(repeating: "0", count: 999_999).joined(separator: ",") + "]"

@@ -92,14 +92,14 @@ struct MSALRecordedFixtureTests {
         try Data(
             #"{"name":"n","description":"d","interactions":[{"request":{"url":"https://a.example/"},"response":{"status":200}}]}"#.utf8
         ).write(to: broken)
-        let error = #expect(throws: MSALError.self) { try MSALRecordedFixture(contentsOf: broken) }
-        #expect(error?.internalCode == .invalidParameter)
+        let error = #expect(throws: MSALFailure.self) { try MSALRecordedFixture(contentsOf: broken) }
+        #expect(error?.internalCode == .internalErrorInvalidParameter)
         #expect(error?.message == #"Fixture broken.json: interactions[0].request: missing "method""#)
 
-        let missing = #expect(throws: MSALError.self) {
+        let missing = #expect(throws: MSALFailure.self) {
             try MSALRecordedFixture(contentsOf: directory.appendingPathComponent("absent.json"))
         }
-        #expect(missing?.internalCode == .invalidParameter)
+        #expect(missing?.internalCode == .internalErrorInvalidParameter)
         #expect(missing?.message.contains("Cannot read the fixture") == true)
         #expect(missing?.message.contains("absent.json") == true)
     }
@@ -207,15 +207,15 @@ struct MSALRecordedFixtureTests {
 
     @Test("Malformed fixtures fail with a message naming the member", arguments: malformedDocuments)
     func malformed(document: String, expected: String) {
-        let error = #expect(throws: MSALError.self) { try MSALRecordedFixture(data: Data(document.utf8)) }
+        let error = #expect(throws: MSALFailure.self) { try MSALRecordedFixture(data: Data(document.utf8)) }
         #expect(error?.code == .internal)
-        #expect(error?.internalCode == .invalidParameter)
+        #expect(error?.internalCode == .internalErrorInvalidParameter)
         #expect(error?.message.contains(expected) == true, "\(error?.message ?? "no error")")
     }
 
     @Test("Invalid JSON fails with invalidJSON")
     func invalidJSON() {
-        let error = #expect(throws: MSALError.self) {
+        let error = #expect(throws: MSALFailure.self) {
             try MSALRecordedFixture(data: Data(#"{"name":"n","name":"m"}"#.utf8))
         }
         #expect(error?.internalCode == .invalidJSON)

@@ -23,7 +23,7 @@ struct MSALReplayTransportTests {
 
     /// Sends `request`, expects it to match nothing, and returns the error message.
     static func unmatched(_ transport: MSALReplayTransport, _ request: MSALHTTPRequest) async -> String {
-        let error = await #expect(throws: MSALError.self) { try await send(transport, request) }
+        let error = await #expect(throws: MSALFailure.self) { try await send(transport, request) }
         #expect(error?.code == .internal)
         #expect(error?.internalCode == .networkFailure)
         return error?.message ?? ""
@@ -213,7 +213,7 @@ struct MSALReplayTransportTests {
             #"{"request":{"method":"GET","url":"https://a.example/big"},"response":{"status":200,"body_text":"0123456789A"}}"#,
             #"{"request":{"method":"GET","url":"https://a.example/fits"},"response":{"status":200,"body_text":"0123456789"}}"#)
         let limits = MSALHTTPLimits(maximumResponseBodySize: 10)
-        let error = await #expect(throws: MSALError.self) {
+        let error = await #expect(throws: MSALFailure.self) {
             try await Self.send(transport, Self.get("https://a.example/big"), limits: limits)
         }
         #expect(error?.internalCode == .bodyTooLarge)
@@ -266,12 +266,12 @@ struct MSALReplayTransportTests {
             #"{"request":{"method":"GET","url":"https://a.example/1"},"response":{"status":200}}"#,
             #"{"request":{"method":"GET","url":"https://a.example/2"},"response":{"status":200}}"#)
         _ = try await Self.send(transport, Self.get("https://a.example/1"))
-        let left = #expect(throws: MSALError.self) { try transport.verifyAllInteractionsUsed() }
+        let left = #expect(throws: MSALFailure.self) { try transport.verifyAllInteractionsUsed() }
         #expect(left?.message == #"1 interaction(s) of fixture "test" never used: interactions[1] (GET https://a.example/2)"#)
         _ = try await Self.send(transport, Self.get("https://a.example/2"))
         try transport.verifyAllInteractionsUsed()
         _ = await Self.unmatched(transport, Self.get("https://a.example/3"))
-        let extra = #expect(throws: MSALError.self) { try transport.verifyAllInteractionsUsed() }
+        let extra = #expect(throws: MSALFailure.self) { try transport.verifyAllInteractionsUsed() }
         #expect(extra?.message == "1 request(s) matched no interaction: GET https://a.example/3")
     }
 

@@ -67,19 +67,19 @@ struct MSALScriptedWebUITests {
     func errors() async throws {
         let webUI = MSALScriptedWebUI(.cancel, .launchFailure, .handOff([]))
         let cancel =
-            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
+            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALFailure
         #expect(cancel?.code == .userCanceled)
-        #expect(cancel?.internalCode == .sessionCanceled)
+        #expect(cancel?.internalCode == .internalErrorSessionCanceled)
         let launch =
-            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
+            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALFailure
         #expect(launch?.code == .internal)
         #expect(launch?.internalCode == .browserLaunchFailed)
         #expect(launch?.authorizationURL == nil)
         #expect(try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) == nil)
         #expect(await webUI.deliveryResults().isEmpty)
         let exhausted =
-            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALError
-        #expect(exhausted?.internalCode == .unexpected)
+            await Self.error { try await webUI.present(authorizationURL: Self.authorize, redirectURI: Self.redirect) } as? MSALFailure
+        #expect(exhausted?.internalCode == .internalErrorUnexpected)
         #expect(webUI.presentations.count == 4)
 
         webUI.append(.code("late"))
@@ -92,8 +92,8 @@ struct MSALScriptedWebUITests {
         let error =
             await Self.error {
                 try await webUI.present(authorizationURL: Self.authorize, redirectURI: URL(string: "app://auth")!)
-            } as? MSALError
-        #expect(error?.internalCode == .unexpected)
+            } as? MSALFailure
+        #expect(error?.internalCode == .internalErrorUnexpected)
     }
 
     @Test("A wait is answered by resume(with:), counts as a presentation while waiting, and ends when canceled")
@@ -140,7 +140,7 @@ struct MSALScriptedWebUITests {
         task.cancel()
         let error = await expectMSALError { try await task.value }
         #expect(error?.code == .userCanceled)
-        #expect(error?.internalCode == .sessionCanceled)
+        #expect(error?.internalCode == .internalErrorSessionCanceled)
         #expect(error?.correlationID == correlationID)
         #expect(transport.tokenRequests.isEmpty)
         #expect(try harness.app.allAccounts().isEmpty)
@@ -148,7 +148,7 @@ struct MSALScriptedWebUITests {
         // The session is free again: the next request shows the page.
         webUI.append(.cancel)
         let next = await expectMSALError { try await harness.app.acquireToken(with: parameters) }
-        #expect(next?.internalCode == .sessionCanceled)
+        #expect(next?.internalCode == .internalErrorSessionCanceled)
         #expect(webUI.presentations.count == 2)
     }
 }

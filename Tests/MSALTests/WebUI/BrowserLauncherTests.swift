@@ -225,7 +225,7 @@ struct BrowserLauncherTests {
                 _ = try await MSALBrowserCommand(arguments: [browser], environment: fakes.environment())
                     .present(authorizationURL: url, redirectURI: Self.redirect)
             }
-            #expect(error?.internalCode == .invalidParameter, "\(text)")
+            #expect(error?.internalCode == .internalErrorInvalidParameter, "\(text)")
         }
         #expect(fakes.arguments(of: "browser") == nil)
     }

@@ -38,17 +38,17 @@ enum LoopbackTest {
             maximumRequestBytes: maximumRequestBytes, connectionTimeout: connectionTimeout)
     }
 
-    /// The `MSALError` `body` throws; records an issue when it throws something else or nothing.
+    /// The `MSALFailure` `body` throws; records an issue when it throws something else or nothing.
     static func error(
         sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
-    ) async -> MSALError? {
+    ) async -> MSALFailure? {
         do {
             try await body()
-            Issue.record("expected an MSALError, nothing was thrown", sourceLocation: sourceLocation)
-        } catch let error as MSALError {
+            Issue.record("expected an MSALFailure, nothing was thrown", sourceLocation: sourceLocation)
+        } catch let error as MSALFailure {
             return error
         } catch {
-            Issue.record("expected an MSALError, got \(error)", sourceLocation: sourceLocation)
+            Issue.record("expected an MSALFailure, got \(error)", sourceLocation: sourceLocation)
         }
         return nil
     }

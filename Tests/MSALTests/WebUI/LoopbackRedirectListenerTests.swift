@@ -428,7 +428,7 @@ struct LoopbackRedirectListenerTests {
         waiting.cancel()
         let error = await LoopbackTest.error { _ = try await waiting.value }
         #expect(error?.code == .userCanceled)
-        #expect(error?.internalCode == .sessionCanceled)
+        #expect(error?.internalCode == .internalErrorSessionCanceled)
         #expect(await LoopbackTest.isClosed(listener))
     }
 
@@ -440,7 +440,7 @@ struct LoopbackRedirectListenerTests {
             return try await listener.waitForRedirect()
         }
         let error = await LoopbackTest.error { _ = try await waiting.value }
-        #expect(error?.internalCode == .sessionCanceled)
+        #expect(error?.internalCode == .internalErrorSessionCanceled)
         #expect(await LoopbackTest.isClosed(listener))
     }
 
@@ -454,7 +454,7 @@ struct LoopbackRedirectListenerTests {
         #expect(await idle.readToEnd().bytes.isEmpty)
         let error = await LoopbackTest.error { _ = try await listener.waitForRedirect() }
         #expect(error?.code == .userCanceled)
-        #expect(error?.internalCode == .sessionCanceled)
+        #expect(error?.internalCode == .internalErrorSessionCanceled)
     }
 
     @Test("close() after the redirect keeps its outcome")
@@ -561,7 +561,7 @@ struct LoopbackRedirectListenerTests {
         // source port of a client connection); then the start fails on 127.0.0.1 first: try a few.
         var squatter: (any Channel)?
         var port = 0
-        var error: MSALError?
+        var error: MSALFailure?
         for _ in 0..<5 {
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .bind(to: try SocketAddress(ipAddress: "::1", port: 0)).get()
@@ -605,7 +605,7 @@ struct LoopbackRedirectListenerTests {
         let error = await LoopbackTest.error {
             _ = try await LoopbackRedirectListener.start(redirectURI: nil, expectedState: state, timeout: timeout)
         }
-        #expect(error?.internalCode == .invalidParameter)
+        #expect(error?.internalCode == .internalErrorInvalidParameter)
     }
 
     @Test(
@@ -617,7 +617,7 @@ struct LoopbackRedirectListenerTests {
     func badRedirectURI(uri: String) async {
         let error = await LoopbackTest.error { _ = try await LoopbackTest.start(redirectURI: uri) }
         #expect(error?.code == .internal)
-        #expect(error?.internalCode == .invalidRedirectURI)
+        #expect(error?.internalCode == .internalErrorInvalidRedirectURI)
     }
 
     // MARK: - Pages

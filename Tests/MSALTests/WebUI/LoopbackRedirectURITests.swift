@@ -41,17 +41,17 @@ struct LoopbackRedirectURITests {
         #expect {
             _ = try LoopbackRedirectURI(parsing: text)
         } throws: { error in
-            let error = error as? MSALError
-            return error?.code == .internal && error?.internalCode == .invalidRedirectURI
+            let error = error as? MSALFailure
+            return error?.code == .internal && error?.internalCode == .internalErrorInvalidRedirectURI
         }
     }
 
     @Test("Parts are validated when built directly")
     func parts() throws {
-        #expect(throws: MSALError.self) { try LoopbackRedirectURI(port: 0) }
-        #expect(throws: MSALError.self) { try LoopbackRedirectURI(port: 70000) }
-        #expect(throws: MSALError.self) { try LoopbackRedirectURI(path: "cb") }
-        #expect(throws: MSALError.self) { try LoopbackRedirectURI(path: "") }
+        #expect(throws: MSALFailure.self) { try LoopbackRedirectURI(port: 0) }
+        #expect(throws: MSALFailure.self) { try LoopbackRedirectURI(port: 70000) }
+        #expect(throws: MSALFailure.self) { try LoopbackRedirectURI(path: "cb") }
+        #expect(throws: MSALFailure.self) { try LoopbackRedirectURI(path: "") }
         #expect(
             try LoopbackRedirectURI(host: .ipv4Loopback, port: 80, path: "/x").url(boundPort: 80).absoluteString
                 == "http://127.0.0.1:80/x")

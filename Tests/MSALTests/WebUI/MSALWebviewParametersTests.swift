@@ -64,12 +64,12 @@ struct MSALWebviewParametersTests {
         #expect(MSALInternalError.loopbackListenerFailed.rawValue == -49003)
         #expect(MSALInternalError.invalidRedirect.rawValue == -49004)
         #expect(MSALAuthorizationURLKey == "MSALAuthorizationURLKey")
-        var error = MSALError(.internal, internalCode: .browserLaunchFailed, message: "no browser")
+        var error = MSALFailure(.internal, internalCode: .browserLaunchFailed, message: "no browser")
         #expect((error as NSError).userInfo[MSALAuthorizationURLKey] == nil)
         let url = try #require(URL(string: "https://login.example/authorize?x=1"))
         error.authorizationURL = url
         #expect((error as NSError).userInfo[MSALAuthorizationURLKey] as? URL == url)
-        #expect(MSALError.loopbackCanceled().code == .userCanceled)
-        #expect(MSALError.loopbackCanceled().internalCode == .sessionCanceled)
+        #expect(MSALFailure.loopbackCanceled().code == .userCanceled)
+        #expect(MSALFailure.loopbackCanceled().internalCode == .internalErrorSessionCanceled)
     }
 }

@@ -65,7 +65,7 @@ struct OrdersAPI: Sendable {
             ]
             let json = try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])
             return Self.json(.ok, String(decoding: json, as: UTF8.self))
-        } catch let error as MSALError where error.code == .interactionRequired {
+        } catch let error as MSALFailure where error.code == .interactionRequired {
             // The caller must sign in again (conditional access, consent): its client gets the claims.
             return Self.text(.unauthorized, "interaction_required")
         } catch {

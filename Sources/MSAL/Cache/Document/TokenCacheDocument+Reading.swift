@@ -18,10 +18,10 @@ extension TokenCacheDocument {
     ///
     /// The entries keep their string members as slices of `bytes` (see ``CacheSource``).
     ///
-    /// - Throws: ``MSALError`` with ``MSALInternalError/cacheCorrupt`` (not JSON, not an object, a
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/cacheCorrupt`` (not JSON, not an object, a
     ///   known section that is not an object, nested or numerous beyond the reading limits) or
     ///   ``MSALInternalError/cacheTooLarge`` (over the size cap).
-    package init(parsing bytes: [UInt8]) throws(MSALError) {
+    package init(parsing bytes: [UInt8]) throws(MSALFailure) {
         self.init()
         _ = try Self.read(CacheSource(bytes: bytes), into: &self, indexingWith: nil)
     }
@@ -30,7 +30,7 @@ extension TokenCacheDocument {
     /// entry is visited while it is still in the processor's cache); see ``init(parsing:)``.
     package static func parse(
         _ bytes: [UInt8], indexingWith aliases: CacheEnvironmentAliases
-    ) throws(MSALError) -> (TokenCacheDocument, TokenCacheIndex) {
+    ) throws(MSALFailure) -> (TokenCacheDocument, TokenCacheIndex) {
         try parse(CacheSource(bytes: bytes), indexingWith: aliases)
     }
 
@@ -39,7 +39,7 @@ extension TokenCacheDocument {
     /// use it afterwards.
     package static func parse(
         _ source: CacheSource, indexingWith aliases: CacheEnvironmentAliases
-    ) throws(MSALError) -> (TokenCacheDocument, TokenCacheIndex) {
+    ) throws(MSALFailure) -> (TokenCacheDocument, TokenCacheIndex) {
         var document = TokenCacheDocument()
         let index = try read(source, into: &document, indexingWith: aliases)
         return (document, index ?? TokenCacheIndex())
@@ -47,7 +47,7 @@ extension TokenCacheDocument {
 
     private static func read(
         _ source: CacheSource, into document: inout TokenCacheDocument, indexingWith aliases: CacheEnvironmentAliases?
-    ) throws(MSALError) -> TokenCacheIndex? {
+    ) throws(MSALFailure) -> TokenCacheIndex? {
         let count = source.count
         let (start, blank) = source.withBytes { bytes -> (Int, Bool) in
             var start = 0
@@ -60,7 +60,7 @@ extension TokenCacheDocument {
         }
         let limits = Self.readingLimits
         guard count - start <= limits.maxBytes, count < Int(Int32.max) else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheTooLarge,
                 message:
                     "The token cache is not valid JSON: JSON document of \(count - start) bytes exceeds the \(limits.maxBytes)-byte limit"
@@ -71,17 +71,17 @@ extension TokenCacheDocument {
         } catch {
             switch error {
             case .json(.invalid(let message, let offset)):
-                throw MSALError(
+                throw MSALFailure(
                     .internal, internalCode: .cacheCorrupt, message: "The token cache is not valid JSON: \(message) (offset \(offset))")
             case .json(.limit(let message)), .json(.duplicateMember(let message)):
                 // Nesting or a value count no cache document reaches: not a cache, so it is corrupt and
                 // moved aside like any unparsable file (only a file over the size cap is left in place).
                 // (Duplicate names are tolerated here: the reader never reports one.)
-                throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache is not a cache document: \(message)")
+                throw MSALFailure(.internal, internalCode: .cacheCorrupt, message: "The token cache is not a cache document: \(message)")
             case .section(let name):
-                throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache section \(name) is not a JSON object")
+                throw MSALFailure(.internal, internalCode: .cacheCorrupt, message: "The token cache section \(name) is not a JSON object")
             case .notAnObject:
-                throw MSALError(.internal, internalCode: .cacheCorrupt, message: "The token cache is not a JSON object")
+                throw MSALFailure(.internal, internalCode: .cacheCorrupt, message: "The token cache is not a JSON object")
             }
         }
     }

@@ -85,6 +85,19 @@ extension TokenCacheContents {
         return removed
     }
 
+    /// Removes every entry of every account, client and cloud, and every application's metadata
+    /// (sign-out with `wipeCacheForAllAccounts`). Returns the number of entries removed.
+    @discardableResult
+    package mutating func removeEverything() -> Int {
+        var removed = 0
+        for section in CacheSection.allCases {
+            for key in document[section].map({ $0.0 }) where remove(key: key, from: section) != nil {
+                removed += 1
+            }
+        }
+        return removed
+    }
+
     /// Removes every entry of an account in one cloud, for every client (`msal cache remove`).
     @discardableResult
     package mutating func removeAllEntries(homeAccountID: String, environment: String?) -> Int {

@@ -53,15 +53,15 @@ package struct TokenCacheContents: Sendable {
     /// Reads a cache document and indexes it in the same pass (see
     /// ``TokenCacheDocument/parse(_:indexingWith:)``).
     ///
-    /// - Throws: ``MSALError`` as ``TokenCacheDocument/init(parsing:)`` does.
-    package init(parsing bytes: [UInt8], aliases: CacheEnvironmentAliases = .builtIn) throws(MSALError) {
+    /// - Throws: ``MSALFailure`` as ``TokenCacheDocument/init(parsing:)`` does.
+    package init(parsing bytes: [UInt8], aliases: CacheEnvironmentAliases = .builtIn) throws(MSALFailure) {
         (document, index) = try TokenCacheDocument.parse(bytes, indexingWith: aliases)
         self.aliases = aliases
     }
 
     /// ``init(parsing:aliases:)`` on bytes read straight into a ``CacheSource``, which the contents
     /// then own (the reader compacts it in place).
-    package init(parsing source: CacheSource, aliases: CacheEnvironmentAliases = .builtIn) throws(MSALError) {
+    package init(parsing source: CacheSource, aliases: CacheEnvironmentAliases = .builtIn) throws(MSALFailure) {
         (document, index) = try TokenCacheDocument.parse(source, indexingWith: aliases)
         self.aliases = aliases
     }

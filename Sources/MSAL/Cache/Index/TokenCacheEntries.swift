@@ -67,22 +67,22 @@ package struct TokenCacheEntries: Sendable, Equatable {
     ///
     /// The ID token is read, not verified: the flow that received it verifies it first.
     ///
-    /// - Throws: ``MSALError`` (`invalidClientInfo`, `invalidResponse`) when the account cannot be identified.
-    package init(response: TokenResponse, context: TokenCacheWriteContext) throws(MSALError) {
-        let claims = try response.idToken.map { (token) throws(MSALError) in try Self.claims(of: token) }
+    /// - Throws: ``MSALFailure`` (`invalidClientInfo`, `invalidResponse`) when the account cannot be identified.
+    package init(response: TokenResponse, context: TokenCacheWriteContext) throws(MSALFailure) {
+        let claims = try response.idToken.map { (token) throws(MSALFailure) in try Self.claims(of: token) }
         var clientInfo: ClientInfo?
         if let encoded = response.clientInfo {
             do throws(JOSEError) {
                 clientInfo = try ClientInfo(encoded: encoded)
             } catch {
-                throw MSALError(error)
+                throw MSALFailure(error)
             }
         }
         let subject = claims?["sub"]?.string
         guard let homeAccountID = clientInfo.map({ "\($0.uid).\($0.utid)" }) ?? subject ?? context.redeemedAccountID, !homeAccountID.isEmpty
         else {
-            throw MSALError(
-                .internal, internalCode: .invalidResponse,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidResponse,
                 message: "The token response identifies no account: it has neither client_info nor an ID token with a sub claim")
         }
         let tenantClaim = claims?["tid"]?.string.flatMap { $0.isEmpty ? nil : $0 }
@@ -180,10 +180,10 @@ package struct TokenCacheEntries: Sendable, Equatable {
     }
 
     /// The claims of a JWT, read without checking its header or signature.
-    package static func claims(of token: String) throws(MSALError) -> JSONValue {
+    package static func claims(of token: String) throws(MSALFailure) -> JSONValue {
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw MSALError(.internal, internalCode: .jwtMalformed, message: "The ID token does not have three segments")
+            throw MSALFailure(.internal, internalCode: .jwtMalformed, message: "The ID token does not have three segments")
         }
         do throws(JOSEError) {
             let payload = try Base64URL.decode(bytes: parts[1], padding: .acceptCanonical)
@@ -193,7 +193,7 @@ package struct TokenCacheEntries: Sendable, Equatable {
             }
             return document.root
         } catch {
-            throw MSALError(error)
+            throw MSALFailure(error)
         }
     }
 }

@@ -23,7 +23,7 @@ extension TokenCacheFile {
         if let home = passwdHome(), home.hasPrefix("/") {
             return joined(home, ".cache/msal/token_cache.json")
         }
-        throw MSALError.cacheLocationUnavailable(
+        throw MSALFailure.cacheLocationUnavailable(
             "No token cache location: XDG_CACHE_HOME and HOME are unset or not absolute, and the passwd entry of uid "
                 + "\(geteuid()) has no absolute home directory; pass a cache file path")
     }

@@ -11,7 +11,7 @@ extension TokenCacheFile {
             directory = Glibc.open(directoryPath, flags)
         }
         guard directory >= 0 else {
-            throw MSALError.cacheIO(path, "open its directory \(directoryPath)", errno: errno)
+            throw MSALFailure.cacheIO(path, "open its directory \(directoryPath)", errno: errno)
         }
         let info: stat
         switch POSIXCalls.status(of: directory) {
@@ -19,17 +19,17 @@ extension TokenCacheFile {
             info = value
         case .failure(let failure):
             _ = Glibc.close(directory)
-            throw MSALError.cacheIO(path, "inspect its directory \(directoryPath)", errno: failure.code)
+            throw MSALFailure.cacheIO(path, "inspect its directory \(directoryPath)", errno: failure.code)
         }
         let euid = geteuid()
         if info.st_uid != euid && info.st_uid != 0 {
             _ = Glibc.close(directory)
-            throw MSALError.cacheUnsafe(
+            throw MSALFailure.cacheUnsafe(
                 path, "its directory \(directoryPath) belongs to uid \(info.st_uid), not to this user (uid \(euid)) or root")
         }
         if info.st_mode & S_IWOTH != 0 && info.st_mode & S_ISVTX == 0 {
             _ = Glibc.close(directory)
-            throw MSALError.cacheUnsafe(
+            throw MSALFailure.cacheUnsafe(
                 path, "its directory \(directoryPath) is writable by everyone without the sticky bit (mode \(octal(info.permissions)))")
         }
         return directory
@@ -42,11 +42,11 @@ extension TokenCacheFile {
         }
         let code = errno
         guard code == ENOENT, let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")), slash != directory.startIndex else {
-            throw MSALError.cacheIO(path, "create the directory \(directory)", errno: code)
+            throw MSALFailure.cacheIO(path, "create the directory \(directory)", errno: code)
         }
         try makeDirectory(String(directory[..<slash]))
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw MSALError.cacheIO(path, "create the directory \(directory)", errno: errno)
+            throw MSALFailure.cacheIO(path, "create the directory \(directory)", errno: errno)
         }
     }
 
@@ -74,7 +74,7 @@ extension TokenCacheFile {
                 lock = reopened
                 if POSIXCalls.monotonicSeconds() >= deadline {
                     _ = Glibc.close(lock)
-                    throw MSALError.cacheLockTimeout(lockPath, exclusive: exclusive, seconds: options.lockTimeout)
+                    throw MSALFailure.cacheLockTimeout(lockPath, exclusive: exclusive, seconds: options.lockTimeout)
                 }
                 continue
             }
@@ -84,12 +84,12 @@ extension TokenCacheFile {
             }
             guard code == EWOULDBLOCK else {
                 _ = Glibc.close(lock)
-                throw MSALError.cacheIO(lockPath, "lock", errno: code)
+                throw MSALFailure.cacheIO(lockPath, "lock", errno: code)
             }
             let now = POSIXCalls.monotonicSeconds()
             if now >= deadline {
                 _ = Glibc.close(lock)
-                throw MSALError.cacheLockTimeout(lockPath, exclusive: exclusive, seconds: options.lockTimeout)
+                throw MSALFailure.cacheLockTimeout(lockPath, exclusive: exclusive, seconds: options.lockTimeout)
             }
             POSIXCalls.sleep(seconds: min(backoff * Double.random(in: 0.5...1.0), deadline - now))
             backoff = min(backoff * 2, 0.01)
@@ -119,12 +119,12 @@ extension TokenCacheFile {
             if code == EINTR { continue }
             if code == EACCES || code == EPERM || code == EROFS { return nil }
             guard code == EEXIST else {
-                throw MSALError.cacheIO(path, "create msal-extensions' lock file", errno: code)
+                throw MSALFailure.cacheIO(path, "create msal-extensions' lock file", errno: code)
             }
             if removeStaleExtensionsLock(name, in: directory) { continue }
             let now = POSIXCalls.monotonicSeconds()
             if now >= deadline {
-                throw MSALError.cacheLockTimeout(path, exclusive: true, seconds: options.lockTimeout)
+                throw MSALFailure.cacheLockTimeout(path, exclusive: true, seconds: options.lockTimeout)
             }
             POSIXCalls.sleep(seconds: min(backoff * Double.random(in: 0.5...1.0), deadline - now))
             backoff = min(backoff * 2, 0.02)
@@ -165,21 +165,21 @@ extension TokenCacheFile {
         if lock < 0 {
             let code = errno
             if code == ELOOP {
-                throw MSALError.cacheUnsafe(lockPath, "it is a symbolic link")
+                throw MSALFailure.cacheUnsafe(lockPath, "it is a symbolic link")
             }
             guard code == EACCES || code == EPERM || code == EROFS else {
-                throw MSALError.cacheIO(lockPath, "create or open the lock file", errno: code)
+                throw MSALFailure.cacheIO(lockPath, "create or open the lock file", errno: code)
             }
             // A read-only directory, or a lock file that is not ours: a read-only descriptor locks too.
             lock = openat(directory, lockFileName, O_RDONLY | common)
             if lock < 0 {
                 if errno == ELOOP {
-                    throw MSALError.cacheUnsafe(lockPath, "it is a symbolic link")
+                    throw MSALFailure.cacheUnsafe(lockPath, "it is a symbolic link")
                 }
                 if errno == ENOENT && !exclusive {
                     return nil
                 }
-                throw MSALError.cacheIO(lockPath, "create or open the lock file", errno: code)
+                throw MSALFailure.cacheIO(lockPath, "create or open the lock file", errno: code)
             }
         }
         switch POSIXCalls.status(of: lock) {
@@ -187,10 +187,10 @@ extension TokenCacheFile {
             return lock
         case .success:
             _ = Glibc.close(lock)
-            throw MSALError.cacheUnsafe(lockPath, "it is not a regular file")
+            throw MSALFailure.cacheUnsafe(lockPath, "it is not a regular file")
         case .failure(let failure):
             _ = Glibc.close(lock)
-            throw MSALError.cacheIO(lockPath, "inspect the lock file", errno: failure.code)
+            throw MSALFailure.cacheIO(lockPath, "inspect the lock file", errno: failure.code)
         }
     }
 

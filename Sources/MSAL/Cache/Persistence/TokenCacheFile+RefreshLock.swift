@@ -45,7 +45,7 @@ extension TokenCacheFile {
             case EBADF:
                 return .unavailable  // opened read-only: the directory or the lock file is not writable
             default:
-                throw MSALError.cacheIO(lockPath, "take the refresh lock", errno: code)
+                throw MSALFailure.cacheIO(lockPath, "take the refresh lock", errno: code)
             }
         }
     }

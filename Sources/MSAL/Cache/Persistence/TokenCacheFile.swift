@@ -29,22 +29,22 @@ package final class TokenCacheFile: Sendable {
     /// unusable options.
     package init(path: String, options: TokenCacheFileOptions = .init()) throws {
         guard path.hasPrefix("/") else {
-            throw MSALError.cacheLocationUnavailable("Token cache path \"\(path)\" is not absolute")
+            throw MSALFailure.cacheLocationUnavailable("Token cache path \"\(path)\" is not absolute")
         }
         guard !path.utf8.contains(0) else {
-            throw MSALError.cacheLocationUnavailable("Token cache path \"\(path)\" contains a NUL character")
+            throw MSALFailure.cacheLocationUnavailable("Token cache path \"\(path)\" contains a NUL character")
         }
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))!
         let name = String(path[path.index(after: slash)...])
         guard !name.isEmpty, name != ".", name != ".." else {
-            throw MSALError.cacheLocationUnavailable("Token cache path \"\(path)\" does not name a file")
+            throw MSALFailure.cacheLocationUnavailable("Token cache path \"\(path)\" does not name a file")
         }
         guard options.lockTimeout.isFinite, options.lockTimeout >= 0, options.maximumFileSize > 0,
             options.staleTemporaryFileAge.isFinite, options.staleTemporaryFileAge >= 0,
             !options.lockFileSuffix.isEmpty, !options.lockFileSuffix.contains("/"), !options.lockFileSuffix.utf8.contains(0)
         else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message: "Token cache file \(path): invalid options (lock timeout \(options.lockTimeout) s, "
                     + "size limit \(options.maximumFileSize) bytes, lock suffix \"\(options.lockFileSuffix)\")")
         }

@@ -14,17 +14,17 @@ extension TokenCacheFileAccess {
     /// The `cacheUnsafeFile` checks on a signal file's metadata (see ``signalStamp()``).
     func checkSignalSafe(_ info: stat) throws {
         if info.isSymbolicLink {
-            throw MSALError.cacheUnsafe(path, "it is a symbolic link")
+            throw MSALFailure.cacheUnsafe(path, "it is a symbolic link")
         }
         guard info.isRegularFile else {
-            throw MSALError.cacheUnsafe(path, "it is not a regular file (file type \(octal(info.fileType >> 12)))")
+            throw MSALFailure.cacheUnsafe(path, "it is not a regular file (file type \(octal(info.fileType >> 12)))")
         }
         let euid = geteuid()
         guard info.st_uid == euid else {
-            throw MSALError.cacheUnsafe(path, "it belongs to uid \(info.st_uid), not to this user (uid \(euid))")
+            throw MSALFailure.cacheUnsafe(path, "it belongs to uid \(info.st_uid), not to this user (uid \(euid))")
         }
         guard info.st_size == 0 else {
-            throw MSALError.cacheUnsafe(
+            throw MSALFailure.cacheUnsafe(
                 path,
                 "it is the Secret Service cache's signal file but holds \(info.st_size) bytes (a plaintext cache?); "
                     + "move a file cache into the Secret Service with `msal cache migrate --to secret-service`, or remove the file")

@@ -10,18 +10,18 @@ extension TokenCacheFileAccess {
     package func wipeAndRemove() throws {
         try checkOpen()
         guard session.exclusive else {
-            throw MSALError.cacheMisuse(path, "removing the file needs the exclusive lock")
+            throw MSALFailure.cacheMisuse(path, "removing the file needs the exclusive lock")
         }
         let descriptor = openat(session.directory, file.fileName, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             if errno == ENOENT { return }
-            throw MSALError.cacheIO(path, "open the file to wipe it", errno: errno)
+            throw MSALFailure.cacheIO(path, "open the file to wipe it", errno: errno)
         }
         defer { _ = Glibc.close(descriptor) }
         let info: stat
         switch POSIXCalls.status(of: descriptor) {
         case .success(let value): info = value
-        case .failure(let failure): throw MSALError.cacheIO(path, "inspect the file", errno: failure.code)
+        case .failure(let failure): throw MSALFailure.cacheIO(path, "inspect the file", errno: failure.code)
         }
         try checkSafe(info)
         let zeros = [UInt8](repeating: 0, count: 64 * 1024)
@@ -31,15 +31,15 @@ extension TokenCacheFileAccess {
             let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, count, offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw MSALError.cacheIO(path, "overwrite the file", errno: errno)
+                throw MSALFailure.cacheIO(path, "overwrite the file", errno: errno)
             }
             offset += off_t(written)
         }
         guard POSIXCalls.retrying({ fsync(descriptor) }) == 0 else {
-            throw MSALError.cacheIO(path, "sync the overwritten file", errno: errno)
+            throw MSALFailure.cacheIO(path, "sync the overwritten file", errno: errno)
         }
         guard unlinkat(session.directory, file.fileName, 0) == 0 else {
-            throw MSALError.cacheIO(path, "remove the file", errno: errno)
+            throw MSALFailure.cacheIO(path, "remove the file", errno: errno)
         }
         _ = POSIXCalls.retrying { fsync(session.directory) }
     }

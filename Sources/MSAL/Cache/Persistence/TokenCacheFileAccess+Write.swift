@@ -26,11 +26,11 @@ extension TokenCacheFileAccess {
     private func write(_ bytes: [UInt8], signal: Bool) throws -> TokenCacheFileStamp {
         try checkOpen()
         guard session.exclusive else {
-            throw MSALError.cacheMisuse(path, "write needs the exclusive lock")
+            throw MSALFailure.cacheMisuse(path, "write needs the exclusive lock")
         }
         let limit = file.options.maximumFileSize
         guard bytes.count <= limit else {
-            throw MSALError.cacheTooLarge(path, size: bytes.count, limit: limit, writing: true)
+            throw MSALFailure.cacheTooLarge(path, size: bytes.count, limit: limit, writing: true)
         }
         var previous: stat?
         switch POSIXCalls.status(of: file.fileName, in: session.directory) {
@@ -44,7 +44,7 @@ extension TokenCacheFileAccess {
         case .failure(let failure) where failure.code == ENOENT:
             previous = nil
         case .failure(let failure):
-            throw MSALError.cacheIO(path, "inspect the file", errno: failure.code)
+            throw MSALFailure.cacheIO(path, "inspect the file", errno: failure.code)
         }
         removeStaleTemporaryFiles()
 
@@ -78,44 +78,44 @@ extension TokenCacheFileAccess {
         }
         let times = [modified, modified]
         guard futimens(descriptor, times) == 0 else {
-            throw MSALError.cacheIO(path, "set the time of \(temporaryPath)", errno: errno)
+            throw MSALFailure.cacheIO(path, "set the time of \(temporaryPath)", errno: errno)
         }
         if let code = injectedFailure(.sync) {
-            throw MSALError.cacheIO(path, "sync \(temporaryPath)", errno: code)
+            throw MSALFailure.cacheIO(path, "sync \(temporaryPath)", errno: code)
         }
         guard POSIXCalls.retrying({ fsync(descriptor) }) == 0 else {
-            throw MSALError.cacheIO(path, "sync \(temporaryPath)", errno: errno)
+            throw MSALFailure.cacheIO(path, "sync \(temporaryPath)", errno: errno)
         }
         let stamp: TokenCacheFileStamp
         switch POSIXCalls.status(of: descriptor) {
         case .success(let info):
             stamp = TokenCacheFileStamp(info)
         case .failure(let failure):
-            throw MSALError.cacheIO(path, "inspect \(temporaryPath)", errno: failure.code)
+            throw MSALFailure.cacheIO(path, "inspect \(temporaryPath)", errno: failure.code)
         }
         open = false
         guard Glibc.close(descriptor) == 0 else {
-            throw MSALError.cacheIO(path, "close \(temporaryPath)", errno: errno)
+            throw MSALFailure.cacheIO(path, "close \(temporaryPath)", errno: errno)
         }
         if let hook = file.options.beforeRename {
             do {
                 try hook(temporaryPath)
             } catch {
-                throw MSALError.cacheIO(path, "replace the file", underlying: error)
+                throw MSALFailure.cacheIO(path, "replace the file", underlying: error)
             }
         }
         if let code = injectedFailure(.rename) {
-            throw MSALError.cacheIO(path, "rename \(temporaryPath) over it", errno: code)
+            throw MSALFailure.cacheIO(path, "rename \(temporaryPath) over it", errno: code)
         }
         guard renameat(session.directory, temporaryName, session.directory, file.fileName) == 0 else {
-            throw MSALError.cacheIO(path, "rename \(temporaryPath) over it", errno: errno)
+            throw MSALFailure.cacheIO(path, "rename \(temporaryPath) over it", errno: errno)
         }
         committed = true
         let directorySync =
             injectedFailure(.syncDirectory)
             ?? (POSIXCalls.retrying({ fsync(session.directory) }) != 0 && errno != EINVAL && errno != EROFS ? errno : nil)
         if let code = directorySync {
-            throw MSALError.cacheIO(
+            throw MSALFailure.cacheIO(
                 path, "sync its directory", errno: code,
                 detail: "the new content is in place but may not survive a crash")
         }
@@ -130,7 +130,7 @@ extension TokenCacheFileAccess {
     /// Creates `<name>.tmp-<pid>-<random hex>` exclusively with mode 0600.
     private func createTemporaryFile() throws -> (Int32, String) {
         if let code = injectedFailure(.createTemporaryFile) {
-            throw MSALError.cacheIO(path, "create a temporary file in \(file.directoryPath)", errno: code)
+            throw MSALFailure.cacheIO(path, "create a temporary file in \(file.directoryPath)", errno: code)
         }
         var lastError: Int32 = EEXIST
         for _ in 0..<16 {
@@ -144,7 +144,7 @@ extension TokenCacheFileAccess {
                     let code = errno
                     _ = Glibc.close(descriptor)
                     _ = unlinkat(session.directory, name, 0)
-                    throw MSALError.cacheIO(path, "set the mode of \(file.pathInDirectory(name))", errno: code)
+                    throw MSALFailure.cacheIO(path, "set the mode of \(file.pathInDirectory(name))", errno: code)
                 }
                 return (descriptor, name)
             }
@@ -153,7 +153,7 @@ extension TokenCacheFileAccess {
                 break
             }
         }
-        throw MSALError.cacheIO(path, "create a temporary file in \(file.directoryPath)", errno: lastError)
+        throw MSALFailure.cacheIO(path, "create a temporary file in \(file.directoryPath)", errno: lastError)
     }
 
     /// `write` until every byte is out.
@@ -166,7 +166,7 @@ extension TokenCacheFileAccess {
                 if let half = pause, offset >= half {
                     pause = nil
                     if let code = injectedFailure(.write) {
-                        throw MSALError.cacheIO(path, "write", errno: code)
+                        throw MSALFailure.cacheIO(path, "write", errno: code)
                     }
                 }
                 let end = pause.map { max($0, offset + 1) } ?? buffer.count
@@ -175,10 +175,10 @@ extension TokenCacheFileAccess {
                     if errno == EINTR {
                         continue
                     }
-                    throw MSALError.cacheIO(path, "write", errno: errno)
+                    throw MSALFailure.cacheIO(path, "write", errno: errno)
                 }
                 if count == 0 {
-                    throw MSALError.cacheIO(path, "write", errno: EIO)
+                    throw MSALFailure.cacheIO(path, "write", errno: EIO)
                 }
                 offset += count
             }

@@ -31,7 +31,7 @@ package struct TokenCacheFileAccess {
         case .failure(let failure) where failure.code == ENOENT:
             return nil
         case .failure(let failure):
-            throw MSALError.cacheIO(path, "inspect the file", errno: failure.code)
+            throw MSALFailure.cacheIO(path, "inspect the file", errno: failure.code)
         }
     }
 
@@ -66,9 +66,9 @@ package struct TokenCacheFileAccess {
             case ENOENT:
                 return nil
             case ELOOP:
-                throw MSALError.cacheUnsafe(path, "it is a symbolic link")
+                throw MSALFailure.cacheUnsafe(path, "it is a symbolic link")
             case let code:
-                throw MSALError.cacheIO(path, "open for reading", errno: code)
+                throw MSALFailure.cacheIO(path, "open for reading", errno: code)
             }
         }
         defer { _ = Glibc.close(descriptor) }
@@ -77,12 +77,12 @@ package struct TokenCacheFileAccess {
         case .success(let value):
             info = value
         case .failure(let failure):
-            throw MSALError.cacheIO(path, "inspect the file", errno: failure.code)
+            throw MSALFailure.cacheIO(path, "inspect the file", errno: failure.code)
         }
         try checkSafe(info)
         let limit = file.options.maximumFileSize
         guard info.st_size <= limit else {
-            throw MSALError.cacheTooLarge(path, size: Int(info.st_size), limit: limit, writing: false)
+            throw MSALFailure.cacheTooLarge(path, size: Int(info.st_size), limit: limit, writing: false)
         }
         let source = try readAll(descriptor, expected: Int(info.st_size), limit: limit)
         return (source, TokenCacheFileStamp(info))
@@ -96,11 +96,11 @@ package struct TokenCacheFileAccess {
     package func quarantine(reason: String) throws -> String {
         try checkOpen()
         guard session.exclusive else {
-            throw MSALError.cacheMisuse(path, "quarantine needs the exclusive lock")
+            throw MSALFailure.cacheMisuse(path, "quarantine needs the exclusive lock")
         }
         let operation = "move the file aside (\(reason))"
         if case .failure(let failure) = POSIXCalls.status(of: file.fileName, in: session.directory) {
-            throw MSALError.cacheIO(path, operation, errno: failure.code)
+            throw MSALFailure.cacheIO(path, operation, errno: failure.code)
         }
         let base = file.fileName + ".corrupt-" + Self.utcTimestamp(file.options.clock.now().timeIntervalSince1970)
         for attempt in 0..<10_000 {
@@ -110,42 +110,42 @@ package struct TokenCacheFileAccess {
                 continue
             case .failure(let failure) where failure.code == ENOENT:
                 guard renameat(session.directory, file.fileName, session.directory, name) == 0 else {
-                    throw MSALError.cacheIO(path, operation, errno: errno)
+                    throw MSALFailure.cacheIO(path, operation, errno: errno)
                 }
                 _ = POSIXCalls.retrying { fsync(session.directory) }
                 return file.pathInDirectory(name)
             case .failure(let failure):
-                throw MSALError.cacheIO(path, operation, errno: failure.code)
+                throw MSALFailure.cacheIO(path, operation, errno: failure.code)
             }
         }
-        throw MSALError.cacheIO(path, operation, errno: EEXIST)
+        throw MSALFailure.cacheIO(path, operation, errno: EEXIST)
     }
 
     /// Throws `unexpected` once the `withLock` body has returned.
     func checkOpen() throws {
         guard session.isOpen else {
-            throw MSALError.cacheMisuse(path, "the cache file access was used after its withLock call returned")
+            throw MSALFailure.cacheMisuse(path, "the cache file access was used after its withLock call returned")
         }
     }
 
     /// The `cacheUnsafeFile` checks on the file's metadata.
     func checkSafe(_ info: stat) throws {
         if info.isSymbolicLink {
-            throw MSALError.cacheUnsafe(path, "it is a symbolic link")
+            throw MSALFailure.cacheUnsafe(path, "it is a symbolic link")
         }
         guard info.isRegularFile else {
-            throw MSALError.cacheUnsafe(path, "it is not a regular file (file type \(octal(info.fileType >> 12)))")
+            throw MSALFailure.cacheUnsafe(path, "it is not a regular file (file type \(octal(info.fileType >> 12)))")
         }
         let euid = geteuid()
         guard info.st_uid == euid else {
-            throw MSALError.cacheUnsafe(path, "it belongs to uid \(info.st_uid), not to this user (uid \(euid))")
+            throw MSALFailure.cacheUnsafe(path, "it belongs to uid \(info.st_uid), not to this user (uid \(euid))")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw MSALError.cacheUnsafe(
+            throw MSALFailure.cacheUnsafe(
                 path, "it grants group or other access (mode \(octal(info.permissions)), expected 0600)")
         }
         guard info.st_nlink <= 1 else {
-            throw MSALError.cacheUnsafe(path, "it has \(info.st_nlink) hard links")
+            throw MSALFailure.cacheUnsafe(path, "it has \(info.st_nlink) hard links")
         }
     }
 
@@ -176,13 +176,13 @@ package struct TokenCacheFileAccess {
                 return got
             }
             guard grown, !source.allocationFailed else {
-                throw MSALError.cacheTooLarge(path, size: source.count + room, limit: limit, writing: false)
+                throw MSALFailure.cacheTooLarge(path, size: source.count + room, limit: limit, writing: false)
             }
             if failure != 0 {
-                throw MSALError.cacheIO(path, "read", errno: failure)
+                throw MSALFailure.cacheIO(path, "read", errno: failure)
             }
             if source.count > limit {
-                throw MSALError.cacheTooLarge(path, size: source.count, limit: limit, writing: false)
+                throw MSALFailure.cacheTooLarge(path, size: source.count, limit: limit, writing: false)
             }
             if got < room {
                 return source

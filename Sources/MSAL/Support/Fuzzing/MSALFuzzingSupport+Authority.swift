@@ -29,10 +29,10 @@ import Foundation
 
     /// Parses `text` as an authority of `kind` (`nil`: detected), as `MSALAuthority(url:)` does.
     ///
-    /// - Throws: ``MSALError`` (``MSALInternalError/invalidAuthority``).
+    /// - Throws: ``MSALFailure`` (``MSALInternalError/invalidAuthority``).
     public static func parseAuthority(
         _ text: String, kind: MSALAuthorityKind?, allowInsecureLoopback: Bool
-    ) throws(MSALError) -> ParsedAuthority {
+    ) throws(MSALFailure) -> ParsedAuthority {
         let parsed = try AuthorityComponents.parse(text, kind: kind, options: allowInsecureLoopback ? [.allowInsecureLoopback] : [])
         return ParsedAuthority(
             kind: parsed.kind, scheme: parsed.scheme, host: parsed.host, port: parsed.port, tenant: parsed.tenant,
@@ -59,10 +59,10 @@ import Foundation
 
     /// Parses an instance-discovery body (`InstanceDiscoveryResponse`).
     ///
-    /// - Throws: ``MSALError`` (``MSALInternalError/invalidAuthorityMetadata``).
+    /// - Throws: ``MSALFailure`` (``MSALInternalError/invalidAuthorityMetadata``).
     public static func parseInstanceDiscovery(
         _ body: [UInt8]
-    ) throws(MSALError) -> (tenantDiscoveryEndpoint: String?, groups: [DiscoveryGroup]) {
+    ) throws(MSALFailure) -> (tenantDiscoveryEndpoint: String?, groups: [DiscoveryGroup]) {
         let response = try InstanceDiscoveryResponse.parse(body, correlationID: nil)
         let groups = response.groups.map {
             DiscoveryGroup(preferredNetwork: $0.preferredNetwork, preferredCache: $0.preferredCache, aliases: $0.aliases)
@@ -74,12 +74,12 @@ import Foundation
     /// `kind`; `nil`: detected) as the resolver does, with `group` as the cloud's aliases (the authority's own host when `nil`) and
     /// `knownAuthorities` as the app's known authorities.
     ///
-    /// - Throws: ``MSALError`` (`invalidAuthority` for `authority` itself; `invalidAuthorityMetadata`,
+    /// - Throws: ``MSALFailure`` (`invalidAuthority` for `authority` itself; `invalidAuthorityMetadata`,
     ///   `authorityIssuerMismatch` or `insecureEndpoint` for the document).
     public static func validateOpenIDConfiguration(
         _ body: [UInt8], authority: String, kind: MSALAuthorityKind?, allowInsecureLoopback: Bool, group: DiscoveryGroup?,
         knownAuthorities: [String]
-    ) throws(MSALError) -> MSALAuthorityMetadata {
+    ) throws(MSALFailure) -> MSALAuthorityMetadata {
         let options: MSALAuthorityOptions = allowInsecureLoopback ? [.allowInsecureLoopback] : []
         let components = try AuthorityComponents.parse(authority, kind: kind, options: options)
         var known: [MSALAuthority] = []

@@ -144,16 +144,16 @@ import MSALJSON
     /// Reads a cache document and indexes it in the same pass, as loading the cache file does
     /// (`TokenCacheContents(parsing:)`: the one-pass `CacheDocumentReader`).
     ///
-    /// - Throws: ``MSALError`` (``MSALInternalError/cacheCorrupt`` or ``MSALInternalError/cacheTooLarge``).
-    public static func loadCache(_ bytes: [UInt8]) throws(MSALError) -> LoadedCache {
+    /// - Throws: ``MSALFailure`` (``MSALInternalError/cacheCorrupt`` or ``MSALInternalError/cacheTooLarge``).
+    public static func loadCache(_ bytes: [UInt8]) throws(MSALFailure) -> LoadedCache {
         LoadedCache(try TokenCacheContents(parsing: bytes))
     }
 
     /// Reads a cache document without indexing it while reading (`TokenCacheDocument(parsing:)`), then
     /// indexes the finished document.
     ///
-    /// - Throws: ``MSALError`` as ``loadCache(_:)``.
-    public static func loadCacheIndexingAfterwards(_ bytes: [UInt8]) throws(MSALError) -> LoadedCache {
+    /// - Throws: ``MSALFailure`` as ``loadCache(_:)``.
+    public static func loadCacheIndexingAfterwards(_ bytes: [UInt8]) throws(MSALFailure) -> LoadedCache {
         LoadedCache(TokenCacheContents(document: try TokenCacheDocument(parsing: bytes)))
     }
 

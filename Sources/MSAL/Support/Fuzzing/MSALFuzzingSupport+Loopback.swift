@@ -9,7 +9,7 @@ import NIOCore
         /// The redirect with the expected `state`: its decoded parameters and URL.
         case redirect(parameters: [String: String], url: URL)
         /// The sign-in failed (a redirect with the expected `state` but neither code nor error).
-        case failure(MSALError)
+        case failure(MSALFailure)
     }
 
     /// The request handling of one loopback listener without its sockets: the handlers of each
@@ -40,10 +40,10 @@ import NIOCore
     /// A listener's request handling for `redirectURI` bound on `port`, waiting for `expectedState`,
     /// with its timers on `eventLoop`.
     ///
-    /// - Throws: ``MSALError`` (``MSALInternalError/invalidRedirectURI``) for a bad redirect URI.
+    /// - Throws: ``MSALFailure`` (``MSALInternalError/internalErrorInvalidRedirectURI``) for a bad redirect URI.
     public static func loopbackExchange(
         redirectURI: String?, port: Int, expectedState: String, maximumRequestBytes: Int, eventLoop: any EventLoop
-    ) throws(MSALError) -> LoopbackExchange {
+    ) throws(MSALFailure) -> LoopbackExchange {
         let redirect = try LoopbackRedirectURI(parsing: redirectURI)
         let core = LoopbackListenerCore(
             maximumRequestBytes: maximumRequestBytes, connectionTimeout: .seconds(10),
@@ -57,8 +57,8 @@ import NIOCore
 
     /// Checks a redirect URL an app's own web UI captured (`LoopbackRedirect.parse`); returns its parameters.
     ///
-    /// - Throws: ``MSALError`` (`invalidRedirect`, `invalidState`).
-    public static func parseCapturedRedirect(_ url: URL, expectedState: String) throws(MSALError) -> [String: String] {
+    /// - Throws: ``MSALFailure`` (`invalidRedirect`, `invalidState`).
+    public static func parseCapturedRedirect(_ url: URL, expectedState: String) throws(MSALFailure) -> [String: String] {
         try LoopbackRedirect.parse(
             url, expectedState: expectedState, correlationID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
         ).parameters
@@ -67,10 +67,10 @@ import NIOCore
     /// Parses an app's loopback redirect URI (`LoopbackRedirectURI`); returns its parts and the URI
     /// the listener sends once bound to `boundPort`.
     ///
-    /// - Throws: ``MSALError`` (``MSALInternalError/invalidRedirectURI``).
+    /// - Throws: ``MSALFailure`` (``MSALInternalError/internalErrorInvalidRedirectURI``).
     public static func parseLoopbackRedirectURI(
         _ text: String, boundPort: Int
-    ) throws(MSALError) -> (host: String, port: Int?, path: String, url: URL) {
+    ) throws(MSALFailure) -> (host: String, port: Int?, path: String, url: URL) {
         let parsed = try LoopbackRedirectURI(parsing: text)
         return (parsed.host.rawValue, parsed.port, parsed.path, parsed.url(boundPort: parsed.port ?? boundPort))
     }

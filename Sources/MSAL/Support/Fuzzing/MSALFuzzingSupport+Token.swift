@@ -30,8 +30,8 @@ import Foundation
 
     /// Parses a token endpoint success body.
     ///
-    /// - Throws: ``MSALError`` (``MSALInternalError/invalidResponse``).
-    public static func parseTokenResponse(_ body: [UInt8]) throws(MSALError) -> ParsedTokenResponse {
+    /// - Throws: ``MSALFailure`` (``MSALInternalError/internalErrorInvalidResponse``).
+    public static func parseTokenResponse(_ body: [UInt8]) throws(MSALFailure) -> ParsedTokenResponse {
         let response = try TokenResponse(parsing: body)
         return ParsedTokenResponse(
             accessToken: response.accessToken, expiresIn: response.expiresIn, extendedExpiresIn: response.extendedExpiresIn,
@@ -42,10 +42,10 @@ import Foundation
     /// Parses a token endpoint success body and saves it into an empty cache for `clientID` as the flows
     /// do, then returns the written cache document.
     ///
-    /// - Throws: ``MSALError`` when the body or the account it names cannot be used.
+    /// - Throws: ``MSALFailure`` when the body or the account it names cannot be used.
     public static func cacheDocumentSaving(
         _ body: [UInt8], clientID: String, environment: String, tenant: String, now: Int64
-    ) throws(MSALError) -> [UInt8] {
+    ) throws(MSALFailure) -> [UInt8] {
         let response = try TokenResponse(parsing: body)
         let context = TokenCacheWriteContext(
             clientID: clientID, environment: environment, authorityTenant: tenant, requestedScopes: ["User.Read"], now: now)
@@ -66,7 +66,7 @@ import Foundation
     }
 
     /// The error the SDK reports for a token endpoint response that is not a success.
-    public static func tokenEndpointError(status: Int, body: [UInt8], grant: Grant) -> MSALError {
+    public static func tokenEndpointError(status: Int, body: [UInt8], grant: Grant) -> MSALFailure {
         let response = MSALHTTPResponse(statusCode: status, body: body)
         let mapped: TokenGrant
         switch grant {
@@ -74,7 +74,7 @@ import Foundation
         case .refreshToken: mapped = .refreshToken
         case .deviceCode: mapped = .deviceCode
         }
-        return MSALError(
+        return MSALFailure(
             tokenEndpointResponse: response, grant: mapped, correlationID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)))
     }
 
@@ -83,10 +83,10 @@ import Foundation
 
     /// Parses a device authorization body (`DeviceCodeResponse`).
     ///
-    /// - Throws: ``MSALError`` (``MSALInternalError/invalidResponse``).
+    /// - Throws: ``MSALFailure`` (``MSALInternalError/internalErrorInvalidResponse``).
     public static func parseDeviceCodeResponse(
         _ body: [UInt8]
-    ) throws(MSALError) -> (userCode: String, verificationURI: URL, expiresIn: Int64, interval: Int64, message: String) {
+    ) throws(MSALFailure) -> (userCode: String, verificationURI: URL, expiresIn: Int64, interval: Int64, message: String) {
         let response = try DeviceCodeResponse(parsing: body)
         return (response.userCode, response.verificationURI, response.expiresIn, response.interval, response.message)
     }

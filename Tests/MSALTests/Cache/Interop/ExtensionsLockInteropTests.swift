@@ -85,7 +85,7 @@ struct ExtensionsLockInteropTests {
         // One whose holder is alive (this process) is waited for, and the wait times out.
         try Data("\(getpid()) /usr/bin/python3".utf8).write(to: URL(fileURLWithPath: path + ".lockfile"))
         let quick = try TokenCacheFile(path: path, options: TokenCacheFileOptions(lockTimeout: 0.2))
-        #expect(throws: MSALError.self) { try quick.withLock(exclusive: true) { _ in } }
+        #expect(throws: MSALFailure.self) { try quick.withLock(exclusive: true) { _ in } }
         #expect(FileManager.default.fileExists(atPath: path + ".lockfile"))
         // Reads do not take it.
         #expect(try quick.withLock(exclusive: false) { try $0.read() } != nil)

@@ -18,7 +18,7 @@ final class AdvertisedOriginTransport: MSALHTTPTransport {
     func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         let url = request.url.absoluteString
         guard url.hasPrefix(advertised + "/") else {
-            throw MSALError(.internal, internalCode: .networkFailure, message: "the test transport refused \(url)")
+            throw MSALFailure(.internal, internalCode: .networkFailure, message: "the test transport refused \(url)")
         }
         var rewritten = request
         rewritten.url = URL(string: target + url.dropFirst(advertised.count))!

@@ -54,7 +54,7 @@ struct PythonRoundTripTests {
         var refreshTokensSent: [String] { sentStorage.values }
 
         func silent(_ home: String, forceRefresh: Bool) async throws -> MSALResult {
-            let account = try #require(try app.account(forIdentifier: home))
+            let account = try app.account(forIdentifier: home)
             let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
             parameters.forceRefresh = forceRefresh
             return try await app.acquireTokenSilent(with: parameters)

@@ -91,8 +91,8 @@ struct TokenCacheFileBasicsTests {
         try file.put("old")
         try file.withLock(exclusive: false) { access in
             #expect(!access.isExclusive)
-            expectMSALError(.unexpected, mentioning: ["exclusive", scratch.file()]) { _ = try access.write([1, 2, 3]) }
-            expectMSALError(.unexpected, mentioning: ["exclusive"]) { _ = try access.quarantine(reason: "test") }
+            expectMSALError(.internalErrorUnexpected, mentioning: ["exclusive", scratch.file()]) { _ = try access.write([1, 2, 3]) }
+            expectMSALError(.internalErrorUnexpected, mentioning: ["exclusive"]) { _ = try access.quarantine(reason: "test") }
         }
         #expect(try file.get() == "old")
         #expect(scratch.names() == ["token_cache.json", "token_cache.json.lock"])
@@ -105,10 +105,10 @@ struct TokenCacheFileBasicsTests {
         let file = try TokenCacheFile(path: scratch.file())
         try file.put("old")
         let escaped = try file.withLock(exclusive: true) { $0 }
-        expectMSALError(.unexpected, mentioning: ["after"]) { _ = try escaped.read() }
-        expectMSALError(.unexpected, mentioning: ["after"]) { _ = try escaped.write([1]) }
-        expectMSALError(.unexpected, mentioning: ["after"]) { _ = try escaped.stamp() }
-        expectMSALError(.unexpected, mentioning: ["after"]) { _ = try escaped.quarantine(reason: "x") }
+        expectMSALError(.internalErrorUnexpected, mentioning: ["after"]) { _ = try escaped.read() }
+        expectMSALError(.internalErrorUnexpected, mentioning: ["after"]) { _ = try escaped.write([1]) }
+        expectMSALError(.internalErrorUnexpected, mentioning: ["after"]) { _ = try escaped.stamp() }
+        expectMSALError(.internalErrorUnexpected, mentioning: ["after"]) { _ = try escaped.quarantine(reason: "x") }
         #expect(try file.get() == "old")
     }
 
@@ -179,7 +179,9 @@ struct TokenCacheFileBasicsTests {
             options.append(option)
         }
         for option in options {
-            expectMSALError(.invalidParameter, mentioning: ["/tmp/x.json"]) { _ = try TokenCacheFile(path: "/tmp/x.json", options: option) }
+            expectMSALError(.internalErrorInvalidParameter, mentioning: ["/tmp/x.json"]) {
+                _ = try TokenCacheFile(path: "/tmp/x.json", options: option)
+            }
         }
     }
 }

@@ -116,14 +116,14 @@ struct TokenCacheFileFailureTests {
 
     @Test("A full disk is named in the message with the errno text")
     func diskFullMessage() {
-        let error = MSALError.cacheIO("/home/u/.cache/msal/token_cache.json", "write", errno: ENOSPC)
+        let error = MSALFailure.cacheIO("/home/u/.cache/msal/token_cache.json", "write", errno: ENOSPC)
         #expect(error.internalCode == .cacheIOFailure)
         #expect(error.message.contains("/home/u/.cache/msal/token_cache.json"))
         #expect(error.message.contains("disk full"))
         #expect(error.message.contains("No space left on device (errno \(ENOSPC))"))
-        let quota = MSALError.cacheIO("/p", "write", errno: EDQUOT)
+        let quota = MSALFailure.cacheIO("/p", "write", errno: EDQUOT)
         #expect(quota.message.contains("disk full"))
-        let other = MSALError.cacheIO("/p", "write", errno: EIO)
+        let other = MSALFailure.cacheIO("/p", "write", errno: EIO)
         #expect(!other.message.contains("disk full"))
         #expect(other.message.contains("Input/output error"))
     }

@@ -351,7 +351,7 @@ struct SecretServiceLibraryMissingTests {
     @Test("Default: cacheSecretServiceUnavailable naming libsecret; nothing is written")
     func fails() throws {
         let cache = try TokenCache(config: Self.config(.fail))
-        let error = #expect(throws: MSALError.self) { try cache.read(clientID: "c") { $0.revision } }
+        let error = #expect(throws: MSALFailure.self) { try cache.read(clientID: "c") { $0.revision } }
         #expect(error?.internalCode == .cacheSecretServiceUnavailable)
         #expect(error?.message.contains("libsecret could not be loaded") == true)
         #expect(cache.storageDescription == "secret-service (not used yet)")

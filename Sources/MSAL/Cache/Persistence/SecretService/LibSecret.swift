@@ -74,23 +74,23 @@ final class LibSecret: @unchecked Sendable {
     let free: UnsafeMutableRawPointer
 
     /// The library, loaded once per process; the error says why it could not be.
-    static let shared: Result<LibSecret, MSALError> = Result { () throws(MSALError) in try LibSecret(soname: soname) }
+    static let shared: Result<LibSecret, MSALFailure> = Result { () throws(MSALFailure) in try LibSecret(soname: soname) }
 
     /// Loads `soname` and resolves every symbol, or throws `cacheSecretServiceUnavailable`.
-    init(soname: String) throws(MSALError) {
+    init(soname: String) throws(MSALFailure) {
         guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
-            throw MSALError.secretServiceUnavailable(
+            throw MSALFailure.secretServiceUnavailable(
                 "libsecret could not be loaded (\(reason)); install it (Debian: apt install libsecret-1-0) or choose another storage")
         }
-        func symbol(_ name: String) throws(MSALError) -> UnsafeMutableRawPointer {
+        func symbol(_ name: String) throws(MSALFailure) -> UnsafeMutableRawPointer {
             // `dlsym` on the handle also searches the libraries libsecret depends on (GLib).
             guard let pointer = dlsym(handle, name) else {
-                throw MSALError.secretServiceUnavailable("\(soname) has no symbol \(name); libsecret 0.18 or later is needed")
+                throw MSALFailure.secretServiceUnavailable("\(soname) has no symbol \(name); libsecret 0.18 or later is needed")
             }
             return pointer
         }
-        func function<F>(_ name: String, as type: F.Type) throws(MSALError) -> F {
+        func function<F>(_ name: String, as type: F.Type) throws(MSALFailure) -> F {
             unsafeBitCast(try symbol(name), to: type)
         }
         schemaNew = try function("secret_schema_newv", as: SchemaNew.self)
@@ -116,15 +116,15 @@ final class LibSecret: @unchecked Sendable {
 
     /// Whether the default collection (where items are stored) exists and is locked. libsecret's
     /// lookups skip the items of a locked collection that no prompt could unlock, as if there were none.
-    func isDefaultCollectionLocked() throws(MSALError) -> Bool {
+    func isDefaultCollectionLocked() throws(MSALFailure) -> Bool {
         var error: UnsafeMutableRawPointer?
         guard let service = serviceGet(0, nil, &error) else {
-            throw MSALError.secretServiceUnavailable("cannot reach the Secret Service: \(consume(error))")
+            throw MSALFailure.secretServiceUnavailable("cannot reach the Secret Service: \(consume(error))")
         }
         defer { objectUnref(service) }
         guard let collection = collectionForAlias(service, "default", 0, nil, &error) else {
             if error != nil {
-                throw MSALError.secretServiceUnavailable("cannot find the default keyring: \(consume(error))")
+                throw MSALFailure.secretServiceUnavailable("cannot find the default keyring: \(consume(error))")
             }
             return false
         }

@@ -19,12 +19,12 @@ package final class SecretServiceItem: @unchecked Sendable {
     private let schema: OpaquePointer
 
     /// An item of `schemaName` with `attributes` (every one a string attribute, as msal-extensions declares them).
-    init(library: LibSecret, schemaName: String, attributes: [String: String], label: String) throws(MSALError) {
+    init(library: LibSecret, schemaName: String, attributes: [String: String], label: String) throws(MSALFailure) {
         guard !schemaName.isEmpty, !schemaName.utf8.contains(0), !label.utf8.contains(0),
             attributes.allSatisfy({ !$0.key.isEmpty && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0) })
         else {
-            throw MSALError(
-                .internal, internalCode: .invalidParameter,
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
                 message:
                     "Secret Service storage: the schema name and attribute names must be non-empty, and no name, value or label may contain NUL"
             )
@@ -40,7 +40,7 @@ package final class SecretServiceItem: @unchecked Sendable {
             _ = library.hashTableInsert(types, UnsafeMutableRawPointer(library.stringDuplicate(attribute.name)), nil)
         }
         guard let schema = library.schemaNew(schemaName, 0, types) else {
-            throw MSALError.secretServiceUnavailable("libsecret refused the schema \"\(schemaName)\"")
+            throw MSALFailure.secretServiceUnavailable("libsecret refused the schema \"\(schemaName)\"")
         }
         self.schema = schema
     }
@@ -53,17 +53,17 @@ package final class SecretServiceItem: @unchecked Sendable {
     ///
     /// - Throws: `cacheTooLarge` past `limit` bytes; `cacheSecretServiceUnavailable` when libsecret
     ///   fails (no bus, no daemon) or finds nothing while the default keyring stays locked.
-    func lookup(limit: Int) throws(MSALError) -> CacheSource? {
+    func lookup(limit: Int) throws(MSALFailure) -> CacheSource? {
         var error: UnsafeMutableRawPointer?
         let secret = withAttributeTable { table in library.lookup(schema, table, nil, &error) }
         guard let secret else {
             if error != nil {
-                throw MSALError.secretServiceUnavailable("cannot read the item \(description): \(library.consume(error))")
+                throw MSALFailure.secretServiceUnavailable("cannot read the item \(description): \(library.consume(error))")
             }
             // No item, or one in a keyring that stayed locked (no prompt could unlock it): tell them apart,
             // or a locked keyring would read as an empty cache.
             if try library.isDefaultCollectionLocked() {
-                throw MSALError.secretServiceUnavailable(
+                throw MSALFailure.secretServiceUnavailable(
                     "the default keyring is locked and could not be unlocked (no prompt could be shown); unlock it, or choose a fallback")
             }
             return nil
@@ -72,7 +72,7 @@ package final class SecretServiceItem: @unchecked Sendable {
         defer { library.passwordFree(secret) }
         let count = strlen(secret)
         guard count <= limit else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheTooLarge,
                 message: "Secret Service item \(description): \(count) bytes, over the limit of \(limit) bytes; it was left in place")
         }
@@ -82,17 +82,18 @@ package final class SecretServiceItem: @unchecked Sendable {
             return count
         }
         guard copied else {
-            throw MSALError(
+            throw MSALFailure(
                 .internal, internalCode: .cacheIOFailure, message: "Secret Service item \(description): no memory for \(count) bytes")
         }
         return source
     }
 
     /// Stores `bytes` (a JSON document: no NUL) as the item's text, creating or replacing the item.
-    func store(_ bytes: [UInt8]) throws(MSALError) {
+    func store(_ bytes: [UInt8]) throws(MSALFailure) {
         guard !bytes.contains(0) else {
-            throw MSALError(
-                .internal, internalCode: .unexpected, message: "Secret Service item \(description): the text to store contains NUL")
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorUnexpected,
+                message: "Secret Service item \(description): the text to store contains NUL")
         }
         var error: UnsafeMutableRawPointer?
         var text = bytes
@@ -109,17 +110,17 @@ package final class SecretServiceItem: @unchecked Sendable {
             if let base = buffer.baseAddress { memset(base, 0, buffer.count) }
         }
         guard stored != 0 else {
-            throw MSALError.secretServiceUnavailable("cannot store the item \(description): \(library.consume(error))")
+            throw MSALFailure.secretServiceUnavailable("cannot store the item \(description): \(library.consume(error))")
         }
     }
 
     /// Removes the item; `false` when there was none.
     @discardableResult
-    func clear() throws(MSALError) -> Bool {
+    func clear() throws(MSALFailure) -> Bool {
         var error: UnsafeMutableRawPointer?
         let cleared = withAttributeTable { table in library.clear(schema, table, nil, &error) }
         if cleared == 0, error != nil {
-            throw MSALError.secretServiceUnavailable("cannot remove the item \(description): \(library.consume(error))")
+            throw MSALFailure.secretServiceUnavailable("cannot remove the item \(description): \(library.consume(error))")
         }
         return cleared != 0
     }
@@ -143,9 +144,9 @@ package final class SecretServiceItem: @unchecked Sendable {
     }
 }
 
-extension MSALError {
+extension MSALFailure {
     /// `cacheSecretServiceUnavailable` with `detail`.
-    static func secretServiceUnavailable(_ detail: String) -> MSALError {
-        MSALError(.internal, internalCode: .cacheSecretServiceUnavailable, message: "Secret Service token cache: \(detail)")
+    static func secretServiceUnavailable(_ detail: String) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .cacheSecretServiceUnavailable, message: "Secret Service token cache: \(detail)")
     }
 }

@@ -53,7 +53,7 @@ package final class SecretServiceStore: Sendable {
         guard path == "~" || path.hasPrefix("~/") else { return path }
         let environment = ProcessInfo.processInfo.environment
         guard let home = environment["HOME"].flatMap({ $0.hasPrefix("/") ? $0 : nil }) ?? TokenCacheFile.passwdHomeDirectory() else {
-            throw MSALError.cacheLocationUnavailable("Secret Service signal file \(path): no home directory to expand ~ to")
+            throw MSALFailure.cacheLocationUnavailable("Secret Service signal file \(path): no home directory to expand ~ to")
         }
         return home + path.dropFirst()
     }
@@ -84,8 +84,8 @@ package final class SecretServiceStore: Sendable {
     }
 
     /// The item, when one lookup through it succeeds (whatever it finds); the error otherwise.
-    private func probe() -> Result<SecretServiceItem, MSALError> {
-        do throws(MSALError) {
+    private func probe() -> Result<SecretServiceItem, MSALFailure> {
+        do throws(MSALFailure) {
             let item = try makeItem()
             _ = try item.lookup(limit: fileOptions.maximumFileSize)
             return .success(item)
@@ -96,7 +96,7 @@ package final class SecretServiceStore: Sendable {
 
     /// The fallback storage after `error`, logged; rethrows `error` for ``MSALSecretServiceStorage/Fallback/fail``
     /// and for anything but `cacheSecretServiceUnavailable` (an oversized item is not a missing service).
-    private func fallback(from error: MSALError) throws -> Resolution {
+    private func fallback(from error: MSALFailure) throws -> Resolution {
         guard error.internalCode == .cacheSecretServiceUnavailable else { throw error }
         switch settings.fallback {
         case .fail:
@@ -116,7 +116,7 @@ package final class SecretServiceStore: Sendable {
     }
 
     /// A new handle on the item.
-    func makeItem() throws(MSALError) -> SecretServiceItem {
+    func makeItem() throws(MSALFailure) -> SecretServiceItem {
         let library: LibSecret
         if settings.librarySoname == LibSecret.soname {
             library = try LibSecret.shared.get()
@@ -128,7 +128,7 @@ package final class SecretServiceStore: Sendable {
 
     /// The item under which a document that is not a cache is kept aside: the schema name with
     /// `.corrupt` appended, the same attributes plus `quarantined` = `time`.
-    func quarantineItem(of item: SecretServiceItem, time: String) throws(MSALError) -> SecretServiceItem {
+    func quarantineItem(of item: SecretServiceItem, time: String) throws(MSALFailure) -> SecretServiceItem {
         var attributes = settings.attributes
         attributes["quarantined"] = time
         return try SecretServiceItem(

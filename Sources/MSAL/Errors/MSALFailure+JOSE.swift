@@ -1,7 +1,7 @@
 import Foundation
 import MSALJOSE
 
-extension MSALError {
+extension MSALFailure {
     /// Maps a JOSE failure (ID-token verification, key set, client_info) to an
     /// `.internal` error with a precise internal code and the JOSE message.
     public init(_ joseError: JOSEError, correlationID: UUID? = nil) {

@@ -1,0 +1,44 @@
+/// `extraDeviceInformation` key: the username of the device's primary registration's owner.
+/// MSAL for iOS reads it from its broker; swift-msal never sets it on Linux.
+public let MSAL_PRIMARY_REGISTRATION_UPN = "primary_registration_metadata_upn"
+/// `extraDeviceInformation` key: the device id of the primary registration. Never set on Linux.
+public let MSAL_PRIMARY_REGISTRATION_DEVICE_ID = "primary_registration_metadata_device_id"
+/// `extraDeviceInformation` key: the tenant id of the primary registration. Never set on Linux.
+public let MSAL_PRIMARY_REGISTRATION_TENANT_ID = "primary_registration_metadata_tenant_id"
+/// `extraDeviceInformation` key: the cloud host of the primary registration. Never set on Linux.
+public let MSAL_PRIMARY_REGISTRATION_CLOUD = "primary_registration_metadata_cloud_host"
+/// `extraDeviceInformation` key: the thumbprint of the primary registration's certificate. Never
+/// set on Linux.
+public let MSAL_PRIMARY_REGISTRATION_CERTIFICATE_THUMBPRINT = "primary_registration_metadata_certificate_thumbprint"
+
+/// What MSAL knows about the device (MSAL for iOS's `MSALDeviceInformation`), from
+/// ``MSALPublicClientApplication/getDeviceInformation(with:completionBlock:)``.
+///
+/// MSAL for iOS reads it from its broker (Microsoft Authenticator, Company Portal or the
+/// Enterprise SSO extension). swift-msal has no broker on Linux, so it reports what MSAL for iOS
+/// reports on a device without one: ``MSALDeviceMode/default``, ``MSALPreferredAuthMethod/none``,
+/// no SSO extension and no extra information.
+public final class MSALDeviceInformation: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is a `let`; `extraDeviceInformation` is typed
+    // `[AnyHashable: Any]` as MSAL for iOS's untyped dictionary imports, and swift-msal puts only
+    // strings in it, which are Sendable.
+
+    /// How an administrator configured the device: always ``MSALDeviceMode/default`` on Linux.
+    public let deviceMode: MSALDeviceMode
+    /// The authentication method an administrator prefers: always ``MSALPreferredAuthMethod/none``
+    /// on Linux.
+    public let configuredPreferredAuthMethod: MSALPreferredAuthMethod
+    /// Whether Apple's Enterprise SSO extension for Microsoft Entra ID is on the device: always
+    /// `false` on Linux.
+    public let hasAADSSOExtension: Bool
+    /// More about the device, under keys such as ``MSAL_PRIMARY_REGISTRATION_UPN``: empty on Linux.
+    public let extraDeviceInformation: [AnyHashable: Any]
+
+    /// The information of a device without a broker.
+    package init() {
+        deviceMode = .default
+        configuredPreferredAuthMethod = .none
+        hasAADSSOExtension = false
+        extraDeviceInformation = [:]
+    }
+}
