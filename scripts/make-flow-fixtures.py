@@ -445,7 +445,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     failure.pop("headers", None)
     b.token(failure, form=refresh_form("rt-home-1"))
     b.token(copy.deepcopy(failure), form=refresh_form("rt-home-1"))
-    out.append(b.document([silent(ok("at-cached-1", "cache", refresh_on=1_700_000_900), requests=4, expect_sleeps=[1],
+    out.append(b.document([silent(ok("at-cached-1", "cache", refresh_on=1_700_000_900), requests=4, expect_sleeps=[0.5],
                                   expect_cache=cache_state([("at-cached-1", TENANT, TARGET)], [("rt-home-1", None)]))],
                           setup(standard_cache(minter, at=refresh_on_at))))
 
@@ -696,7 +696,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     ], setup(standard_cache(minter, at=EXPIRED_AT))))
 
     # 5xx retried once, then success.
-    b = new("silent-5xx-retried", "A 503 on the refresh is retried once, after the pipeline's one-second wait, and the retry "
+    b = new("silent-5xx-retried", "A 503 on the refresh is retried once, after the pipeline's half-second wait (MSAL for iOS's retry interval), and the retry "
             "succeeds.")
     b.discovery()
     failure = b.reference_response("errors/msaljs_503_service_unavailable.json", "status and body, verbatim")
@@ -704,7 +704,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     b.token(failure, form=refresh_form("rt-home-1"))
     b.token(b.success(access_token="at-refreshed-2", refresh_token="rt-home-2"), form=refresh_form("rt-home-1"))
     b.jwks()
-    out.append(b.document([silent(ok("at-refreshed-2", "identity_provider"), requests=5, expect_sleeps=[1])],
+    out.append(b.document([silent(ok("at-refreshed-2", "identity_provider"), requests=5, expect_sleeps=[0.5])],
                           setup(standard_cache(minter, at=EXPIRED_AT))))
 
     # 5xx twice -> internal (unhandledResponse, as MSAL for iOS), then throttled for 60 s.
@@ -719,7 +719,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     b.jwks()
     out.append(b.document([
         silent(error={"code": "internal", "internal_code": "internalErrorUnhandledResponse", "http_status": 503,
-                      "throttling_cache_hit": False}, requests=4, expect_sleeps=[1],
+                      "throttling_cache_hit": False}, requests=4, expect_sleeps=[0.5],
                expect_cache=cache_state([("at-cached-1", TENANT, TARGET)], [("rt-home-1", None)])),
         silent(error={"code": "internal", "http_status": 503, "throttling_cache_hit": True}, requests=0, advance_clock=30),
         silent(ok("at-refreshed-2", "identity_provider"), requests=2, advance_clock=31),
@@ -735,7 +735,7 @@ def scenarios(ref: Reference, minter: Minter) -> list[dict]:
     b.token(failure, form=refresh_form("rt-home-1"))
     b.token(copy.deepcopy(failure), form=refresh_form("rt-home-1"))
     out.append(b.document([silent(ok("at-cached-1", "cache", extended_lifetime_token=True, expires_on=1_700_090_000),
-                                  requests=4, expect_sleeps=[1])],
+                                  requests=4, expect_sleeps=[0.5])],
                           setup(standard_cache(minter, at=extended_at), extended_lifetime_enabled=True)))
 
     b = new("silent-extended-lifetime-not-on-invalid-grant", "With extendedLifetimeEnabled, a refresh answered with invalid_grant "

@@ -147,9 +147,9 @@ struct AccountsCommand: AsyncParsableCommand {
                 value: .array(
                     (account.tenantProfiles ?? []).map { profile in
                         .object([
-                            JSONMember(name: "tenant_id", value: .string(profile.tenantId)),
-                            JSONMember(name: "object_id", value: .string(profile.identifier)),
-                            JSONMember(name: "environment", value: .string(profile.environment)),
+                            JSONMember(name: "tenant_id", value: .string(profile.realm)),
+                            JSONMember(name: "object_id", value: .string(profile.objectID)),
+                            JSONMember(name: "environment", value: .string(profile.cloud)),
                             JSONMember(name: "is_home_tenant", value: .bool(profile.isHomeTenantProfile)),
                         ])
                     })),

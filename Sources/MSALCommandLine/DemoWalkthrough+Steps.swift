@@ -72,7 +72,7 @@ extension DemoWalkthrough {
             otherwise: "the result has no ID token for this app and user")
         step.note("access token \(Self.redacted(result.accessToken)), \(expiry(result))")
         step.detail("username", .string(result.account.username ?? ""))
-        step.detail("tenant_id", .string(result.tenantProfile.tenantId))
+        step.detail("tenant_id", .string(result.tenantProfile.realm))
         step.detail("token_source", .string(result.tokenSource.description))
         step.detail("access_token", Self.tokenJSON(result.accessToken))
         step.detail("code_redemptions", .integer(codes))

@@ -90,7 +90,11 @@ struct ApplicationOptions: ParsableArguments {
                 }
             }
         }
-        return try await application.currentAccount(with: nil).0
+        // The first account by identifier, so the answer is stable when several are signed in
+        // (`currentAccount(with:)` refuses that case, as MSAL for iOS's single-account API does).
+        return try await application.accountsFromDevice(for: MSALAccountEnumerationParameters()).min {
+            ($0.identifier ?? "") < ($1.identifier ?? "")
+        }
     }
 }
 
@@ -127,7 +131,7 @@ enum TokenOutput {
                     JSONMember(name: "identifier", value: result.account.identifier.map { .string($0) } ?? .null),
                     JSONMember(name: "username", value: result.account.username.map { .string($0) } ?? .null),
                     JSONMember(name: "environment", value: .string(result.account.environment)),
-                    JSONMember(name: "tenant_id", value: .string(result.tenantProfile.tenantId)),
+                    JSONMember(name: "tenant_id", value: .string(result.tenantProfile.realm)),
                 ])),
             JSONMember(name: "id_token_claims", value: claims),
         ])

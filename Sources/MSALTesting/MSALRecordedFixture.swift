@@ -66,7 +66,7 @@ public struct MSALRecordedFixture: Sendable, Hashable {
 
     /// Loads and validates the fixture in the file at `url`.
     ///
-    /// - Throws: ``MSALFailure`` (``MSALFailure/internal``) with internal code
+    /// - Throws: ``MSALFailure`` (``MSALError/internal``) with internal code
     ///   ``MSALInternalError/internalErrorInvalidParameter`` for an unreadable file or a malformed fixture, and
     ///   ``MSALInternalError/invalidJSON`` for invalid JSON; the message names the file.
     public init(contentsOf url: URL) throws {
@@ -85,7 +85,7 @@ public struct MSALRecordedFixture: Sendable, Hashable {
     /// Parses and validates a fixture document.
     ///
     /// - Parameter sourceURL: where the data came from, used in error messages.
-    /// - Throws: ``MSALFailure`` (``MSALFailure/internal``) with internal code
+    /// - Throws: ``MSALFailure`` (``MSALError/internal``) with internal code
     ///   ``MSALInternalError/invalidJSON`` for invalid JSON and ``MSALInternalError/internalErrorInvalidParameter``
     ///   for a document that is not a valid fixture.
     public init(data: Data, sourceURL: URL? = nil) throws {

@@ -5,7 +5,7 @@ import MSALSupport
 ///
 /// Each request is answered by the first interaction, in fixture order, that it matches and
 /// that is not used up (a non-repeatable interaction answers once). A request that matches
-/// nothing throws an ``MSALFailure`` (``MSALFailure/internal``, ``MSALInternalError/networkFailure``)
+/// nothing throws an ``MSALFailure`` (``MSALError/internal``, ``MSALInternalError/networkFailure``)
 /// whose message names the request, the closest interaction and why it did not match; the
 /// request is also recorded in ``unmatchedRequests``. After the code under test ran, call
 /// ``verifyAllInteractionsUsed()`` to check that nothing recorded was skipped.
@@ -111,7 +111,7 @@ public final class MSALReplayTransport: MSALHTTPTransport {
 
     /// Throws unless every non-repeatable interaction was used and every request matched one.
     ///
-    /// - Throws: ``MSALFailure`` (``MSALFailure/internal``, ``MSALInternalError/internalErrorUnexpected``)
+    /// - Throws: ``MSALFailure`` (``MSALError/internal``, ``MSALInternalError/internalErrorUnexpected``)
     ///   listing the unused interactions and the unmatched requests.
     public func verifyAllInteractionsUsed() throws {
         let (unused, unmatched) = state.withLock { state in

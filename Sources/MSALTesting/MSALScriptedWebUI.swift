@@ -39,7 +39,7 @@ public final class MSALScriptedWebUI: MSALWebUI {
         /// `error_subcode` when given, with the request's own `state`.
         case error(String, description: String? = nil, subError: String? = nil)
         /// The user closes the sign-in page: throws an ``MSALFailure`` with code
-        /// ``MSALFailure/userCanceled`` and internal code ``MSALInternalError/internalErrorSessionCanceled``.
+        /// ``MSALError/userCanceled`` and internal code ``MSALInternalError/internalErrorSessionCanceled``.
         case cancel
         /// The browser cannot start: throws an ``MSALFailure`` with internal code
         /// ``MSALInternalError/browserLaunchFailed``, as an app's web UI might, without

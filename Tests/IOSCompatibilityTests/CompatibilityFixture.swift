@@ -29,7 +29,7 @@ final class CompatibilityFixture: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         cachePath = directory.appendingPathComponent("msal_cache.json").path
         let document = Self.cacheDocument(accessTokenExpiresOn: accessTokenExpiresOn)
-        FileManager.default.createFile(atPath: cachePath, contents: Data(document.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: cachePath, contents: Data(document.utf8), attributes: [.posixPermissions: 0o600])
         transport = StubPlatform(token: token)
     }
 
@@ -106,7 +106,9 @@ final class CompatibilityFixture: @unchecked Sendable {
 }
 
 /// The identity platform's discovery, metadata and token endpoints, answered in the process.
-final class StubPlatform: MSALHTTPTransport {
+final class StubPlatform: MSALHTTPTransport, @unchecked Sendable {
+    // @unchecked Sendable: `tokenCalls` is read and written only under `count`; `token` is a
+    // Sendable closure set once.
     private let token: @Sendable () -> MSALHTTPResponse
     private let count = NSLock()
     private var tokenCalls = 0
@@ -116,17 +118,13 @@ final class StubPlatform: MSALHTTPTransport {
     }
 
     var tokenRequests: Int {
-        count.lock()
-        defer { count.unlock() }
-        return tokenCalls
+        count.withLock { tokenCalls }
     }
 
     func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         let path = request.url.path
         if request.method == .post, path.hasSuffix("/oauth2/v2.0/token") {
-            count.lock()
-            tokenCalls += 1
-            count.unlock()
+            count.withLock { tokenCalls += 1 }
             return token()
         }
         if path == "/common/discovery/instance" {

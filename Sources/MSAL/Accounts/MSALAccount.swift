@@ -15,6 +15,10 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     public let homeAccountId: MSALAccountId?
     /// One profile per tenant the account signed in to, the home tenant's first.
     public let tenantProfiles: [MSALTenantProfile]?
+    /// The claims an app's external account provider gave for the account, which
+    /// ``accountClaims`` answers instead of the cached ID token's (as MSAL for iOS keeps them);
+    /// `nil` for an account known from the cache alone.
+    let providedClaims: [String: any Sendable]?
 
     /// Creates an account, for instance to test an app's own code without an identity provider.
     ///
@@ -39,6 +43,21 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
         self.environment = environment
         self.homeAccountId = homeAccountId
         self.tenantProfiles = tenantProfiles
+        self.providedClaims = nil
+    }
+
+    /// An account of an app's external account provider, or a cached one it enriched: any part
+    /// may be missing, and `providedClaims` (when not `nil`) are the account's claims.
+    package init(
+        identifier: String?, username: String?, environment: String, tenantProfiles: [MSALTenantProfile]?,
+        homeAccountId: MSALAccountId?, providedClaims: [String: any Sendable]?
+    ) {
+        self.identifier = identifier
+        self.username = username
+        self.environment = environment
+        self.homeAccountId = homeAccountId
+        self.tenantProfiles = tenantProfiles
+        self.providedClaims = providedClaims
     }
 
     /// The account of an app token (client credentials, managed identity): no user, so no
@@ -49,11 +68,14 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
         self.environment = environment
         self.homeAccountId = nil
         self.tenantProfiles = nil
+        self.providedClaims = nil
     }
 
     /// The claims of the home tenant's ID token (of any tenant's, when the home tenant has none
-    /// for this application), decoded on each access.
+    /// for this application), decoded on each access; for an account an app's external account
+    /// provider described, the claims it gave.
     public var accountClaims: [String: any Sendable]? {
+        if let providedClaims { return providedClaims }
         let profiles = tenantProfiles ?? []
         let home = profiles.first { $0.isHomeTenantProfile && $0.hasIDToken } ?? profiles.first { $0.hasIDToken }
         return home?.claims

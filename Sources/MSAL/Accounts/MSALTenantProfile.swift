@@ -1,11 +1,21 @@
 /// An account's presence in one tenant: its home tenant or a tenant it is a guest in.
 public struct MSALTenantProfile: Sendable, Hashable {
     /// The account's object id in this tenant (`local_account_id`: the `oid` claim, else `sub`).
-    public let identifier: String
+    package let objectID: String
     /// The cloud host the profile was stored under.
-    public let environment: String
+    package let cloud: String
     /// The tenant id (the cache entry's realm).
-    public let tenantId: String
+    package let realm: String
+
+    /// The account's object id in this tenant (`local_account_id`: the `oid` claim, else `sub`).
+    /// Optional, as MSAL for iOS declares it; swift-msal always knows it.
+    public var identifier: String? { objectID }
+    /// The cloud host the profile was stored under. Optional, as MSAL for iOS declares it;
+    /// swift-msal always knows it.
+    public var environment: String? { cloud }
+    /// The tenant id (the cache entry's realm). Optional, as MSAL for iOS declares it; swift-msal
+    /// always knows it.
+    public var tenantId: String? { realm }
     /// Whether this is the account's home tenant.
     public let isHomeTenantProfile: Bool
     /// The raw ID token issued in this tenant to this application, when the cache holds one: a
@@ -24,9 +34,9 @@ public struct MSALTenantProfile: Sendable, Hashable {
     ///   - isHomeTenantProfile: Whether the tenant is the account's home tenant.
     ///   - idToken: A raw ID token whose claims ``claims`` decodes, or `nil`.
     public init(identifier: String, environment: String, tenantId: String, isHomeTenantProfile: Bool, idToken: String?) {
-        self.identifier = identifier
-        self.environment = environment
-        self.tenantId = tenantId
+        self.objectID = identifier
+        self.cloud = environment
+        self.realm = tenantId
         self.isHomeTenantProfile = isHomeTenantProfile
         self.idToken = idToken
     }
@@ -39,13 +49,13 @@ public struct MSALTenantProfile: Sendable, Hashable {
 
     /// Profiles are equal when their account, cloud, tenant and home flag are.
     public static func == (lhs: MSALTenantProfile, rhs: MSALTenantProfile) -> Bool {
-        lhs.identifier == rhs.identifier && lhs.environment == rhs.environment && lhs.tenantId == rhs.tenantId
+        lhs.objectID == rhs.objectID && lhs.cloud == rhs.cloud && lhs.realm == rhs.realm
             && lhs.isHomeTenantProfile == rhs.isHomeTenantProfile
     }
 
     /// Hashes the account identifier and the tenant.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(identifier)
-        hasher.combine(tenantId)
+        hasher.combine(objectID)
+        hasher.combine(realm)
     }
 }

@@ -13,7 +13,7 @@ extension MSALConfidentialClientApplication {
     /// the refresh token obtained with the same assertion is used, so a long task keeps working
     /// after the incoming token expires.
     ///
-    /// - Throws: ``MSALFailure``: ``MSALFailure/interactionRequired`` when the user must act
+    /// - Throws: ``MSALFailure``: ``MSALError/interactionRequired`` when the user must act
     ///   (consent, multi-factor authentication, a claims challenge: pass ``MSALFailure/claims`` back
     ///   to the caller), or when the assertion is refused (expired, for another audience);
     ///   ``MSALInternalError/internalErrorInvalidClient`` for a credential the service refuses;

@@ -22,7 +22,7 @@ extension MSALConfidentialClientApplication {
     ///   - flow: the flow ``initiateAuthorizationCodeFlow(with:)`` returned for this sign-in.
     ///   - redirectURL: the full URL the browser requested (its query holds `code` and `state`, or `error`).
     /// - Throws: ``MSALFailure``: ``MSALInternalError/internalErrorInvalidState`` for a redirect that does not
-    ///   answer this flow (nothing is redeemed), ``MSALFailure/userCanceled`` for `access_denied`,
+    ///   answer this flow (nothing is redeemed), ``MSALError/userCanceled`` for `access_denied`,
     ///   ``MSALInternalError/internalErrorAuthorizationFailed`` for another error on the redirect, or the token
     ///   endpoint's and ID token's errors.
     public func acquireTokenByAuthorizationCode(flow: MSALAuthorizationCodeFlow, redirectURL: URL) async throws -> MSALResult {
@@ -58,7 +58,7 @@ extension MSALConfidentialClientApplication {
     /// while valid, else one from the user's refresh token, redeemed with the client's credential.
     /// Never returns a token obtained on behalf of another caller (``acquireTokenOnBehalfOf(with:)``).
     ///
-    /// - Throws: ``MSALFailure`` with ``MSALFailure/interactionRequired`` when the user must sign in again.
+    /// - Throws: ``MSALFailure`` with ``MSALError/interactionRequired`` when the user must sign in again.
     ///
     /// Runs on the caller's executor (`nonisolated(nonsending)`) until it has to wait: a remembered
     /// cache hit returns without a hop to another executor; a lookup, refresh or token request runs

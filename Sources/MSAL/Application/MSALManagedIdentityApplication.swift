@@ -64,7 +64,7 @@ public final class MSALManagedIdentityApplication: Sendable {
     /// 404, 408, 429, 500, 503, 504 or a timeout (three times, after 1 s or the `Retry-After`).
     ///
     /// - Throws: ``MSALFailure``: ``MSALInternalError/managedIdentityRequestFailed`` with the
-    ///   source's error, ``MSALFailure/serverError`` for a source that stayed unavailable,
+    ///   source's error (a source that stayed unavailable too, as ``MSALError/internal``),
     ///   ``MSALInternalError/managedIdentityNotSupported``,
     ///   ``MSALInternalError/invalidManagedIdentityEndpoint``,
     ///   ``MSALInternalError/managedIdentityChallengeRejected``, or a network error.

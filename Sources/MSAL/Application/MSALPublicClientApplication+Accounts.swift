@@ -1,3 +1,5 @@
+import Foundation
+
 extension MSALPublicClientApplication {
     /// The accounts signed in to this application (those it holds a refresh token for), in the
     /// authority's cloud unless ``MSALPublicClientApplicationConfig/multipleCloudsSupported``.
@@ -44,20 +46,32 @@ extension MSALPublicClientApplication {
     }
 
     /// The accounts matching `parameters`.
+    ///
+    /// With external account providers (``MSALCacheConfig/externalAccountProviders``), their
+    /// accounts for `parameters` are merged in: one with the identifier of a cached account adds
+    /// its tenant profile and claims to it, any other is listed after the cache's. A provider's
+    /// error is logged and the cache's accounts are listed alone, as in MSAL for iOS.
     public func accounts(for parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
         let all = try cache.accounts(
-            clientID: configuration.clientId, environment: environmentFilterHost,
+            clientID: client.clientID, environment: environmentFilterHost,
             signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
-        return Self.filter(all, parameters)
+        let external = externalAccounts
+        guard !external.isEmpty else { return Self.filter(all, parameters) }
+        return ExternalAccounts.merge(Self.filter(all, parameters), external.accounts(with: parameters)) {
+            !Self.filter([$0], parameters).isEmpty
+        }
     }
 
     /// ``accounts(for:)`` for the SDK's own async APIs, which must not block a cooperative thread on
     /// the cache file's lock or an app's cache hooks.
     func accountsWithoutBlocking(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
         let all = try await cache.accounts(
-            clientID: configuration.clientId, environment: environmentFilterHost,
+            clientID: client.clientID, environment: environmentFilterHost,
             signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
-        return Self.filter(all, parameters)
+        let external = externalAccounts
+        guard !external.isEmpty else { return Self.filter(all, parameters) }
+        let found = try await BlockingWork.shared.run { external.accounts(with: parameters) }
+        return ExternalAccounts.merge(Self.filter(all, parameters), found) { !Self.filter([$0], parameters).isEmpty }
     }
 
     /// The accounts of `all` that `parameters` select.
@@ -71,7 +85,7 @@ extension MSALPublicClientApplication {
         return all.filter { account in
             if let identifier, account.identifier.map(CacheText.lowercased) != identifier { return false }
             if let username, account.username?.lowercased() != username { return false }
-            if let profile, !(account.tenantProfiles ?? []).contains(where: { CacheText.lowercased($0.identifier) == profile }) {
+            if let profile, !(account.tenantProfiles ?? []).contains(where: { CacheText.lowercased($0.objectID) == profile }) {
                 return false
             }
             return true
@@ -82,27 +96,50 @@ extension MSALPublicClientApplication {
     /// refresh and ID tokens in every tenant, and the family refresh token of the application's
     /// family), and the account itself when no other application holds a token for it.
     ///
-    /// Removing an account that is not in the cache does nothing.
+    /// Removing an account that is not in the cache does nothing to the cache. Then each external
+    /// account provider (``MSALCacheConfig/externalAccountProviders``) is told, with `wipeAccount`
+    /// `false`; a provider's error is logged and does not fail the removal, as in MSAL for iOS.
     public func remove(_ account: MSALAccount) throws {
-        guard let identifier = account.identifier else { return }
-        client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
-        let clientID = configuration.clientId
-        let environment = account.environment
-        _ = try cache.write(clientID: clientID, partition: .account(identifier)) { contents in
-            contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
+        if let identifier = account.identifier {
+            client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
+            let clientID = client.clientID
+            let environment = account.environment
+            _ = try cache.write(clientID: clientID, partition: .account(identifier)) { contents in
+                contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
+            }
+            client.silentHits.forgetAll()
         }
-        client.silentHits.forgetAll()
+        externalAccounts.remove(account, wipeAccount: false, correlationID: nil)
     }
 
     /// ``remove(_:)`` for the SDK's own async APIs (sign-out), without blocking a cooperative thread.
     func removeWithoutBlocking(_ account: MSALAccount) async throws {
-        guard let identifier = account.identifier else { return }
-        client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
-        let clientID = configuration.clientId
-        let environment = account.environment
-        _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
-            contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
+        if let identifier = account.identifier {
+            client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
+            let clientID = client.clientID
+            let environment = account.environment
+            _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
+                contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
+            }
+            client.silentHits.forgetAll()
         }
-        client.silentHits.forgetAll()
+        await removeFromExternalAccounts(account, wipeAccount: false, correlationID: nil)
+    }
+
+    /// Tells each external account provider that `account` was removed or signed out, off Swift's
+    /// cooperative threads; errors (and a cancellation before the providers ran) are only logged.
+    ///
+    /// Sign-out calls it with its parameters' ``MSALSignoutParameters/wipeAccount`` after removing
+    /// the account's tokens.
+    func removeFromExternalAccounts(_ account: MSALAccount, wipeAccount: Bool, correlationID: UUID?) async {
+        let external = externalAccounts
+        guard !external.isEmpty else { return }
+        do {
+            try await BlockingWork.shared.run { external.remove(account, wipeAccount: wipeAccount, correlationID: correlationID) }
+        } catch {
+            client.logger.warning(
+                "The external account providers were not told of the removal of \(oii: account.identifier): \(error: error)",
+                correlationID: correlationID)
+        }
     }
 }

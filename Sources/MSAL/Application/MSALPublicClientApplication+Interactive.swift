@@ -11,7 +11,28 @@ extension MSALPublicClientApplication {
     /// error (``MSALInternalError/browserLaunchFailed``) carries ``MSALFailure/authorizationURL``
     /// for the user to open by hand — but the sign-in has then failed; call again with a web UI
     /// that shows the URL (``MSALBrowserCommand`` or your own ``MSALWebUI``) to wait for it.
+    ///
+    /// When ``MSALGlobalConfig/telemetryConfig`` has a callback, the call is reported to it when it
+    /// ends, refusals included (``MSALTelemetryConfig``).
     public func acquireToken(with parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
+        guard
+            let telemetry = TelemetryAPICall.start(
+                .acquireToken, client: client, parameters: parameters, promptBehavior: parameters.promptType.parameterValue ?? "")
+        else {
+            return try await acquireTokenUnreported(parameters)
+        }
+        do {
+            let result = try await acquireTokenUnreported(parameters)
+            telemetry.succeeded(result)
+            return result
+        } catch {
+            telemetry.failed(error)
+            throw error
+        }
+    }
+
+    /// ``acquireToken(with:)`` without telemetry.
+    private func acquireTokenUnreported(_ parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
         let claimed = interactiveSession.withLock { running -> Bool in
             if running { return false }
             running = true
@@ -63,15 +84,17 @@ extension MSALPublicClientApplication {
             ? (profiles.first { $0.isHomeTenantProfile && $0.hasIDToken } ?? profiles.first { $0.hasIDToken })?.idToken : nil
         if signoutParameters.wipeCacheForAllAccounts {
             client.logger.warning("Sign-out empties the whole token cache (wipeCacheForAllAccounts)", correlationID: correlationID)
-            _ = try await cache.write(clientID: configuration.clientId) { contents in contents.removeEverything() }
+            _ = try await cache.write(clientID: client.clientID) { contents in contents.removeEverything() }
             client.silentHits.forgetAll()
+            await removeFromExternalAccounts(account, wipeAccount: signoutParameters.wipeAccount, correlationID: correlationID)
         } else if signoutParameters.wipeAccount, let identifier = account.identifier {
             client.logger.info("Sign-out removes \(oii: identifier) for every application (wipeAccount)", correlationID: correlationID)
             let environment = account.environment
-            _ = try await cache.write(clientID: configuration.clientId, partition: .account(identifier)) { contents in
+            _ = try await cache.write(clientID: client.clientID, partition: .account(identifier)) { contents in
                 contents.removeAllEntries(homeAccountID: identifier, environment: environment)
             }
             client.silentHits.forgetAll()
+            await removeFromExternalAccounts(account, wipeAccount: signoutParameters.wipeAccount, correlationID: correlationID)
         } else {
             try await removeWithoutBlocking(account)
         }
@@ -83,19 +106,19 @@ extension MSALPublicClientApplication {
                 message: "The authority names no end_session_endpoint, so the browser session cannot be ended", correlationID: correlationID
             )
         }
-        var query: [(String, String)] = [("client_id", configuration.clientId)]
+        var query: [(String, String)] = [("client_id", client.clientID)]
         if let idTokenHint { query.append(("id_token_hint", idTokenHint)) }
         if let username = account.username, !username.isEmpty, username != TokenCacheEntries.missingUsername {
             query.append(("logout_hint", username))
         }
-        if let redirectUri = configuration.redirectUri, !redirectUri.isEmpty { query.append(("post_logout_redirect_uri", redirectUri)) }
+        if let redirectUri = client.redirectURI, !redirectUri.isEmpty { query.append(("post_logout_redirect_uri", redirectUri)) }
         let reserved: Set<String> = ["client_id", "id_token_hint", "logout_hint", "post_logout_redirect_uri", "state"]
         for (name, value) in (signoutParameters.extraQueryParameters ?? [:]).sorted(by: { $0.key < $1.key })
         where !reserved.contains(name.lowercased()) {
             query.append((name, value))
         }
         let url = TokenRequests.appendingQuery(endpoint, query)
-        let redirect = URL(string: configuration.redirectUri ?? "http://localhost") ?? endpoint
+        let redirect = URL(string: client.redirectURI ?? "http://localhost") ?? endpoint
         _ = try await signoutParameters.webviewParameters.webUI.present(authorizationURL: url, redirectURI: redirect)
         return true
     }

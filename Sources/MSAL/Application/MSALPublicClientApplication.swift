@@ -18,6 +18,9 @@ public final class MSALPublicClientApplication: Sendable {
     package let client: TokenClient
     /// Set while an interactive request runs: one at a time per application.
     package let interactiveSession = Mutex(false)
+    /// The account ``getCurrentAccount(with:completionBlock:)`` answered last, reported as the
+    /// previous account by the next call (in memory, for this application object).
+    package let currentPrincipal = Mutex<MSALAccount?>(nil)
 
     /// Creates an application.
     ///
@@ -28,19 +31,9 @@ public final class MSALPublicClientApplication: Sendable {
         guard !clientID.isEmpty else {
             throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The client id is empty")
         }
-        let copy = MSALPublicClientApplicationConfig(
-            clientId: clientID, redirectUri: configuration.redirectUri, authority: configuration.authority)
-        copy.knownAuthorities = configuration.knownAuthorities
-        copy.clientApplicationCapabilities = configuration.clientApplicationCapabilities
-        copy.tokenExpirationBuffer = configuration.tokenExpirationBuffer
-        copy.extendedLifetimeEnabled = configuration.extendedLifetimeEnabled
-        copy.multipleCloudsSupported = configuration.multipleCloudsSupported
-        copy.cacheConfig = configuration.cacheConfig
-        copy.transport = configuration.transport
-        copy.clock = configuration.clock
-        copy.validatesAuthority = configuration.validatesAuthority
-        copy.interactiveSecrets = configuration.interactiveSecrets
-        copy.systemBrowserEnvironment = configuration.systemBrowserEnvironment
+        // One consistent snapshot of every setting (the caller may go on changing its object).
+        let copy = configuration.copy()
+        copy.clientId = clientID
         self.configuration = copy
         self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.components.hostAndPort
         let cache = try TokenCache(config: copy.cacheConfig)
@@ -58,7 +51,8 @@ public final class MSALPublicClientApplication: Sendable {
             extendedLifetimeEnabled: copy.extendedLifetimeEnabled, multipleCloudsSupported: copy.multipleCloudsSupported,
             pipeline: pipeline, resolver: resolver, cache: cache, clock: clock, refreshFlights: RefreshFlights(),
             derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets, logger: MSALLogger(),
-            systemBrowserEnvironment: copy.systemBrowserEnvironment)
+            systemBrowserEnvironment: copy.systemBrowserEnvironment, sliceParameters: copy.sliceConfig?.sliceDictionary ?? [:],
+            webAuthSessions: copy.webAuthSessions)
     }
 
     /// Creates an application for `clientId` with the default authority and cache.

@@ -11,6 +11,12 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     public static let defaultAuthorityURL = URL(string: "https://login.microsoftonline.com/common")!
 
     private struct Values: Sendable {
+        var clientId: String
+        var redirectUri: String?
+        var sliceConfig: MSALSliceConfig?
+        var bypassRedirectURIValidation = false
+        var nestedAuthBrokerClientId: String?
+        var nestedAuthBrokerRedirectUri: String?
         var authority: MSALAuthority
         var knownAuthorities: [MSALAuthority] = []
         var clientApplicationCapabilities: [String]? = nil
@@ -23,13 +29,59 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         var validatesAuthority = true
         var interactiveSecrets: any InteractiveSecretsSource = SecureInteractiveSecrets()
         var systemBrowserEnvironment: [String: String]? = nil
+        var webAuthSessions = WebAuthSessions.shared
     }
 
-    /// The application (client) id registered with the identity provider.
-    public let clientId: String
-    /// The redirect URI registered for the application; `nil` picks a loopback `http://localhost`.
-    public let redirectUri: String?
     private let values: Mutex<Values>
+
+    /// The application (client) id registered with the identity provider.
+    ///
+    /// Settable, as in MSAL for iOS; an application reads it once, when it is created.
+    public var clientId: String {
+        get { values.withLock { $0.clientId } }
+        set { values.withLock { $0.clientId = newValue } }
+    }
+
+    /// The redirect URI registered for the application; `nil` picks a loopback `http://localhost`.
+    ///
+    /// Settable, as in MSAL for iOS; an application reads it once, when it is created.
+    public var redirectUri: String? {
+        get { values.withLock { $0.redirectUri } }
+        set { values.withLock { $0.redirectUri = newValue } }
+    }
+
+    /// Sends every request to the identity provider to one slice of the service (the `slice` and
+    /// `dc` query parameters), as Microsoft's test environments need. Default `nil`.
+    public var sliceConfig: MSALSliceConfig? {
+        get { values.withLock { $0.sliceConfig } }
+        set { values.withLock { $0.sliceConfig = newValue } }
+    }
+
+    /// MSAL for iOS skips its check that the redirect URI is the app's `msauth.<bundle id>://auth`
+    /// scheme when this is set. swift-msal makes no such check (a loopback redirect needs none), so
+    /// the value is kept and has no effect.
+    @available(*, deprecated, message: "No app URL schemes on Linux: swift-msal never checks the redirect URI's scheme")
+    public var bypassRedirectURIValidation: Bool {
+        get { values.withLock { $0.bypassRedirectURIValidation } }
+        set { values.withLock { $0.bypassRedirectURIValidation = newValue } }
+    }
+
+    /// The client id of a nested application that MSAL for iOS's broker signs in on the hosting
+    /// application's behalf (nested app authentication). Linux has no such broker: the value is
+    /// kept and never sent.
+    @available(*, deprecated, message: "Nested app authentication goes through MSAL for iOS's broker: not on Linux")
+    public var nestedAuthBrokerClientId: String? {
+        get { values.withLock { $0.nestedAuthBrokerClientId } }
+        set { values.withLock { $0.nestedAuthBrokerClientId = newValue } }
+    }
+
+    /// The redirect URI of the nested application (see ``nestedAuthBrokerClientId``): kept, never
+    /// sent.
+    @available(*, deprecated, message: "Nested app authentication goes through MSAL for iOS's broker: not on Linux")
+    public var nestedAuthBrokerRedirectUri: String? {
+        get { values.withLock { $0.nestedAuthBrokerRedirectUri } }
+        set { values.withLock { $0.nestedAuthBrokerRedirectUri = newValue } }
+    }
 
     /// Creates a configuration for `clientId` with the default authority and redirect URI.
     public convenience init(clientId: String) {
@@ -43,10 +95,36 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     ///   - redirectUri: The registered redirect URI; `nil` is `http://localhost` on a free port.
     ///   - authority: `nil` is `https://login.microsoftonline.com/common`.
     public init(clientId: String, redirectUri: String?, authority: MSALAuthority?) {
-        self.clientId = clientId
-        self.redirectUri = redirectUri
         let authority = authority ?? MSALAADAuthority.defaultCommon
-        self.values = Mutex(Values(authority: authority))
+        self.values = Mutex(Values(clientId: clientId, redirectUri: redirectUri, authority: authority))
+    }
+
+    private init(values: Values) {
+        self.values = Mutex(values)
+    }
+
+    /// An independent copy (MSAL for iOS's `copy()`): every setting as it is now, the slice
+    /// configuration copied too; changing either object later does not change the other. An
+    /// application makes one of these when it is created.
+    public func copy() -> MSALPublicClientApplicationConfig {
+        var snapshot = values.withLock { $0 }
+        snapshot.sliceConfig = snapshot.sliceConfig?.copy()
+        return MSALPublicClientApplicationConfig(values: snapshot)
+    }
+
+    /// Creates a configuration with a nested application (MSAL for iOS's nested app
+    /// authentication, done by its broker). Linux has no such broker: the nested client id and
+    /// redirect URI are kept and never sent; the configuration is that of `clientId`.
+    @available(*, deprecated, message: "Nested app authentication goes through MSAL for iOS's broker: not on Linux")
+    public convenience init(
+        clientId: String, redirectUri: String?, authority: MSALAuthority?, nestedAuthBrokerClientId: String?,
+        nestedAuthBrokerRedirectUri: String?
+    ) {
+        self.init(clientId: clientId, redirectUri: redirectUri, authority: authority)
+        values.withLock {
+            $0.nestedAuthBrokerClientId = nestedAuthBrokerClientId
+            $0.nestedAuthBrokerRedirectUri = nestedAuthBrokerRedirectUri
+        }
     }
 
     /// The authority tokens are requested from unless the parameters name another.
@@ -126,5 +204,13 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     package var systemBrowserEnvironment: [String: String]? {
         get { values.withLock { $0.systemBrowserEnvironment } }
         set { values.withLock { $0.systemBrowserEnvironment = newValue } }
+    }
+
+    /// The registry ``MSALPublicClientApplication/cancelCurrentWebAuthSession()`` cancels from:
+    /// the process's own. Not public: tests give an application a registry of its own, so that
+    /// canceling it cannot end other tests' sign-ins running in the same process.
+    package var webAuthSessions: WebAuthSessions {
+        get { values.withLock { $0.webAuthSessions } }
+        set { values.withLock { $0.webAuthSessions = newValue } }
     }
 }

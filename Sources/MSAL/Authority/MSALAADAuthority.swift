@@ -43,6 +43,24 @@ public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
     /// `init(cloudInstance:audienceType:rawTenant:)`. `rawTenant` is required for
     /// ``MSALAudienceType/azureADMyOrgOnlyAudience`` and must be `nil` otherwise.
     public convenience init(cloudInstance: MSALAzureCloudInstance, audienceType: MSALAudienceType, rawTenant: String?) throws {
+        try self.init(environment: cloudInstance.host, audienceType: audienceType, rawTenant: rawTenant)
+    }
+
+    /// Creates an authority from the sign-in host of a cloud (such as `login.microsoftonline.us`)
+    /// and an audience, as MSAL for iOS's `init(environment:audienceType:rawTenant:)`.
+    /// `rawTenant` is required for ``MSALAudienceType/azureADMyOrgOnlyAudience`` and must be
+    /// `nil` otherwise.
+    ///
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for an
+    ///   empty environment or a tenant that does not fit the audience, and
+    ///   ``MSALInternalError/invalidAuthority`` for a host that is not one.
+    public convenience init(environment: String, audienceType: MSALAudienceType, rawTenant: String?) throws {
+        let host = environment.trimmingCharacters(in: .whitespaces)
+        guard !host.isEmpty, !host.contains("/") else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "The environment must be a host name, such as login.microsoftonline.com")
+        }
         let tenant: String
         switch (audienceType.tenantAlias, rawTenant) {
         case (let alias?, nil): tenant = alias
@@ -55,7 +73,7 @@ public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter, message: "rawTenant is only for azureADMyOrgOnlyAudience.")
         }
-        let text = "https://" + cloudInstance.host + "/" + tenant
+        let text = "https://" + host + "/" + tenant
         self.init(components: try AuthorityComponents.parse(text, kind: .aad, options: []), options: [])
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// An authority: the identity provider and tenant that sign users in.
 ///
-/// `MSALAuthority(url:)` reads the kind from the URL (B2C, CIAM, ADFS or Microsoft Entra);
-/// ``authority(url:options:)`` also returns the matching subclass, as MSAL for iOS's
-/// factory does. Every authority is validated and canonicalized when created: `https` only
+/// `MSALAuthority(url:)` reads the kind from the URL (B2C, CIAM, ADFS or Microsoft Entra) and,
+/// like MSAL for iOS's factory, returns the matching subclass: `MSALAuthority(url: b2cURL) as?
+/// MSALB2CAuthority` succeeds. ``authority(url:options:)`` is the same factory as a method. Every authority is validated and canonicalized when created: `https` only
 /// (plain `http` for a loopback host with ``MSALAuthorityOptions/allowInsecureLoopback``), no
 /// userinfo, query, fragment, percent escapes, backslashes or dot segments.
 ///
@@ -33,18 +33,6 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
         self.kind = components.kind
         // The canonical string was built from checked ASCII parts, so it always parses.
         self.url = URL(string: components.canonical)!
-    }
-
-    /// Creates an authority of the kind the URL names.
-    ///
-    /// - Throws: ``MSALFailure`` with internal code ``MSALInternalError/invalidAuthority``.
-    public convenience init(url: URL) throws {
-        try self.init(url: url, options: [])
-    }
-
-    /// Creates an authority of the kind the URL names, with opt-ins.
-    public convenience init(url: URL, options: MSALAuthorityOptions) throws {
-        self.init(components: try AuthorityComponents.parse(url.absoluteString, kind: nil, options: options), options: options)
     }
 
     /// Creates an authority as the subclass of its kind (``MSALAADAuthority``, ``MSALB2CAuthority``, …).

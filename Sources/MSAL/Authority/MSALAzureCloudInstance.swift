@@ -8,6 +8,12 @@ public enum MSALAzureCloudInstance: Int, Sendable, Hashable, CaseIterable {
     case germanyCloudInstance
     /// Azure US Government, `login.microsoftonline.us`.
     case usGovernmentCloudInstance
+    /// The French sovereign cloud, `login.sovcloud-identity.fr`.
+    case franceCloudInstance
+    /// The Delos sovereign cloud (Germany), `login.sovcloud-identity.de`.
+    case delosCloudInstance
+    /// The Singapore government sovereign cloud, `login.sovcloud-identity.sg`.
+    case govSGCloudInstance
 
     /// The sign-in host of the cloud.
     public var host: String {
@@ -16,6 +22,9 @@ public enum MSALAzureCloudInstance: Int, Sendable, Hashable, CaseIterable {
         case .chinaCloudInstance: "login.chinacloudapi.cn"
         case .germanyCloudInstance: "login.microsoftonline.de"
         case .usGovernmentCloudInstance: "login.microsoftonline.us"
+        case .franceCloudInstance: "login.sovcloud-identity.fr"
+        case .delosCloudInstance: "login.sovcloud-identity.de"
+        case .govSGCloudInstance: "login.sovcloud-identity.sg"
         }
     }
 }

@@ -30,6 +30,16 @@ public struct MSALCacheConfig: Sendable {
     /// Options of the built-in file, for swift-msal's own tests (fault injection, limits); its
     /// `lockTimeout` is replaced by ``fileLockTimeout``. `nil`: the defaults.
     package var fileOptions: TokenCacheFileOptions? = nil
+    /// MSAL for iOS's keychain access group, kept only so that it reads back as set (see
+    /// `keychainSharingGroup` in `MSALCacheConfig+Apple.swift`); nothing reads it on Linux.
+    var storedKeychainSharingGroup = MSALCacheConfig.iOSDefaultKeychainSharingGroup
+    /// The app's own account stores that a ``MSALPublicClientApplication`` keeps in step with its
+    /// cache and merges into its account lists, in the order they were added (see
+    /// ``MSALExternalAccountProviding``). Default: none.
+    ///
+    /// The application uses the providers the configuration had when it was created; other clients
+    /// (confidential, managed identity) do not use them.
+    public private(set) var externalAccountProviders: [any MSALExternalAccountProviding] = []
 
     /// Creates a configuration.
     public init(storage: Storage = .file(path: nil), fileLockTimeout: Double = 10) {
@@ -39,4 +49,13 @@ public struct MSALCacheConfig: Sendable {
 
     /// A cache in memory only (tests, short-lived tools).
     public static var memory: MSALCacheConfig { MSALCacheConfig(storage: .memory) }
+
+    /// Adds an app's own account store after those already added (see
+    /// ``externalAccountProviders``).
+    ///
+    /// As in MSAL for iOS, where the configuration is a class, an app writes
+    /// `config.cacheConfig.addExternalAccountProvider(provider)` before creating the application.
+    public mutating func addExternalAccountProvider(_ externalAccountProvider: any MSALExternalAccountProviding) {
+        externalAccountProviders.append(externalAccountProvider)
+    }
 }

@@ -42,9 +42,13 @@ package final class TokenCache: Sendable {
     /// (``MSALTokenCacheAccess/suggestedCacheKey``): a confidential client's and a managed
     /// identity's cache; a public client's cache is one document.
     let suggestsPartitionKeys: Bool
+    /// The app's own account stores of ``MSALCacheConfig/externalAccountProviders``, as the
+    /// application was created with them (none for a cache made from contents).
+    package let externalAccountProviders: [any MSALExternalAccountProviding]
 
     /// A cache in memory, optionally starting from `contents`.
     package init(contents: TokenCacheContents = TokenCacheContents()) {
+        externalAccountProviders = []
         backing = .memory
         suggestsPartitionKeys = false
         state = Mutex(State(contents: contents, loaded: true))
@@ -58,6 +62,7 @@ package final class TokenCache: Sendable {
     ///   file location cannot be determined.
     package init(config: MSALCacheConfig, suggestsPartitionKeys: Bool = false) throws {
         self.suggestsPartitionKeys = suggestsPartitionKeys
+        externalAccountProviders = config.externalAccountProviders
         switch config.storage {
         case .memory:
             backing = .memory

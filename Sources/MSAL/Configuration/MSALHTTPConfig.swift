@@ -44,7 +44,8 @@ public final class MSALHTTPConfig: Sendable {
         set { state.withLock { $0.retryCount = max(0, newValue) } }
     }
 
-    /// Seconds to wait before a retry. Default 1 s; a longer `Retry-After` from the server wins.
+    /// Seconds to wait before a retry. Default 0.5 s, as MSAL for iOS; a longer `Retry-After` from
+    /// the server wins.
     ///
     /// Negative or NaN values are replaced by the default; values above ``maximumRetryInterval`` by it.
     public var retryInterval: TimeInterval {
@@ -58,6 +59,11 @@ public final class MSALHTTPConfig: Sendable {
     /// Seconds to wait for the connection and then for each next piece of the response, as
     /// `URLSessionConfiguration.timeoutIntervalForRequest`. Default 10 s
     /// (``MSALHTTPLimits/connectTimeout``).
+    ///
+    /// MSAL for iOS's default is 300 s, `URLSession`'s idle interval for an app whose user sees a
+    /// spinner. swift-msal's callers are also services and command-line tools, where a request to a
+    /// stalled endpoint that holds a worker or a terminal for five minutes is an outage of its own,
+    /// so the default is 10 s; set 300 for MSAL for iOS's behaviour.
     public var timeoutIntervalForRequest: TimeInterval {
         get { state.withLock { $0.timeoutIntervalForRequest } }
         set {

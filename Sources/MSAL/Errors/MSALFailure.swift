@@ -57,7 +57,7 @@ public struct MSALFailure: Error, Sendable, CustomNSError, LocalizedError, Custo
     public var authorizationURL: URL?
     /// Whether the error was answered by the throttling cache without calling the server.
     public var isThrottlingCacheHit: Bool
-    /// The result received with a ``Code/serverDeclinedScopes`` error: the token for the granted scopes.
+    /// The result received with a ``MSALError/serverDeclinedScopes`` error: the token for the granted scopes.
     public var invalidResult: MSALResult?
     /// The error that caused this one, when there is one.
     public var underlyingError: (any Error & Sendable)?

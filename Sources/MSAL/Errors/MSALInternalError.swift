@@ -14,7 +14,8 @@
 /// there (`.internalErrorInvalidParameter`, `.internalBrokerNotAvailable`,
 /// `.errorJITRetryRequired`: MSAL's names share only the `MSAL` prefix). Those that concern its
 /// broker, view controllers, app extensions, device management and platform single sign-on are
-/// here so that code switching over them compiles; swift-msal never produces them on Linux.
+/// here so that code switching over them compiles; swift-msal never produces them on Linux, except
+/// ``internalBrokerNotAvailable`` from the broker-only calls.
 /// ``serverError`` (−50006) is what MSAL for iOS puts here for a server's `server_error`.
 ///
 /// swift-msal's own additions have short names: from −46000 for ID-token and JOSE failures, which
@@ -101,7 +102,8 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case internalErrorBrokerApplicationTokenWriteFailed = -42712
     /// MSAL for iOS's code -42713 (broker or device registration); never produced on Linux.
     case internalErrorBrokerApplicationTokenReadFailed = -42713
-    /// MSAL for iOS's code -42714 (broker or device registration); never produced on Linux.
+    /// No broker is available for the request. swift-msal reports it from the broker-only calls
+    /// that MSAL for iOS has (`getDeviceToken`), since Linux has no MSAL for iOS broker.
     case internalBrokerNotAvailable = -42714
     /// MSAL for iOS's code -42715 (broker or device registration); never produced on Linux.
     case internalErrorJITLinkServerConfirmationError = -42715

@@ -30,7 +30,8 @@ package struct DeviceCodeFlow: Sendable {
         }
         let start = TokenRequests.deviceCode(
             endpoint: endpoint, clientID: client.clientID, scope: TokenRequests.scopeParameter(scopes),
-            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters, microsoft: microsoft)
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: client.withSlice(values.extraQueryParameters),
+            microsoft: microsoft)
         let response = try await client.pipeline.send(start, correlationID: correlationID)
         guard response.statusCode == 200 else {
             throw MSALFailure(tokenEndpointResponse: response, grant: .deviceCode, correlationID: correlationID)
@@ -57,7 +58,7 @@ package struct DeviceCodeFlow: Sendable {
             grant: .deviceCode, correlationID: correlationID)
         let poll = TokenRequests.deviceCodePoll(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, deviceCode: code.deviceCode,
-            extraQueryParameters: values.extraQueryParameters, microsoft: microsoft)
+            extraQueryParameters: client.withSlice(values.extraQueryParameters), microsoft: microsoft)
         var interval = Double(code.interval)
         while true {
             do {
@@ -74,7 +75,7 @@ package struct DeviceCodeFlow: Sendable {
                 throw Self.canceled(correlationID)
             }
             if answer.statusCode == 200 {
-                return try await client.accept(answer.body, redemption)
+                return try await client.informingExternalAccounts(client.accept(answer.body, redemption))
             }
             let error = OAuthErrorResponse(body: answer.body).error?.lowercased()
             switch error {

@@ -64,7 +64,8 @@ package struct InteractiveFlow: Sendable {
             scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent), state: state, nonce: nonce,
             codeChallenge: pkce.challenge, prompt: interactive.promptType.parameterValue,
             loginHint: interactive.loginHint ?? values.account?.username, domainHint: interactive.domainHint,
-            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters,
+            claims: client.claimsParameter(values.claimsRequest),
+            extraQueryParameters: interactive.preferredAuthMethod.authorizeParameters(client.withSlice(values.extraQueryParameters)),
             microsoft: authority.kind.isMicrosoft)
 
         // A launched browser gets a single-use start URL on the listener, never the authorization URL:
@@ -88,10 +89,15 @@ package struct InteractiveFlow: Sendable {
             correlationID: correlationID)
         let redirect: LoopbackRedirect
         do {
-            redirect = try await Self.obtainRedirect(
-                webUI: webUI, presentedURL: presentedURL, redirectURI: redirectURI, listener: listener,
-                expectedState: state, browserUnavailable: webview.browserUnavailableHandler, logger: client.logger,
-                correlationID: correlationID)
+            // Registered process-wide, so MSALPublicClientApplication.cancelCurrentWebAuthSession() can end the wait.
+            let logger = client.logger
+            let browserUnavailable = webview.browserUnavailableHandler
+            redirect = try await client.webAuthSessions.cancellable {
+                try await Self.obtainRedirect(
+                    webUI: webUI, presentedURL: presentedURL, redirectURI: redirectURI, listener: listener,
+                    expectedState: state, browserUnavailable: browserUnavailable, logger: logger,
+                    correlationID: correlationID)
+            }
         } catch {
             await listener?.close()
             if var error = error as? MSALFailure {
@@ -128,13 +134,14 @@ package struct InteractiveFlow: Sendable {
         let request = TokenRequests.authorizationCode(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: redirectURI,
             scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent), codeVerifier: pkce.verifier,
-            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: values.extraQueryParameters,
+            claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: client.withSlice(values.extraQueryParameters),
             microsoft: authority.kind.isMicrosoft)
-        return try await client.redeem(
-            request,
-            TokenRedemption(
-                authority: authority, metadata: metadata, scopes: scopes, nonce: nonce, expectedAccount: values.account,
-                grant: .authorizationCode, correlationID: correlationID))
+        return try await client.informingExternalAccounts(
+            client.redeem(
+                request,
+                TokenRedemption(
+                    authority: authority, metadata: metadata, scopes: scopes, nonce: nonce, expectedAccount: values.account,
+                    grant: .authorizationCode, correlationID: correlationID)))
     }
 
     private enum Outcome: Sendable {

@@ -162,7 +162,7 @@ package struct OnBehalfOfFlow: Sendable {
         }
         guard let (token, idToken, account) = found else { return nil }
         let profile =
-            account?.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.tenantId, token.realm) }
+            account?.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.realm, token.realm) }
             ?? MSALTenantProfile(
                 identifier: "", environment: environment, tenantId: token.realm, isHomeTenantProfile: false, idToken: idToken)
         return MSALResult(

@@ -49,7 +49,8 @@ package struct SilentFlow: Sendable {
             scopes: scopes, account: account,
             authority: authority(values.authority, account: account), requestedTenant: requestedTenant,
             claims: client.claimsParameter(values.claimsRequest), hasClaimsRequest: values.claimsRequest != nil,
-            forceRefresh: parameters.forceRefresh, extraQueryParameters: values.extraQueryParameters, correlationID: correlationID,
+            forceRefresh: parameters.forceRefresh, extraQueryParameters: client.withSlice(values.extraQueryParameters),
+            correlationID: correlationID,
             hitKey: SilentHitKey(account: account, authority: values.authority, scopes: values.scopes))
     }
 
@@ -102,7 +103,7 @@ package struct SilentFlow: Sendable {
     /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
         do {
-            return try await answer(request)
+            return try await client.informingExternalAccounts(answer(request))
         } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
@@ -189,8 +190,8 @@ package struct SilentFlow: Sendable {
         // realm (or under a `tid` claim, should its ID tokens carry one: the account's profiles name it).
         if request.authority.kind == .oidc {
             realms.append("")
-            for profile in request.account.tenantProfiles ?? [] where !profile.tenantId.isEmpty {
-                realms.append(profile.tenantId)
+            for profile in request.account.tenantProfiles ?? [] where !profile.realm.isEmpty {
+                realms.append(profile.realm)
             }
             return realms
         }
@@ -246,7 +247,7 @@ package struct SilentFlow: Sendable {
         guard let (token, idToken) = found else { return nil }
         let account = request.account
         let profile =
-            account.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.tenantId, token.realm) }
+            account.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.realm, token.realm) }
             ?? MSALTenantProfile(
                 identifier: "", environment: account.environment, tenantId: token.realm,
                 isHomeTenantProfile: account.homeAccountId?.tenantId.map { CacheText.equalIgnoringASCIICase($0, token.realm) } ?? false,

@@ -180,7 +180,7 @@ extension TokenClient {
                         idToken: token.idToken)
                 ])
         let profile =
-            account.tenantProfiles?.first { CacheText.lowercased($0.tenantId) == CacheText.lowercased(entries.realm) }
+            account.tenantProfiles?.first { CacheText.lowercased($0.realm) == CacheText.lowercased(entries.realm) }
             ?? MSALTenantProfile(
                 identifier: "", environment: environment, tenantId: entries.realm, isHomeTenantProfile: false, idToken: token.idToken)
         return MSALResult(
@@ -200,7 +200,7 @@ extension TokenClient {
     /// `email`, which Entra grants through the ID token without listing it (as MSAL for iOS does).
     private static let neverDeclined: Set<String> = ["openid", "profile", "offline_access", "email"]
 
-    /// Throws ``MSALFailure/serverDeclinedScopes`` when the service granted fewer scopes than
+    /// Throws ``MSALError/serverDeclinedScopes`` when the service granted fewer scopes than
     /// requested; the tokens were cached under the granted scopes, and the result rides along.
     /// The error's granted scopes leave out the OpenID Connect scopes, as MSAL for iOS reports them.
     package static func checkDeclinedScopes(_ result: MSALResult, requested: [String], correlationID: UUID) throws {

@@ -34,14 +34,22 @@ package final class TokenClient: Sendable {
     package let clientAuthentication: ClientAuthentication?
     /// The environment the default system browser reads instead of the process's (test wiring).
     package let systemBrowserEnvironment: [String: String]?
+    /// The `slice` and `dc` query parameters of ``MSALPublicClientApplicationConfig/sliceConfig``,
+    /// sent with every authorization and token request (empty without one).
+    package let sliceParameters: [String: String]
+    /// Where interactive requests register their wait for the web UI, so it can be canceled.
+    package let webAuthSessions: WebAuthSessions
 
     package init(
         clientID: String, redirectURI: String?, defaultAuthority: MSALAuthority, capabilities: [String]?, expiryBuffer: Int64,
         extendedLifetimeEnabled: Bool, multipleCloudsSupported: Bool, pipeline: HTTPPipeline, resolver: AuthorityResolver,
         cache: TokenCache, clock: any MSALClock, refreshFlights: RefreshFlights, derivedAuthorities: DerivedAuthorities,
         secrets: any InteractiveSecretsSource, logger: MSALLogger, clientAuthentication: ClientAuthentication? = nil,
-        systemBrowserEnvironment: [String: String]? = nil
+        systemBrowserEnvironment: [String: String]? = nil, sliceParameters: [String: String] = [:],
+        webAuthSessions: WebAuthSessions = .shared
     ) {
+        self.sliceParameters = sliceParameters
+        self.webAuthSessions = webAuthSessions
         self.clientAuthentication = clientAuthentication
         self.systemBrowserEnvironment = systemBrowserEnvironment
         self.clientID = clientID

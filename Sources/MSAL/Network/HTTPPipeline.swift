@@ -7,7 +7,7 @@ package struct HTTPPipelineConfiguration: Sendable {
     /// Retries of an idempotent request after a 5xx, a timeout or a network failure (0 or 1).
     package var retryCount = 1
     /// Seconds to wait before the retry.
-    package var retryInterval: Double = 1
+    package var retryInterval: Double = 0.5
     /// A 5xx whose `Retry-After` is longer than this is not retried but throttled.
     package var maximumRetryWait: Double = 5
     /// Longest `Retry-After` honoured, in seconds (longer values are clamped; MSAL for Python: 3600).

@@ -11,7 +11,7 @@ package enum TokenGrant: Sendable {
     /// An app token (client credentials): no user is involved, so no error asks for interaction.
     case clientCredentials
     /// The on-behalf-of grant: an error the user can fix (consent, multi-factor authentication,
-    /// a conditional access claims challenge) is ``MSALFailure/interactionRequired``, which
+    /// a conditional access claims challenge) is ``MSALError/interactionRequired``, which
     /// the middle tier passes back to its caller with the claims.
     case onBehalfOf
 }
@@ -19,18 +19,18 @@ package enum TokenGrant: Sendable {
 extension MSALFailure {
     /// The ``MSALFailure`` for a token endpoint response that is not a success (api.md "Errors").
     ///
-    /// - `protection_policy_required` (sub-error) → ``Code/serverProtectionPoliciesRequired``.
-    /// - `invalid_grant`, `interaction_required`, `login_required`, `consent_required` → ``Code/interactionRequired``,
+    /// - `protection_policy_required` (sub-error) → ``MSALError/serverProtectionPoliciesRequired``.
+    /// - `invalid_grant`, `interaction_required`, `login_required`, `consent_required` → ``MSALError/interactionRequired``,
     ///   with the server's error, sub-error and claims kept.
-    /// - `access_denied`, `authorization_declined` → ``Code/userCanceled``.
+    /// - `access_denied`, `authorization_declined` → ``MSALError/userCanceled``.
     /// - `server_error` → ``MSALError/internal`` with ``MSALInternalError/serverError``;
     ///   `temporarily_unavailable` → ``MSALError/internal`` with
     ///   ``MSALInternalError/internalErrorAuthorizationFailed`` (as MSAL for iOS).
-    /// - `invalid_client`, `invalid_scope`, `unauthorized_client`, `invalid_request`, `unsupported_grant_type` → ``Code/internal``
+    /// - `invalid_client`, `invalid_scope`, `unauthorized_client`, `invalid_request`, `unsupported_grant_type` → ``MSALError/internal``
     ///   with the matching internal code; on a refresh every error other than `invalid_client`,
-    ///   `invalid_scope` and the protection policy is ``Code/interactionRequired``: signing in again is the way out.
-    ///   An app token (client credentials) is never ``Code/interactionRequired``: there is no user.
-    /// - A 4xx without an OAuth error → ``Code/internal`` with ``MSALInternalError/internalErrorUnhandledResponse``.
+    ///   `invalid_scope` and the protection policy is ``MSALError/interactionRequired``: signing in again is the way out.
+    ///   An app token (client credentials) is never ``MSALError/interactionRequired``: there is no user.
+    /// - A 4xx without an OAuth error → ``MSALError/internal`` with ``MSALInternalError/internalErrorUnhandledResponse``.
     package init(tokenEndpointResponse response: MSALHTTPResponse, grant: TokenGrant, correlationID: UUID) {
         let body = OAuthErrorResponse(body: response.body)
         let oauthError = body.error?.lowercased()

@@ -9,6 +9,7 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
         var domainHint: String?
         var extraScopesToConsent: [String]?
         var webviewParameters: MSALWebviewParameters
+        var preferredAuthMethod: MSALPreferredAuthMethod = .none
     }
 
     private let interactive: Mutex<Interactive>
@@ -49,6 +50,15 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
         set { interactive.withLock { $0.extraScopesToConsent = newValue } }
     }
 
+    /// The sign-in method to offer first, as MSAL for iOS's `preferredAuthMethod`: with
+    /// ``MSALPreferredAuthMethod/QRPIN`` the sign-in page opens on the QR code and PIN method
+    /// (the authorization request carries `pc=18`, as MSAL for iOS sends it). Default
+    /// ``MSALPreferredAuthMethod/none``.
+    public var preferredAuthMethod: MSALPreferredAuthMethod {
+        get { interactive.withLock { $0.preferredAuthMethod } }
+        set { interactive.withLock { $0.preferredAuthMethod = newValue } }
+    }
+
     /// How the user is reached: the system browser, a command, or the app's own web UI.
     public var webviewParameters: MSALWebviewParameters {
         get { interactive.withLock { $0.webviewParameters } }
@@ -61,6 +71,7 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
         var domainHint: String?
         var extraScopesToConsent: [String]
         var webviewParameters: MSALWebviewParameters
+        var preferredAuthMethod: MSALPreferredAuthMethod
     }
 
     /// One consistent copy of the interactive values, taken when a request starts.
@@ -68,7 +79,8 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
         interactive.withLock {
             InteractiveValues(
                 promptType: $0.promptType, loginHint: $0.loginHint, domainHint: $0.domainHint,
-                extraScopesToConsent: $0.extraScopesToConsent ?? [], webviewParameters: $0.webviewParameters)
+                extraScopesToConsent: $0.extraScopesToConsent ?? [], webviewParameters: $0.webviewParameters,
+                preferredAuthMethod: $0.preferredAuthMethod)
         }
     }
 }

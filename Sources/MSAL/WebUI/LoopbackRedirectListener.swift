@@ -167,7 +167,7 @@ package final class LoopbackRedirectListener: Sendable {
     ///
     /// - Throws: ``MSALInternalError/redirectTimeout`` when no redirect arrived in time;
     ///   ``MSALInternalError/invalidRedirect`` for a redirect with the right `state` but neither `code` nor
-    ///   `error`; code ``MSALFailure/userCanceled`` with ``MSALInternalError/internalErrorSessionCanceled`` when the
+    ///   `error`; code ``MSALError/userCanceled`` with ``MSALInternalError/internalErrorSessionCanceled`` when the
     ///   waiting task is canceled or ``close()`` was called first.
     package func waitForRedirect() async throws(MSALFailure) -> LoopbackRedirect {
         let outcome = await core.outcome()

@@ -9,7 +9,7 @@ import Foundation
 /// the loopback listener, so ``present(authorizationURL:redirectURI:)`` returns `nil`.
 ///
 /// When nothing launches (no `$BROWSER`, no `xdg-open` on `PATH`, or every command failed) it throws
-/// an ``MSALFailure`` with code ``MSALFailure/internal``, internal code
+/// an ``MSALFailure`` with code ``MSALError/internal``, internal code
 /// ``MSALInternalError/browserLaunchFailed`` and the URL in ``MSALFailure/authorizationURL``, so the app can
 /// ask the user to open it.
 public struct MSALSystemBrowser: MSALWebUI {

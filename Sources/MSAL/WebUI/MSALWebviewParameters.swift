@@ -17,6 +17,9 @@ public final class MSALWebviewParameters: Sendable {
         var successPageHTML: String?
         var failurePageHTML: String?
         var browserUnavailableHandler: (@Sendable (URL) -> Void)?
+        // MSAL for iOS's settings, kept only so that they read back as set (see `webviewType`).
+        var webviewType: MSALWebviewType = .default
+        var prefersEphemeralWebBrowserSession = false
     }
 
     /// The default ``timeout``: 300 seconds.
@@ -43,6 +46,12 @@ public final class MSALWebviewParameters: Sendable {
     /// Presents sign-in with an app-supplied web UI.
     public init(webUI: any MSALWebUI) {
         self.webUI = webUI
+    }
+
+    /// Takes `other`'s settings (``copy()``).
+    package func copySettings(from other: MSALWebviewParameters) {
+        let settings = other.values.withLock { $0 }
+        values.withLock { $0 = settings }
     }
 
     /// How long the loopback listener waits for the browser's redirect, in seconds. Default 300.
@@ -89,6 +98,33 @@ public final class MSALWebviewParameters: Sendable {
     public var failurePageHTML: String? {
         get { values.withLock { $0.failurePageHTML } }
         set { values.withLock { $0.failurePageHTML = newValue } }
+    }
+
+    // MARK: MSAL for iOS's settings of Apple web views, which Linux does not have
+
+    /// The Apple web view MSAL for iOS signs in with. Default ``MSALWebviewType/default``.
+    ///
+    /// Kept so that code written for MSAL for iOS compiles: the value reads back as set, but nothing
+    /// reads it on Linux. The web UI is the one this object was created with: the system browser
+    /// (``init()``), a command (``init(browserCommand:)``) or an app-supplied ``MSALWebUI``
+    /// (``init(webUI:)``), which is how to embed a web view.
+    @available(*, deprecated, message: "No Apple web views on Linux: stored, never read; the initializer chooses the web UI")
+    public var webviewType: MSALWebviewType {
+        get { values.withLock { $0.webviewType } }
+        set { values.withLock { $0.webviewType = newValue } }
+    }
+
+    /// Whether MSAL for iOS asks `ASWebAuthenticationSession` for a private browser session, one that
+    /// shares no cookies with the browser. Default `false`.
+    ///
+    /// Kept so that code written for MSAL for iOS compiles: the value reads back as set, but nothing
+    /// reads it on Linux. For a private window, give the browser its own flag with
+    /// ``init(browserCommand:)``, such as `["firefox", "--private-window", "%s"]` or
+    /// `["chromium", "--incognito", "%s"]`.
+    @available(*, deprecated, message: "No ASWebAuthenticationSession on Linux: stored, never read; use a private-window browser command")
+    public var prefersEphemeralWebBrowserSession: Bool {
+        get { values.withLock { $0.prefersEphemeralWebBrowserSession } }
+        set { values.withLock { $0.prefersEphemeralWebBrowserSession = newValue } }
     }
 }
 

@@ -34,7 +34,7 @@ public struct NotesClient: Sendable {
         let result = try await tokens.token(scopes: ["api://notes/Notes.Read"])
         return NotesRequest(
             url: baseURL.appendingPathComponent("users/\(result.account.username ?? "me")/notes"),
-            headers: ["Authorization": result.authorizationHeader, "X-Tenant": result.tenantProfile.tenantId])
+            headers: ["Authorization": result.authorizationHeader, "X-Tenant": result.tenantProfile.tenantId ?? ""])
     }
 
     /// Whether the user must sign in again: the app's fallback decision.

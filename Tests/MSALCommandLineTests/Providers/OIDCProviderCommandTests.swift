@@ -107,7 +107,7 @@ struct OIDCProviderCommandTests {
                 // DOT's device grant answers with access and refresh tokens only: nothing says whose they are.
                 #expect(status == 1)
                 let error = try #require(output["error"] as? [String: Any], "\(output)")
-                #expect(error["internal_name"] as? String == "invalidResponse")
+                #expect(error["internal_name"] as? String == "internalErrorInvalidResponse")
                 #expect((error["message"] as? String)?.contains("ID token") == true, "\(error)")
                 let accounts = try await CommandRunner.run(["accounts", "--cache", cache, "--output", "json"])
                 #expect((try accounts.json()["accounts"] as? [[String: Any]])?.isEmpty == true)

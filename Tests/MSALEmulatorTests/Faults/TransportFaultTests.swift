@@ -215,7 +215,7 @@ struct TransportFaultTests {
             let error = await expectMSALError { try await app.acquireToken(with: parameters) }
             Self.expect(error, .stallBeforeHeaders, correlationID: parameters.correlationId)
             #expect(webUI.authorizationURLs.isEmpty)
-            #expect(harness.clock.sleeps == [1], "one retry, after the retry interval")
+            #expect(harness.clock.sleeps == [0.5], "one retry, after the retry interval")
             #expect(directory.bytes() == before)
             withExtendedLifetime(blackhole) {}
         }

@@ -130,7 +130,7 @@ struct CacheDocumentConformanceTests {
         #expect(profiles.count == 2)
         #expect(profiles.allSatisfy { $0.claims != nil })
         #expect(profiles.first?.isHomeTenantProfile == true)
-        #expect(profiles.first?.tenantId.lowercased() == account.homeAccountId?.tenantId?.lowercased())
+        #expect(profiles.first?.tenantId?.lowercased() == account.homeAccountId?.tenantId?.lowercased())
         #expect(Set(profiles.map(\.tenantId)).count == profiles.count)
         #expect(account.accountClaims?["tid"] as? String == profiles.first?.tenantId)
     }

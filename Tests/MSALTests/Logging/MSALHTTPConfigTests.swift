@@ -17,7 +17,7 @@ extension LoggingTests {
             #expect(config.timeoutIntervalForResource == MSALHTTPLimits.default.totalTimeout)
             #expect(
                 (config.retryCount, config.retryInterval, config.timeoutIntervalForRequest, config.timeoutIntervalForResource) == (
-                    1, 1, 10, 30
+                    1, 0.5, 10, 30
                 ))
             #expect(config.limits() == MSALHTTPLimits.default)
             let made = config.pipelineConfiguration()
@@ -54,9 +54,9 @@ extension LoggingTests {
             #expect(config.pipelineConfiguration().retryCount == 1)
 
             config.retryInterval = -1
-            #expect(config.retryInterval == 1)
+            #expect(config.retryInterval == 0.5)
             config.retryInterval = .nan
-            #expect(config.retryInterval == 1)
+            #expect(config.retryInterval == 0.5)
             config.retryInterval = 0
             #expect(config.retryInterval == 0)
             config.retryInterval = .infinity

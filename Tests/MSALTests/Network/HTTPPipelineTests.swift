@@ -49,7 +49,7 @@ struct HTTPPipelineTests {
             MSALHTTPRequest(method: .get, url: Self.url), correlationID: Self.correlation)
         #expect(response.statusCode == 200)
         #expect(transport.callCount == 2)
-        #expect(clock.sleeps == [1])
+        #expect(clock.sleeps == [0.5])
     }
 
     @Test("GET 503 twice → internal (unhandledResponse, as MSAL for iOS) with the OAuth fields, status and correlation id; no third call")

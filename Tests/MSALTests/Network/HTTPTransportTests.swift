@@ -267,7 +267,7 @@ struct HTTPTransportTests {
             let response = try await pipeline.send(MSALHTTPRequest(method: .get, url: server.url("/metadata")), correlationID: UUID())
             #expect(response.statusCode == 200)
             #expect(server.requests(to: "/metadata").count == 2)
-            #expect(clock.sleeps == [1])
+            #expect(clock.sleeps == [0.5])
         }
     }
 
@@ -320,7 +320,7 @@ struct HTTPTransportTests {
         }
         #expect(pipelineError.internalCode == .networkFailure)
         #expect(counting.calls == 2)
-        #expect(clock.sleeps == [1])
+        #expect(clock.sleeps == [0.5])
     }
 
     @Test("A TLS handshake failure (https to a plain HTTP port): tlsFailure, never retried", arguments: TransportKind.allCases)

@@ -81,7 +81,7 @@ extension TokenCacheContents {
         }
         if tenantProfiles.count > 1 {
             tenantProfiles.sort { lhs, rhs in
-                lhs.isHomeTenantProfile != rhs.isHomeTenantProfile ? lhs.isHomeTenantProfile : lhs.tenantId < rhs.tenantId
+                lhs.isHomeTenantProfile != rhs.isHomeTenantProfile ? lhs.isHomeTenantProfile : lhs.realm < rhs.realm
             }
         }
         let home = items + (homeIndex ?? firstIndex)

@@ -1,0 +1,49 @@
+import MSALSupport
+
+/// The interactive sign-ins of this process that are waiting for their web UI, so that
+/// ``MSALPublicClientApplication/cancelCurrentWebAuthSession()`` can end them.
+///
+/// MSAL for iOS's `cancelCurrentWebAuthSession` is a class method: it ends the sign-in on screen,
+/// whichever application object started it. That makes this registry process-wide state: a
+/// constant reference to an object whose only mutable state is behind its `Mutex`.
+package final class WebAuthSessions: Sendable {
+    /// The one registry of the process.
+    package static let shared = WebAuthSessions()
+
+    /// A registry of its own (tests: so that canceling cannot reach other tests' sign-ins).
+    package init() {}
+
+    private struct State {
+        var next: UInt64 = 0
+        var cancels: [UInt64: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Runs `operation` (an interactive request's wait for its web UI) so that
+    /// ``cancelAll()`` can cancel it: it then ends with `CancellationError` (or the error the
+    /// operation throws when canceled). Canceling the calling task cancels it too.
+    package func cancellable<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await operation() }
+        let id = state.withLock { state -> UInt64 in
+            state.next &+= 1
+            state.cancels[state.next] = { task.cancel() }
+            return state.next
+        }
+        defer { _ = state.withLock { $0.cancels.removeValue(forKey: id) } }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Cancels every waiting sign-in; `true` when there was one.
+    package func cancelAll() -> Bool {
+        let cancels = state.withLock { state -> [@Sendable () -> Void] in
+            Array(state.cancels.values)
+        }
+        for cancel in cancels { cancel() }
+        return !cancels.isEmpty
+    }
+}
