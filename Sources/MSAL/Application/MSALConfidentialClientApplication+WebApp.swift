@@ -94,13 +94,6 @@ extension MSALConfidentialClientApplication {
     /// of callers stay (they belong to those callers' assertions). Removing an account that is not
     /// in the cache does nothing.
     public func remove(_ account: MSALAccount) async throws {
-        guard let identifier = account.identifier else { return }
-        client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
-        let clientID = client.clientID
-        let environment = account.environment
-        _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
-            contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
-        }
-        client.silentHits.forgetAll()
+        try await client.removeTokens(of: account)
     }
 }

@@ -114,15 +114,7 @@ extension MSALPublicClientApplication {
 
     /// ``remove(_:)`` for the SDK's own async APIs (sign-out), without blocking a cooperative thread.
     func removeWithoutBlocking(_ account: MSALAccount) async throws {
-        if let identifier = account.identifier {
-            client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
-            let clientID = client.clientID
-            let environment = account.environment
-            _ = try await cache.write(clientID: clientID, partition: .account(identifier)) { contents in
-                contents.removeAccount(homeAccountID: identifier, environment: environment, clientID: clientID)
-            }
-            client.silentHits.forgetAll()
-        }
+        try await client.removeTokens(of: account)
         await removeFromExternalAccounts(account, wipeAccount: false, correlationID: nil)
     }
 
