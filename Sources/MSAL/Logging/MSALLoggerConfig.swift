@@ -61,8 +61,14 @@ public final class MSALLoggerConfig: Sendable {
         gate = Atomic(logLevel.rawValue)
     }
 
-    /// The most detailed level logged. Default ``MSALLogLevel/error``, as MSAL for iOS documents;
-    /// ``MSALLogLevel/nothing`` turns logging off.
+    /// The most detailed level logged. Default ``MSALLogLevel/error``; ``MSALLogLevel/nothing``
+    /// turns logging off.
+    ///
+    /// MSAL for iOS's default is `info`, but it only ever hands messages to the app's callback.
+    /// swift-msal also writes them to a swift-log `Logger` when the app set no callback, and
+    /// swift-log's default handler prints to standard error: with `info`, every program that has
+    /// not configured logging would print each request's progress on its terminal. Set `.info`
+    /// for MSAL for iOS's level.
     public var logLevel: MSALLogLevel {
         get { state.withLock { $0.logLevel } }
         set {
