@@ -149,10 +149,10 @@ let package = Package(
         ),
         // MSAL for iOS app code of our own, written as iOS apps write it and compiled as they
         // compile it (Swift 5 mode, public API only): the compatibility promise of issue 38, run
-        // offline against a cache file and a stub identity platform.
+        // offline against a cache file, a stub identity platform and the local identity provider.
         .testTarget(
             name: "IOSCompatibilityTests",
-            dependencies: ["MSAL"],
+            dependencies: ["MSAL", "MSALEmulator"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // The Swift code of README.md and the DocC articles, compiled in Swift 6 mode and run offline.
