@@ -4,9 +4,10 @@
     python3 scripts/fuzz-corpus.py [--reference DIR] [--out DIR]
 
 Seeds come from Fixtures/ (conformance recordings, cache documents, sample tokens and keys, the
-Wycheproof JWS and JWK files), from the shared reference responses when that folder exists
-(--reference, default ../shared/reference next to the repository, or $MSAL_REFERENCE_DIR), and
-from a few hand-written requests and URLs. Each seed is written to FuzzTesting/Corpus/<target>/
+Wycheproof JWS and JWK files, and the reference responses of Fixtures/FuzzSeeds/), from another
+folder of reference responses when one is named (--reference DIR or $MSAL_REFERENCE_DIR), and from
+a few hand-written requests and URLs. Nothing outside the repository is read unless named, so a
+clone alone writes the same corpus. Each seed is written to FuzzTesting/Corpus/<target>/
 under the SHA-1 of its bytes, so running the script again only adds what is missing and the
 inputs libFuzzer added to the same folders stay. Nothing here is committed: the corpora are
 generated on every machine (scripts/fuzz.sh runs this script first).
@@ -308,8 +309,10 @@ def combined_metadata():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    default_reference = os.environ.get("MSAL_REFERENCE_DIR") or str(ROOT.parent / "shared" / "reference")
-    parser.add_argument("--reference", default=default_reference, help="the shared reference folder (skipped when absent)")
+    default_reference = os.environ.get("MSAL_REFERENCE_DIR") or str(ROOT / "Fixtures" / "FuzzSeeds")
+    parser.add_argument(
+        "--reference", default=default_reference,
+        help="a folder of reference responses laid out as Fixtures/FuzzSeeds (the default)")
     parser.add_argument("--out", default=str(ROOT / "FuzzTesting" / "Corpus"))
     arguments = parser.parse_args()
 

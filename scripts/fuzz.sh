@@ -140,6 +140,22 @@ fi
 build
 python3 "$root/scripts/fuzz-corpus.py" --out "$corpus" >/dev/null
 
+# The corpus comes from the repository alone (issue 39, finding 10): written again from a copy of
+# scripts/ and Fixtures/ in a folder with nothing beside it, it has the same seeds as the one just
+# written here, where a checkout may have other folders (such as ../shared) next to it.
+alone="$(mktemp -d)"
+mkdir -p "$alone/repo"
+cp -r "$root/scripts" "$root/Fixtures" "$alone/repo/"
+env -u MSAL_REFERENCE_DIR python3 "$alone/repo/scripts/fuzz-corpus.py" --out "$alone/corpus" >/dev/null
+env -u MSAL_REFERENCE_DIR python3 "$root/scripts/fuzz-corpus.py" --out "$alone/here" >/dev/null
+if ! diff <(cd "$alone/corpus" && find . -type f | sort) <(cd "$alone/here" && find . -type f | sort) >/dev/null; then
+    echo "scripts/fuzz.sh: the seed corpus depends on files outside the repository" >&2
+    rm -rf "$alone"
+    exit 1
+fi
+echo "== The seed corpus comes from the repository alone ($(cd "$alone/corpus" && find . -type f | wc -l) seeds)"
+rm -rf "$alone"
+
 keep_logs=0
 if [ -n "${FUZZ_LOG_DIR:-}" ]; then
     logs="$FUZZ_LOG_DIR"

@@ -58,26 +58,10 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The file's bytes, refusing more than ``maximumSize`` without reading them all.
+    /// The file's bytes, refusing more than ``maximumSize`` without reading them all, and anything
+    /// but a regular file at once (``CredentialFile``).
     static func readFile(_ path: String) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw MSALFailure(.internal, internalCode: .invalidCredential, message: "The credential file \(path) cannot be opened")
-        }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: maximumSize + 1) ?? Data()
-        } catch {
-            throw MSALFailure(
-                .internal, internalCode: .invalidCredential, message: "The credential file \(path) cannot be read: \(error)",
-                underlyingError: error)
-        }
-        guard data.count <= maximumSize else {
-            throw MSALFailure(
-                .internal, internalCode: .credentialTooLarge,
-                message: "The credential file \(path) is over the \(maximumSize)-byte limit for a credential")
-        }
-        return Array(data)
+        try CredentialFile.read(path, limit: maximumSize)
     }
 
     /// The SHA-256 thumbprint of the key's certificate, as lowercase hex (how portals and `openssl
