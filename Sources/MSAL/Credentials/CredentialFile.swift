@@ -39,7 +39,8 @@ package enum CredentialFile {
                 message: "\(name) is not a regular file (a FIFO, socket or device); save the credential to a file")
         }
         guard info.st_size <= limit else {
-            throw MSALFailure(.internal, internalCode: .credentialTooLarge, message: "\(name) is over the \(limit)-byte limit for a credential")
+            throw MSALFailure(
+                .internal, internalCode: .credentialTooLarge, message: "\(name) is over the \(limit)-byte limit for a credential")
         }
         var collected: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)

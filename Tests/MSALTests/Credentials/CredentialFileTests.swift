@@ -2,11 +2,11 @@ import Foundation
 import MSALSupport
 import Testing
 
+@testable import MSAL
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import MSAL
 
 /// Credential files that are not regular files (issue 39, findings 1 and 7): a FIFO is refused at
 /// once instead of blocking forever, a directory in plain words; for a certificate, a private key
@@ -23,7 +23,8 @@ struct CredentialFileTests {
         init() throws {
             root = FileManager.default.temporaryDirectory.appendingPathComponent("msal-credential-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(atPath: root.appendingPathComponent("credentials.d").path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: root.appendingPathComponent("credentials.d").path, withIntermediateDirectories: true)
             #expect(mkfifo(root.appendingPathComponent("credential.fifo").path, 0o600) == 0)
             try Data("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2ln".utf8).write(to: root.appendingPathComponent("token.jwt"))
         }
@@ -65,7 +66,8 @@ struct CredentialFileTests {
             await Self.withinBound { try MSALClientCertificate(privateKeyFile: scratch.file, certificateFile: path) })
         #expect(asCertificate.internalCode == .invalidCredential)
         #expect(asCertificate.message.contains("not a regular file"))
-        let asKey = try Self.failure(await Self.withinBound { try MSALClientCertificate(privateKeyFile: path, certificateFile: scratch.file) })
+        let asKey = try Self.failure(
+            await Self.withinBound { try MSALClientCertificate(privateKeyFile: path, certificateFile: scratch.file) })
         #expect(asKey.internalCode == .invalidCredential)
     }
 
@@ -74,7 +76,8 @@ struct CredentialFileTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let path = scratch.directory
-        let error = try Self.failure(await Self.withinBound { try MSALClientCertificate(privateKeyFile: scratch.file, certificateFile: path) })
+        let error = try Self.failure(
+            await Self.withinBound { try MSALClientCertificate(privateKeyFile: scratch.file, certificateFile: path) })
         #expect(error.internalCode == .invalidCredential)
         #expect(error.message.contains("is a directory"))
         #expect(!error.message.contains("NSCocoaErrorDomain"))
