@@ -36,16 +36,16 @@ struct CredentialFileTests {
     /// behaviour on a FIFO) fails the test instead of hanging the run.
     static func withinBound<T: Sendable>(seconds: Double = 10, _ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error>? {
         let outcome = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let result = Result { try body() }
             outcome.withLock { $0 = result }
-            done.signal()
         }
-        let finished = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: done.wait(timeout: .now() + seconds) == .success) }
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let result = outcome.withLock({ $0 }) { return result }
+            try? await Task.sleep(nanoseconds: 5_000_000)
         }
-        return finished ? outcome.withLock { $0 } : nil
+        return nil
     }
 
     static func failure<T>(_ result: Result<T, any Error>?) throws -> MSALFailure {
