@@ -158,6 +158,55 @@ struct AccessTokenValidationTests {
         }
     }
 
+    @Test(
+        "After a rotation, 40 concurrent requests with the new key's token over a key set that answers in 300 ms: one refetch, none refused"
+    )
+    func concurrentRequestsAcrossRotation() async throws {
+        try await EmulatorHarness.with(WebAppTests.configuration) { harness in
+            let emulator = harness.emulator
+            let client = try harness.application(tenant: EmulatorHarness.contoso)
+            let first = try await harness.signIn(client, as: EmulatorHarness.adele, scopes: [Self.apiScope])
+            // No validated-token memory: every request judges its token with the keys.
+            let validator = try MSALAccessTokenValidator(
+                authority: try harness.authority(EmulatorHarness.contoso),
+                audiences: ["api://\(WebAppTests.webClientID)", WebAppTests.webClientID], validatedTokenCacheSize: 0,
+                clock: harness.clock)
+            _ = try await validator.validate(first.accessToken)
+
+            let newKeyID = try emulator.rotateSigningKey()
+            let refresh = MSALSilentTokenParameters(scopes: [Self.apiScope], account: first.account)
+            refresh.forceRefresh = true
+            let second = try await client.acquireTokenSilent(with: refresh)
+            #expect(try Self.keyID(second.accessToken) == newKeyID)
+
+            let slowKeys = emulator.inject(.init(.delay(seconds: 0.3), endpoint: .keys))
+            defer { emulator.removeFault(slowKeys) }
+            let baseline = emulator.requestCount(.keys)
+            let refusals = await withTaskGroup(of: MSALFailure?.self) { group in
+                for _ in 0..<40 {
+                    group.addTask { await Self.outcome { try await validator.validate(second.accessToken) } }
+                }
+                var refusals: [MSALFailure] = []
+                for await refusal in group { if let refusal { refusals.append(refusal) } }
+                return refusals
+            }
+            #expect(refusals.count == 0, "first refusal: \(String(describing: refusals.first))")
+            #expect(emulator.requestCount(.keys) - baseline == 1, "one refetch served all 40")
+        }
+    }
+
+    /// The refusal of `body`, or `nil` when it accepted its token.
+    static func outcome(_ body: () async throws -> AccessToken) async -> MSALFailure? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as MSALFailure {
+            return error
+        } catch {
+            return MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)")
+        }
+    }
+
     @Test("A multi-tenant API (organizations) accepts each tenant's own issuer, and only the tenants it allows")
     func multiTenant() async throws {
         try await EmulatorHarness.with(WebAppTests.configuration) { harness in

@@ -71,31 +71,51 @@ extension AuthorityResolver {
         }
     }
 
-    /// Runs `verify` with the authority's JWK set; when it fails with an unknown `kid`, fetches the
-    /// set again and runs it once more — unless an unknown `kid` made the set be fetched less than
+    /// Runs `verify` with the authority's JWK set; when it fails with an unknown `kid`, runs it once
+    /// more with the set fetched again — unless an unknown `kid` made the set be fetched less than
     /// `refetchInterval` seconds ago, so a flood of forged `kid`s never hammers the provider. A
     /// failed refetch throws its error and keeps the set in memory.
+    ///
+    /// Concurrent callers share one refetch (issue 39, finding 9): a caller whose `kid` is unknown
+    /// while another caller's refetch is under way waits for it and judges its token with the set
+    /// it brings; one whose set was replaced since it read it judges its token with the new set.
+    /// So after a provider rotates its keys, every caller of a correctly signed token is served by
+    /// the one refetch, and only a `kid` that stays unknown is refused within the interval.
     package func withKeySet<T>(
         _ metadata: MSALAuthorityMetadata, refetchInterval: Double, now: Date, correlationID: UUID,
         _ verify: (JSONWebKeySet) throws(JOSEError) -> T
     ) async throws -> T {
+        let uri = metadata.jwksURIString
+        let generation = store.keySets.generation
         let keys = try await keySet(for: metadata, correlationID: correlationID)
+        let unknownKey: JOSEError
         do throws(JOSEError) {
             return try verify(keys)
         } catch  where error.code == .keyNotFound {
-            // Rate-limited by the last kid-triggered refetch, not by the regular fetch: a key rotated in
-            // just after the set was fetched must still be found.
-            let uri = metadata.jwksURIString
-            guard store.claimKeySetRefetch(uri, now: now, interval: refetchInterval) else {
-                throw MSALFailure(error, correlationID: correlationID)
-            }
+            unknownKey = error
         } catch {
             throw MSALFailure(error, correlationID: correlationID)
         }
-        // A failed fetch throws its own error and leaves the set in memory in place.
-        let refreshed = try await refetchedKeySet(for: metadata, correlationID: correlationID)
+        // Rate-limited by the last kid-triggered refetch, not by the regular fetch: a key rotated in
+        // just after the set was fetched must still be found. The claim is made under the lock that
+        // registers the refetch, so a caller refused a claim joins the refetch that took it, or
+        // finds its set stored.
+        let store = self.store
+        let pipeline = self.pipeline
+        let refetched = try await store.keySets.join(
+            uri, orReloadIf: { store.claimKeySetRefetch(uri, now: now, interval: refetchInterval) },
+            load: { await Self.loadKeySet(metadata, pipeline: pipeline, correlationID: correlationID) })
+        let retry: JSONWebKeySet
+        if let refetched {
+            retry = refetched
+        } else if store.keySets.generation != generation, let current = cachedKeySet(for: metadata) {
+            // Another caller's refetch ended between this caller's read and its claim.
+            retry = current
+        } else {
+            throw MSALFailure(unknownKey, correlationID: correlationID)
+        }
         do throws(JOSEError) {
-            return try verify(refreshed)
+            return try verify(retry)
         } catch {
             throw MSALFailure(error, correlationID: correlationID)
         }

@@ -15,7 +15,9 @@ import MSALSupport
 /// The metadata and keys are fetched once and kept for a day. A token signed with a key the set
 /// does not hold makes the set be fetched again at most once a minute, so a rotated key is found
 /// and a flood of forged `kid`s cannot make this API hammer the provider; a failed refetch keeps
-/// the keys it had. Failures are ``MSALFailure``s whose ``MSALBearerChallenge`` is the answer to send.
+/// the keys it had. Requests that meet the same unknown `kid` while a refetch is under way wait
+/// for it rather than being refused, so no correctly signed token is refused after a rotation,
+/// however many arrive at once. Failures are ``MSALFailure``s whose ``MSALBearerChallenge`` is the answer to send.
 ///
 /// A token that passed every check is remembered (up to ``validatedTokenCacheSize`` tokens), so a
 /// caller who sends the same token with each request has its signature checked once: the same

@@ -38,6 +38,37 @@ package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sen
         return try await waiter.value()
     }
 
+    /// The result of the operation in flight for `key`; when none is, of a new one running
+    /// `operation` if `startsNew()` allows it, else `nil`.
+    ///
+    /// `startsNew` is asked under the same lock that registers the flight, so a caller that is
+    /// refused a start never misses a flight that another caller's allowed start has begun: it
+    /// either joins that flight or runs after it has ended (and stored its result).
+    package func join(
+        _ key: Key, orStartIf startsNew: () -> Bool, _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value? {
+        let waiter = OneShot<Value>()
+        let decision = state.withLock { state -> Bool? in
+            if state.flights[key] != nil {
+                state.flights[key]!.append(waiter)
+                state.joined += 1
+                return false
+            }
+            guard startsNew() else { return nil }
+            state.flights[key] = [waiter]
+            return true
+        }
+        guard let starts = decision else { return nil }
+        if starts {
+            Task {
+                let result: Result<Value, any Error>
+                do { result = .success(try await operation()) } catch { result = .failure(error) }
+                self.finish(key, result)
+            }
+        }
+        return try await waiter.value()
+    }
+
     private func finish(_ key: Key, _ result: Result<Value, any Error>) {
         let waiters = state.withLock { $0.flights.removeValue(forKey: key) ?? [] }
         for waiter in waiters { waiter.deliver(result) }

@@ -89,6 +89,19 @@ package final class SingleFlightCache<Key: Hashable & Sendable, Value: Sendable,
         }
     }
 
+    /// The result of the load in flight for `key`; when none is, of a new `load` (a reload, as
+    /// ``reload(for:load:)``) if `startsNew()` allows it, else `nil`. `startsNew` is asked under the
+    /// lock that registers loads, so a refused caller never misses a load another caller started.
+    package func join(
+        _ key: Key, orReloadIf startsNew: () -> Bool, load: @escaping @Sendable () async -> Outcome
+    ) async throws -> Value? {
+        try await loads.join(key, orStartIf: startsNew) { [self] in
+            let outcome = await load()
+            store(key, outcome)
+            return try outcome.result.get()
+        }
+    }
+
     /// Forgets `key`.
     package func remove(_ key: Key) {
         _ = entries.withLock { $0.removeValue(forKey: key) }

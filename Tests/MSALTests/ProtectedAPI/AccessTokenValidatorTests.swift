@@ -18,6 +18,7 @@ final class KeyPublishingProvider: MSALHTTPTransport {
         var keys: [JWSSigningKey]
         var keyFetches = 0
         var failsKeys = false
+        var keyDelay: Duration = .zero
     }
 
     private let state: Mutex<State>
@@ -29,6 +30,8 @@ final class KeyPublishingProvider: MSALHTTPTransport {
     var keyFetches: Int { state.withLock { $0.keyFetches } }
     func publish(_ keys: [JWSSigningKey]) { state.withLock { $0.keys = keys } }
     func failKeys(_ fails: Bool) { state.withLock { $0.failsKeys = fails } }
+    /// Makes every key-set answer take `delay` (a slow provider: a refetch stays under way that long).
+    func delayKeys(_ delay: Duration) { state.withLock { $0.keyDelay = delay } }
 
     func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         let host = request.url.host ?? ""
@@ -62,10 +65,11 @@ final class KeyPublishingProvider: MSALHTTPTransport {
                 """)
         }
         if path == "/keys" || path.hasSuffix("/discovery/v2.0/keys") {
-            let (keys, fails) = state.withLock { state -> ([JWSSigningKey], Bool) in
+            let (keys, fails, delay) = state.withLock { state -> ([JWSSigningKey], Bool, Duration) in
                 state.keyFetches += 1
-                return (state.keys, state.failsKeys)
+                return (state.keys, state.failsKeys, state.keyDelay)
             }
+            if delay > .zero { try await Task.sleep(for: delay) }
             if fails { return MSALHTTPResponse(statusCode: 503, text: "unavailable") }
             var jwks: [JSON] = []
             for key in keys { jwks.append(try key.publicJWK()) }
