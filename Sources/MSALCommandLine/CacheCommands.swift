@@ -53,6 +53,13 @@ struct CacheFileOptions: ParsableArguments {
                 + "(default: token_cache.signal beside the default cache file).", valueName: "file"))
     var signalFile: String?
 
+    @Option(
+        name: .customLong("secret-service-timeout"),
+        help: ArgumentHelp(
+            "With secret-service storage, how long each D-Bus step (connecting, each call) may take before the "
+                + "Secret Service counts as unavailable (default: 25).", valueName: "seconds"))
+    var secretServiceTimeout: Double = 25
+
     /// Opens the cache; a relative path is taken from the current directory.
     func open() throws -> TokenCache {
         try TokenCache(config: config())
@@ -76,7 +83,9 @@ struct CacheFileOptions: ParsableArguments {
             case .file: policy = .file(path: Self.absolute(path))
             }
             let signal = signalFile.map { $0.hasPrefix("~") ? $0 : Self.absolute($0)! }
-            return MSALCacheConfig(storage: .secretService(MSALSecretServiceStorage(signalFilePath: signal, fallback: policy)))
+            return MSALCacheConfig(
+                storage: .secretService(
+                    MSALSecretServiceStorage(signalFilePath: signal, fallback: policy, operationTimeout: secretServiceTimeout)))
         }
     }
 

@@ -12,20 +12,22 @@ enum SecretServiceModes {
 
     /// The cache configuration a STORAGE argument names:
     /// `file:PATH`, `memory`, `secret:SIGNAL`, `secret-or-memory:SIGNAL`, `secret-or-file:SIGNAL:PATH`.
+    ///
+    /// `MSAL_STRESS_SECRET_SERVICE_TIMEOUT` (seconds) sets the Secret Service's `operationTimeout`.
     static func cacheConfig(_ storage: String) -> MSALCacheConfig {
         let parts = storage.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        let timeout = ProcessInfo.processInfo.environment["MSAL_STRESS_SECRET_SERVICE_TIMEOUT"].flatMap(Double.init) ?? 25
+        func secret(_ fallback: MSALSecretServiceStorage.Fallback) -> MSALCacheConfig {
+            MSALCacheConfig(
+                storage: .secretService(MSALSecretServiceStorage(signalFilePath: parts[1], fallback: fallback, operationTimeout: timeout)),
+                fileLockTimeout: 300)
+        }
         switch (parts.first, parts.count) {
         case ("file", 2): return MSALCacheConfig(storage: .file(path: parts[1]), fileLockTimeout: 300)
         case ("memory", 1): return MSALCacheConfig(storage: .memory)
-        case ("secret", 2):
-            return MSALCacheConfig(storage: .secretService(MSALSecretServiceStorage(signalFilePath: parts[1])), fileLockTimeout: 300)
-        case ("secret-or-memory", 2):
-            return MSALCacheConfig(
-                storage: .secretService(MSALSecretServiceStorage(signalFilePath: parts[1], fallback: .memory)), fileLockTimeout: 300)
-        case ("secret-or-file", 3):
-            return MSALCacheConfig(
-                storage: .secretService(MSALSecretServiceStorage(signalFilePath: parts[1], fallback: .file(path: parts[2]))),
-                fileLockTimeout: 300)
+        case ("secret", 2): return secret(.fail)
+        case ("secret-or-memory", 2): return secret(.memory)
+        case ("secret-or-file", 3): return secret(.file(path: parts[2]))
         default:
             WorkerMode.fail(usage: "STORAGE is file:PATH, memory, secret:SIGNAL, secret-or-memory:SIGNAL or secret-or-file:SIGNAL:PATH")
         }

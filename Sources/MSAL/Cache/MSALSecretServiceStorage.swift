@@ -33,6 +33,15 @@ public struct MSALSecretServiceStorage: Sendable {
     public var label: String
     /// What to do without a Secret Service. Default ``Fallback/fail``.
     public var fallback: Fallback
+    /// How long, in seconds, each D-Bus step (connecting to the session bus and authenticating,
+    /// then each call: reading, storing or removing the item, asking whether the keyring is locked)
+    /// may take before it is given up with ``MSALInternalError/cacheSecretServiceUnavailable`` (and
+    /// the ``fallback``, when the storage is being chosen). Default 25, GDBus's own default for one
+    /// call: long enough to type a keyring password at an unlock prompt, which counts against it. A
+    /// session bus or keyring daemon that accepts the connection and then never answers (a stopped
+    /// or hung process) no longer hangs the app. A step given up after its request was sent may
+    /// still be carried out by the daemon when it resumes.
+    public var operationTimeout: Double = 25
     /// The libsecret library to load, for swift-msal's own tests (a name that does not exist
     /// stands for a machine without libsecret).
     package var librarySoname: String = LibSecret.soname
@@ -45,14 +54,16 @@ public struct MSALSecretServiceStorage: Sendable {
     ///   - attributes: Attributes besides the schema name.
     ///   - label: The item's label.
     ///   - fallback: What to do without a Secret Service.
+    ///   - operationTimeout: Seconds each D-Bus step may take (see ``operationTimeout``).
     public init(
         signalFilePath: String? = nil, schemaName: String? = nil, attributes: [String: String] = [:], label: String = "",
-        fallback: Fallback = .fail
+        fallback: Fallback = .fail, operationTimeout: Double = 25
     ) {
         self.signalFilePath = signalFilePath
         self.schemaName = schemaName
         self.attributes = attributes
         self.label = label
         self.fallback = fallback
+        self.operationTimeout = operationTimeout
     }
 }

@@ -136,6 +136,18 @@ final class SecretServiceSession: @unchecked Sendable {
         throw Failure(description: "the killed gnome-keyring-daemon still owns org.freedesktop.secrets after 10 s")
     }
 
+    /// Stops (`SIGSTOP`) or continues (`SIGCONT`) the bus daemon: a stopped bus still accepts
+    /// connections (the kernel queues them) but never answers, not even the authentication handshake.
+    func pauseBus(_ paused: Bool) {
+        bus?.kill(paused ? SIGSTOP : SIGCONT)
+    }
+
+    /// Stops (`SIGSTOP`) or continues (`SIGCONT`) the keyring daemon: the bus then takes every call to
+    /// the Secret Service and no answer ever comes.
+    func pauseKeyring(_ paused: Bool) {
+        keyring?.kill(paused ? SIGSTOP : SIGCONT)
+    }
+
     /// Whether somebody owns `org.freedesktop.secrets` on the bus.
     func secretsOwned() async throws -> Bool {
         try await run(

@@ -197,6 +197,50 @@ struct SecretServiceStorageTests {
         #expect(noBus.errors.hasPrefix("error -48008 "), "\(noBus.errors)")
     }
 
+    @Test(
+        "A stopped session bus or keyring daemon (SIGSTOP): cacheSecretServiceUnavailable within the operation timeout, from the worker and from msal; nothing written",
+        arguments: ["bus", "keyring"])
+    func stoppedDaemon(_ which: String) async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("cache.signal").path
+        let save = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "kept"])
+        #expect(save.status == 0, "\(save.errors)")
+        let before = try await session.lookup(schema: try Self.schema(signal))
+        #expect(before != nil)
+        let signalBefore = try FileManager.default.attributesOfItem(atPath: signal)[.modificationDate] as? Date
+
+        if which == "bus" { session.pauseBus(true) } else { session.pauseKeyring(true) }
+        let started = ContinuousClock.now
+        let worker = try await session.run(
+            StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "new"],
+            environment: ["MSAL_STRESS_SECRET_SERVICE_TIMEOUT": "2"], timeout: 60)
+        let workerTime = ContinuousClock.now - started
+        #expect(worker.status == 1)
+        #expect(worker.errors.hasPrefix("error -48008 "), "\(worker.errors)")
+        #expect(worker.errors.contains("no answer within 2 s"), "\(worker.errors)")
+        #expect(workerTime < .seconds(20), "took \(workerTime)")
+
+        let listing = ContinuousClock.now
+        let accounts = try await session.run(
+            Self.msal,
+            ["accounts", "--cache-storage", "secret-service", "--signal-file", signal, "--secret-service-timeout", "1.5"],
+            timeout: 60)
+        let listingTime = ContinuousClock.now - listing
+        #expect(accounts.status != 0)
+        #expect(accounts.errors.contains("no answer within 1.5 s"), "\(accounts.errors)")
+        #expect(listingTime < .seconds(20), "took \(listingTime)")
+
+        if which == "bus" { session.pauseBus(false) } else { session.pauseKeyring(false) }
+        // Nothing was written: the item and the signal file are as they were, and no file holds a cache.
+        #expect(try await session.lookup(schema: try Self.schema(signal)) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: signal)[.modificationDate] as? Date == signalBefore)
+        #expect(try session.filesContaining(["at-new-", "rt-new-"]).isEmpty)
+        // And the Secret Service works again for the next process.
+        let again = try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "1", "again"])
+        #expect(again.status == 0, "\(again.errors)")
+    }
+
     @Test("msal cache migrate moves a file cache into the keyring and leaves no token byte on disk; cache show names the storage")
     func migrateAndShow() async throws {
         let session = try await SecretServiceSession()

@@ -41,6 +41,8 @@ final class LibSecret: @unchecked Sendable {
         OpaquePointer?
     typealias CollectionGetLocked = @convention(c) (OpaquePointer?) -> Int32
     typealias ObjectUnref = @convention(c) (OpaquePointer?) -> Void
+    typealias CancellableNew = @convention(c) () -> OpaquePointer?
+    typealias CancellableCancel = @convention(c) (OpaquePointer?) -> Void
 
     /// The layout of GLib's `GError` (`guint32 domain; gint code; gchar *message;`).
     struct GErrorLayout {
@@ -68,6 +70,9 @@ final class LibSecret: @unchecked Sendable {
     let collectionForAlias: CollectionForAlias
     let collectionGetLocked: CollectionGetLocked
     let objectUnref: ObjectUnref
+    /// GIO's `g_cancellable_new` and `g_cancellable_cancel`, for ``SecretServiceDeadline``.
+    let cancellableNew: CancellableNew
+    let cancellableCancel: CancellableCancel
     /// GLib's `g_str_hash`, `g_str_equal` and `g_free`, handed to `g_hash_table_new_full` as they are.
     let stringHash: UnsafeMutableRawPointer
     let stringEqual: UnsafeMutableRawPointer
@@ -109,6 +114,8 @@ final class LibSecret: @unchecked Sendable {
         collectionForAlias = try function("secret_collection_for_alias_sync", as: CollectionForAlias.self)
         collectionGetLocked = try function("secret_collection_get_locked", as: CollectionGetLocked.self)
         objectUnref = try function("g_object_unref", as: ObjectUnref.self)
+        cancellableNew = try function("g_cancellable_new", as: CancellableNew.self)
+        cancellableCancel = try function("g_cancellable_cancel", as: CancellableCancel.self)
         stringHash = try symbol("g_str_hash")
         stringEqual = try symbol("g_str_equal")
         free = try symbol("g_free")
@@ -116,20 +123,43 @@ final class LibSecret: @unchecked Sendable {
 
     /// Whether the default collection (where items are stored) exists and is locked. libsecret's
     /// lookups skip the items of a locked collection that no prompt could unlock, as if there were none.
-    func isDefaultCollectionLocked() throws(MSALFailure) -> Bool {
+    ///
+    /// Each of the two D-Bus steps must answer within `timeout` seconds.
+    func isDefaultCollectionLocked(timeout: Double) throws(MSALFailure) -> Bool {
         var error: UnsafeMutableRawPointer?
-        guard let service = serviceGet(0, nil, &error) else {
-            throw MSALFailure.secretServiceUnavailable("cannot reach the Secret Service: \(consume(error))")
+        let serviceDeadline = SecretServiceDeadline(library: self)
+        let service = serviceDeadline.run(timeout: timeout) { cancellable in serviceGet(0, cancellable, &error) }
+        guard let service else {
+            throw failure("cannot reach the Secret Service", error, deadline: serviceDeadline, timeout: timeout)
         }
         defer { objectUnref(service) }
-        guard let collection = collectionForAlias(service, "default", 0, nil, &error) else {
+        let collectionDeadline = SecretServiceDeadline(library: self)
+        let collection = collectionDeadline.run(timeout: timeout) { cancellable in
+            collectionForAlias(service, "default", 0, cancellable, &error)
+        }
+        guard let collection else {
             if error != nil {
-                throw MSALFailure.secretServiceUnavailable("cannot find the default keyring: \(consume(error))")
+                throw failure("cannot find the default keyring", error, deadline: collectionDeadline, timeout: timeout)
             }
             return false
         }
         defer { objectUnref(collection) }
         return collectionGetLocked(collection) != 0
+    }
+
+    /// `cacheSecretServiceUnavailable` for a call that failed with `error` (freed): `doing` and the
+    /// error's text, or, when the call's deadline expired, that the Secret Service did not answer in time.
+    func failure(_ doing: String, _ error: UnsafeMutableRawPointer?, deadline: SecretServiceDeadline, timeout: Double) -> MSALFailure {
+        let details = consume(error)
+        guard deadline.expired else { return .secretServiceUnavailable("\(doing): \(details)") }
+        return .secretServiceUnavailable(
+            "\(doing): no answer within \(Self.seconds(timeout)) (is the session bus or the keyring daemon stopped or hung?); "
+                + "raise MSALSecretServiceStorage.operationTimeout if the keyring needs longer")
+    }
+
+    /// `timeout` as "2 s" or "0.5 s".
+    static func seconds(_ timeout: Double) -> String {
+        timeout == timeout.rounded() ? "\(Int(timeout)) s" : "\(timeout) s"
     }
 
     /// The text of a `GError` (its domain, code and message), freeing it.

@@ -16,10 +16,12 @@ package final class SecretServiceItem: @unchecked Sendable {
     let attributes: [(name: String, value: String)]
     /// The label shown by keyring managers.
     let label: String
+    /// How long each D-Bus step may take, in seconds (``MSALSecretServiceStorage/operationTimeout``).
+    let timeout: Double
     private let schema: OpaquePointer
 
     /// An item of `schemaName` with `attributes` (every one a string attribute, as msal-extensions declares them).
-    init(library: LibSecret, schemaName: String, attributes: [String: String], label: String) throws(MSALFailure) {
+    init(library: LibSecret, schemaName: String, attributes: [String: String], label: String, timeout: Double) throws(MSALFailure) {
         guard !schemaName.isEmpty, !schemaName.utf8.contains(0), !label.utf8.contains(0),
             attributes.allSatisfy({ !$0.key.isEmpty && !$0.key.utf8.contains(0) && !$0.value.utf8.contains(0) })
         else {
@@ -33,6 +35,7 @@ package final class SecretServiceItem: @unchecked Sendable {
         self.schemaName = schemaName
         self.attributes = attributes.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         self.label = label
+        self.timeout = timeout
         let types = library.hashTableNewFull(library.stringHash, library.stringEqual, library.free, nil)
         defer { library.hashTableUnref(types) }
         for attribute in self.attributes {
@@ -55,14 +58,17 @@ package final class SecretServiceItem: @unchecked Sendable {
     ///   fails (no bus, no daemon) or finds nothing while the default keyring stays locked.
     func lookup(limit: Int) throws(MSALFailure) -> CacheSource? {
         var error: UnsafeMutableRawPointer?
-        let secret = withAttributeTable { table in library.lookup(schema, table, nil, &error) }
+        let deadline = SecretServiceDeadline(library: library)
+        let secret = deadline.run(timeout: timeout) { cancellable in
+            withAttributeTable { table in library.lookup(schema, table, cancellable, &error) }
+        }
         guard let secret else {
             if error != nil {
-                throw MSALFailure.secretServiceUnavailable("cannot read the item \(description): \(library.consume(error))")
+                throw library.failure("cannot read the item \(description)", error, deadline: deadline, timeout: timeout)
             }
             // No item, or one in a keyring that stayed locked (no prompt could unlock it): tell them apart,
             // or a locked keyring would read as an empty cache.
-            if try library.isDefaultCollectionLocked() {
+            if try library.isDefaultCollectionLocked(timeout: timeout) {
                 throw MSALFailure.secretServiceUnavailable(
                     "the default keyring is locked and could not be unlocked (no prompt could be shown); unlock it, or choose a fallback")
             }
@@ -98,10 +104,13 @@ package final class SecretServiceItem: @unchecked Sendable {
         var error: UnsafeMutableRawPointer?
         var text = bytes
         text.append(0)
+        let deadline = SecretServiceDeadline(library: library)
         let stored = text.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { characters in
-                withAttributeTable { table in
-                    library.store(schema, table, nil, label, characters.baseAddress!, nil, &error)
+                deadline.run(timeout: timeout) { cancellable in
+                    withAttributeTable { table in
+                        library.store(schema, table, nil, label, characters.baseAddress!, cancellable, &error)
+                    }
                 }
             }
         }
@@ -110,7 +119,7 @@ package final class SecretServiceItem: @unchecked Sendable {
             if let base = buffer.baseAddress { memset(base, 0, buffer.count) }
         }
         guard stored != 0 else {
-            throw MSALFailure.secretServiceUnavailable("cannot store the item \(description): \(library.consume(error))")
+            throw library.failure("cannot store the item \(description)", error, deadline: deadline, timeout: timeout)
         }
     }
 
@@ -118,9 +127,12 @@ package final class SecretServiceItem: @unchecked Sendable {
     @discardableResult
     func clear() throws(MSALFailure) -> Bool {
         var error: UnsafeMutableRawPointer?
-        let cleared = withAttributeTable { table in library.clear(schema, table, nil, &error) }
+        let deadline = SecretServiceDeadline(library: library)
+        let cleared = deadline.run(timeout: timeout) { cancellable in
+            withAttributeTable { table in library.clear(schema, table, cancellable, &error) }
+        }
         if cleared == 0, error != nil {
-            throw MSALFailure.secretServiceUnavailable("cannot remove the item \(description): \(library.consume(error))")
+            throw library.failure("cannot remove the item \(description)", error, deadline: deadline, timeout: timeout)
         }
         return cleared != 0
     }

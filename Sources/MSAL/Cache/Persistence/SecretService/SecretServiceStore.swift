@@ -33,8 +33,13 @@ package final class SecretServiceStore: Sendable {
     /// The store for `settings`; touches nothing.
     ///
     /// - Throws: `cacheLocationUnavailable` when the signal file's path cannot be resolved;
-    ///   `invalidParameter` for an unusable schema name.
+    ///   `invalidParameter` for an unusable schema name or a negative or NaN `operationTimeout`.
     package init(settings: MSALSecretServiceStorage, fileOptions: TokenCacheFileOptions) throws {
+        guard settings.operationTimeout >= 0 else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "Secret Service storage: operationTimeout must be a number of seconds, 0 or more (infinity: no deadline)")
+        }
         let given = try settings.signalFilePath ?? Self.defaultSignalPath()
         signal = try TokenCacheFile(path: try Self.expandingHome(given), options: fileOptions)
         self.settings = settings
@@ -123,7 +128,9 @@ package final class SecretServiceStore: Sendable {
         } else {
             library = try LibSecret(soname: settings.librarySoname)
         }
-        return try SecretServiceItem(library: library, schemaName: schemaName, attributes: settings.attributes, label: settings.label)
+        return try SecretServiceItem(
+            library: library, schemaName: schemaName, attributes: settings.attributes, label: settings.label,
+            timeout: settings.operationTimeout)
     }
 
     /// The item under which a document that is not a cache is kept aside: the schema name with
@@ -133,6 +140,6 @@ package final class SecretServiceStore: Sendable {
         attributes["quarantined"] = time
         return try SecretServiceItem(
             library: item.library, schemaName: schemaName + ".corrupt", attributes: attributes,
-            label: "swift-msal: token cache set aside at \(time) (not a cache document)")
+            label: "swift-msal: token cache set aside at \(time) (not a cache document)", timeout: item.timeout)
     }
 }
