@@ -174,6 +174,9 @@ struct CacheCommand: AsyncParsableCommand {
 }
 
 /// `msal cache show`
+///
+/// Prints every entry with its credentials redacted (see ``CacheShowRedaction``); there is no option
+/// that shows them.
 struct CacheShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Show the entries of a token cache, secrets redacted.")
@@ -188,62 +191,81 @@ struct CacheShowCommand: AsyncParsableCommand {
             let tokenCache = try cache.open()
             let document = try await tokenCache.read(clientID: "msal-cli") { $0.document }
             let storage = tokenCache.storageDescription
-            var sections: [JSONMember] = [JSONMember(name: "storage", value: .string(storage))]
-            for section in CacheSection.allCases {
-                let entries = document[section].sorted { $0.key < $1.key }.map { key, entry in
-                    JSONMember(name: key, value: Self.redacted(entry))
-                }
-                sections.append(JSONMember(name: section.name, value: .object(entries)))
-            }
-            let unknown = document.unknownMembers.map(\.name)
+            let others = document.unknownMembers.map { (name: $0.name, shown: CacheShowRedaction.otherSection($0.raw)) }
             switch output {
             case .json:
+                var sections: [JSONMember] = [JSONMember(name: "storage", value: .string(storage))]
+                for section in CacheSection.allCases {
+                    let entries = document[section].sorted { $0.key < $1.key }.map { key, entry in
+                        JSONMember(name: key, value: Self.json(CacheShowRedaction.shownMembers(of: entry, in: section)))
+                    }
+                    sections.append(JSONMember(name: section.name, value: .object(entries)))
+                }
                 CommandOutput.writeJSON(
                     .object(
                         sections + [
-                            JSONMember(name: "unknown_sections", value: .array(unknown.map { .string($0) }))
+                            JSONMember(name: "unknown_sections", value: .array(others.map { .string($0.name) })),
+                            JSONMember(
+                                name: "other_sections", value: .object(others.map { JSONMember(name: $0.name, value: Self.json($0.shown)) })
+                            ),
                         ]))
             case .text:
                 CommandOutput.write("Storage: \(storage)")
                 for section in CacheSection.allCases {
                     CommandOutput.write("\(section.name) (\(document[section].count))")
                     for (key, entry) in document[section].sorted(by: { $0.key < $1.key }) {
-                        CommandOutput.write("  \(key)")
-                        for field in entry.fields {
-                            CommandOutput.write("    \(field.name): \(Self.text(field))")
+                        Self.writeText(key: key, members: CacheShowRedaction.shownMembers(of: entry, in: section))
+                    }
+                }
+                if !others.isEmpty {
+                    CommandOutput.write("Other sections (kept as they are): \(others.map(\.name).joined(separator: ", "))")
+                }
+                for other in others {
+                    switch other.shown {
+                    case .redacted(let marker):
+                        CommandOutput.write("\(other.name): \(marker)")
+                    case .entries(let entries):
+                        CommandOutput.write("\(other.name) (\(entries.count))")
+                        for (key, entry) in entries {
+                            switch entry {
+                            case .members(let members): Self.writeText(key: key, members: members)
+                            case .redacted(let marker): CommandOutput.write("  \(key): \(marker)")
+                            }
                         }
                     }
                 }
-                if !unknown.isEmpty { CommandOutput.write("Other sections (kept as they are): \(unknown.joined(separator: ", "))") }
             }
         } catch {
             throw CommandOutput.fail(error, format: output)
         }
     }
 
-    /// Members whose values are credentials: never printed.
-    static let secretMembers: Set<String> = ["secret", "client_info"]
-
-    static func redactedValue(_ value: String) -> String {
-        "<redacted, \(value.utf8.count) bytes>"
+    /// Writes one entry: its key, then a line per member.
+    static func writeText(key: String, members: [(name: String, value: String)]) {
+        CommandOutput.write("  \(key)")
+        for member in members {
+            CommandOutput.write("    \(member.name): \(member.value)")
+        }
     }
 
-    static func redacted(_ entry: CacheEntry) -> JSON {
-        .object(
-            entry.fields.map { field in
-                switch field.value {
-                case .string(let value):
-                    return JSONMember(name: field.name, value: .string(secretMembers.contains(field.name) ? redactedValue(value) : value))
-                case .raw(let raw):
-                    return JSONMember(name: field.name, value: .string("<JSON, \(raw.count) bytes>"))
-                }
-            })
+    /// An entry's shown members as a JSON object of strings.
+    static func json(_ members: [(name: String, value: String)]) -> JSON {
+        .object(members.map { JSONMember(name: $0.name, value: .string($0.value)) })
     }
 
-    static func text(_ field: CacheField) -> String {
-        switch field.value {
-        case .string(let value): secretMembers.contains(field.name) ? redactedValue(value) : value
-        case .raw(let raw): "<JSON, \(raw.count) bytes>"
+    /// A section the schema does not define, as shown: an object of entries, or one marker.
+    static func json(_ section: CacheShowRedaction.OtherSection) -> JSON {
+        switch section {
+        case .redacted(let marker):
+            return .string(marker)
+        case .entries(let entries):
+            return .object(
+                entries.map { key, entry in
+                    switch entry {
+                    case .members(let members): JSONMember(name: key, value: json(members))
+                    case .redacted(let marker): JSONMember(name: key, value: .string(marker))
+                    }
+                })
         }
     }
 }

@@ -99,7 +99,9 @@ extension TokenCacheFile {
     /// Takes msal-extensions' lock, `<path>.lockfile` (see ``TokenCacheFileOptions/msalExtensionsLock``):
     /// creates it with `O_EXCL`, `flock`s it and writes `"<pid> <program>"`, polling while another
     /// process holds it, until the lock timeout. A leftover of a killed process (its pid gone, or older
-    /// than ``TokenCacheFileOptions/staleExtensionsLockAge``) is removed. Returns `nil` when the
+    /// than ``TokenCacheFileOptions/staleExtensionsLockAge``) is removed. A symlink (dangling or not)
+    /// or anything else that is not a regular file at that name is refused at once with
+    /// `cacheUnsafeFile`, never followed, waited for or removed. Returns `nil` when the
     /// directory is read-only: nobody can change the file then, and the write fails on its own.
     func acquireExtensionsLock(in directory: Int32) throws -> (descriptor: Int32, name: String)? {
         let name = fileName + ".lockfile"
@@ -120,6 +122,21 @@ extension TokenCacheFile {
             if code == EACCES || code == EPERM || code == EROFS { return nil }
             guard code == EEXIST else {
                 throw MSALFailure.cacheIO(path, "create msal-extensions' lock file", errno: code)
+            }
+            // Only a regular file is a lock someone holds: a symlink (dangling or not) or anything else
+            // would never go away on its own, so waiting for it would end in a misleading lock timeout.
+            switch POSIXCalls.status(of: name, in: directory) {
+            case .success(let info) where info.isSymbolicLink:
+                throw MSALFailure.cacheUnsafe(path, "it is a symbolic link (msal-extensions' lock file is always a regular file)")
+            case .success(let info) where !info.isRegularFile:
+                throw MSALFailure.cacheUnsafe(
+                    path, "it is not a regular file (file type \(octal(info.fileType >> 12)), msal-extensions' lock file is always one)")
+            case .success:
+                break
+            case .failure(let failure) where failure.code == ENOENT:
+                continue  // Removed since the create failed: try again.
+            case .failure(let failure):
+                throw MSALFailure.cacheIO(path, "inspect msal-extensions' lock file", errno: failure.code)
             }
             if removeStaleExtensionsLock(name, in: directory) { continue }
             let now = POSIXCalls.monotonicSeconds()
