@@ -184,6 +184,9 @@ extension TokenCacheFile {
             if code == ELOOP {
                 throw MSALFailure.cacheUnsafe(lockPath, "it is a symbolic link")
             }
+            if code == EISDIR {
+                throw MSALFailure.cacheUnsafe(lockPath, "it is a directory, not a regular file")
+            }
             guard code == EACCES || code == EPERM || code == EROFS else {
                 throw MSALFailure.cacheIO(lockPath, "create or open the lock file", errno: code)
             }

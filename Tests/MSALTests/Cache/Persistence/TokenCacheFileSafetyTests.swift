@@ -132,7 +132,8 @@ struct TokenCacheFileSafetyTests {
         #expect(RawFile.status(scratch.file("victim")) == nil)
         #expect(unlink(file.lockPath) == 0)
         #expect(mkdir(file.lockPath, 0o700) == 0)
-        expectMSALError(.cacheIOFailure, mentioning: [file.lockPath]) { try file.put("x") }
+        expectMSALError(.cacheUnsafeFile, mentioning: [file.lockPath, "directory"]) { try file.put("x") }
+        expectMSALError(.cacheUnsafeFile, mentioning: [file.lockPath, "directory"]) { _ = try file.get() }
         #expect(RawFile.status(scratch.file()) == nil)
     }
 
