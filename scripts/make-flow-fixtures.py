@@ -906,14 +906,14 @@ def device_code_scenarios(ref: Reference, minter: Minter, new, live: list[dict])
 
     # local expiry: expires_in shorter than the interval.
     b = new("device-code-expires-before-first-poll", "The device authorization response says expires_in 3 with interval 5: "
-            "the code has expired when the first poll is due, so the flow ends with deviceCodeExpired without polling.")
+            "the wait is cut at the code's expiry (3 s, not the 5 s interval), and the flow ends with deviceCodeExpired without polling.")
     b.discovery()
     b.cite("android", ref.source("device-code/android_device_code_response.json",
                                  "device authorization response; ADAPTED (SYNTHETIC): expires_in changed from 900 to 3"))
     short = copy.deepcopy(android) | {"expires_in": 3}
     start(b, short)
     out.append(b.document([device_code_step(
-        error={"code": "internal", "internal_code": "deviceCodeExpired"}, requests=3, expect_sleeps=[5],
+        error={"code": "internal", "internal_code": "deviceCodeExpired"}, requests=3, expect_sleeps=[3],
         expect_device_code=android_info | {"expires_on": NOW + 3})], setup(empty_cache, authority=tenant_authority)))
 
     # declined.

@@ -239,7 +239,9 @@ package struct ClientCredentialsFlow: Sendable {
         do throws(MSALFailure) {
             token = try TokenResponse(parsing: response.body)
         } catch {
-            throw error.correlated(correlationID)
+            var error = error.correlated(correlationID)
+            error.httpStatusCode = response.statusCode
+            throw error
         }
         let now = client.nowSeconds
         let environment = Self.environment(request.authority)

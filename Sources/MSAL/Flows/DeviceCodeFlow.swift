@@ -61,8 +61,12 @@ package struct DeviceCodeFlow: Sendable {
             extraQueryParameters: client.withSlice(values.extraQueryParameters), microsoft: microsoft)
         var interval = Double(code.interval)
         while true {
+            // The last wait ends at the code's expiry, not an interval after it (as MSAL Go's context
+            // deadline cuts it); then the code is expired, without another poll.
+            let remaining = expiresOn.timeIntervalSince(client.clock.now())
+            guard remaining > 0 else { throw Self.expired(correlationID) }
             do {
-                try await client.clock.sleep(seconds: interval)
+                try await client.clock.sleep(seconds: min(interval, remaining))
             } catch {
                 throw Self.canceled(correlationID)
             }

@@ -167,7 +167,14 @@ package struct ManagedIdentityFlow: Sendable {
             throw ManagedIdentityResponse.error(response, source: source, correlationID: correlationID)
         }
         let now = nowSeconds
-        let token = try ManagedIdentityResponse.parse(response.body, now: now, source: source)
+        let token: TokenResponse
+        do throws(MSALFailure) {
+            token = try ManagedIdentityResponse.parse(response.body, now: now, source: source)
+        } catch {
+            var error = error.correlated(correlationID)
+            error.httpStatusCode = response.statusCode
+            throw error
+        }
         let clientID = identity.cacheClientID
         let entries = TokenCacheEntries(
             appTokenResponse: token, clientID: clientID, environment: Self.cacheEnvironment, realm: Self.cacheRealm,

@@ -43,8 +43,10 @@ extension TokenClient {
         do throws(MSALFailure) {
             token = try TokenResponse(parsing: body)
         } catch {
+            // Only a 200 answer's body is accepted: the failure names that status, as a refused answer names its own.
             var error = error
             error.correlationID = correlationID
+            error.httpStatusCode = 200
             throw error
         }
         if let idToken = token.idToken {

@@ -4,7 +4,8 @@ import MSALJSON
 
 /// A managed-identity source's answer, read the way MSAL.NET reads every source's: `access_token`,
 /// and the lifetime from `expires_in` or `expires_on` (a JSON number or a decimal string; a value
-/// below 978307200 — 2001-01-01 — is a number of seconds, a larger one an epoch time).
+/// below 978307200 — 2001-01-01 — is a number of seconds, a larger one an epoch time). The token must
+/// be printable ASCII without spaces, as a token endpoint's (``TokenResponse/tokenValueProblem(_:member:)``).
 package enum ManagedIdentityResponse {
     /// Values below this are lifetimes in seconds, values above it epoch times.
     private static let epochThreshold: Int64 = 978_307_200
@@ -30,6 +31,7 @@ package enum ManagedIdentityResponse {
         let root = document.root
         guard root.kind == .object else { throw failed("is not a JSON object") }
         guard let accessToken = root["access_token"]?.string, !accessToken.isEmpty else { throw failed("has no access_token") }
+        if let problem = TokenResponse.tokenValueProblem(accessToken, member: "access_token") { throw failed(problem) }
         let tokenType = root["token_type"]?.string ?? "Bearer"
         guard tokenType.lowercased() == "bearer" else {
             throw failed("has the unsupported token_type \(OAuthErrorResponse.sanitized(tokenType, limit: 40))")

@@ -9,7 +9,12 @@ extension TokenResponse {
     ///
     /// `expires_in`, `ext_expires_in` and `refresh_in` may be JSON numbers or decimal strings (some
     /// servers send strings); they must not be negative and are clamped to ``maximumLifetime``.
-    /// A missing `expires_in` is an error rather than a guess.
+    /// A missing `expires_in` is an error rather than a guess. An `expires_in` of 0 is accepted, as MSAL
+    /// for Python, .NET and Go accept it: the result says the token expires now, and no cache lookup
+    /// ever serves it (docs/token-acquisition.md "Token lifetime").
+    ///
+    /// `access_token` and a non-empty `refresh_token` must be printable ASCII without spaces
+    /// (``tokenValueProblem(_:member:)``): anything else is refused before anything is cached.
     ///
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidResponse`` naming what is wrong.
     package init(parsing body: [UInt8]) throws(MSALFailure) {
@@ -29,6 +34,7 @@ extension TokenResponse {
         guard let accessToken = root["access_token"]?.string, !accessToken.isEmpty else {
             throw Self.invalid("has no access_token")
         }
+        if let problem = Self.tokenValueProblem(accessToken, member: "access_token") { throw Self.invalid(problem) }
         guard let tokenType = root["token_type"]?.string, !tokenType.isEmpty else {
             throw Self.invalid("has no token_type")
         }
@@ -38,15 +44,38 @@ extension TokenResponse {
         guard let expiresIn = try Self.seconds(root["expires_in"], "expires_in") else {
             throw Self.invalid("has no expires_in")
         }
+        // An empty refresh token means none, as MSAL for Python, .NET and JS read it.
+        let refreshToken = try Self.string(root["refresh_token"], "refresh_token")
+        if let refreshToken, !refreshToken.isEmpty, let problem = Self.tokenValueProblem(refreshToken, member: "refresh_token") {
+            throw Self.invalid(problem)
+        }
         self.init(
             accessToken: accessToken, tokenType: "Bearer", expiresIn: expiresIn,
             extendedExpiresIn: try Self.seconds(root["ext_expires_in"], "ext_expires_in"),
             refreshIn: try Self.seconds(root["refresh_in"], "refresh_in"),
-            refreshToken: try Self.string(root["refresh_token"], "refresh_token"),
+            refreshToken: refreshToken,
             idToken: try Self.string(root["id_token"], "id_token"),
             clientInfo: try Self.string(root["client_info"], "client_info"),
             scope: try Self.string(root["scope"], "scope"),
             familyID: try Self.familyID(root["foci"]))
+    }
+
+    /// Why `value`, the `member` of a token answer, is not a token that may be sent and shown, or `nil`
+    /// when it is one: at least one byte, and every byte printable ASCII other than space (0x21–0x7E:
+    /// RFC 6749's VSCHAR without space, which every RFC 6750 `b64token` and RFC 7235 `token68` is).
+    ///
+    /// A control character, a line break, a bidirectional override or an escape sequence in a token
+    /// would end up in `Authorization` headers, logs and terminals. The problem names the member and
+    /// the offset and value of the first bad byte, never the token.
+    package static func tokenValueProblem(_ value: String, member: String) -> String? {
+        let bytes = value.utf8
+        guard !bytes.isEmpty else { return "has an empty \(member)" }
+        guard let offset = bytes.firstIndex(where: { !(0x21...0x7E).contains($0) }) else { return nil }
+        let position = bytes.distance(from: bytes.startIndex, to: offset)
+        let byte = bytes[offset]
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "has an \(member) that is not printable ASCII without spaces (RFC 6750): byte \(position) of \(bytes.count) is 0x"
+            + (byte < 0x10 ? "0" : "") + hex
     }
 
     private static func invalid(_ problem: String) -> MSALFailure {

@@ -220,8 +220,9 @@ struct DeviceCodeTests {
             try await harness.app.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: ["User.Read"])) { _ in }
         }
         #expect(error?.internalCode == .deviceCodeExpired)
-        // 50, then 55, then 60 (cap) until 600 s have passed: 50+55+60·8 = 585 < 600 ≤ 645.
-        #expect(harness.clock.sleeps == [50, 55] + Array(repeating: 60, count: 9))
+        // 50, then 55, then 60 (cap) until 600 s have passed: 50+55+60·8 = 585, and the last wait is cut
+        // at the code's expiry (15 s), not a full interval past it.
+        #expect(harness.clock.sleeps == [50, 55] + Array(repeating: 60, count: 8) + [15])
         #expect(transport.tokenRequests.count == 10)
     }
 
