@@ -115,14 +115,16 @@ struct AppTokenCommand: AsyncParsableCommand {
     /// The credential the options name.
     private func credential() throws -> MSALClientCredential {
         if let secretFile {
-            let secret = try Self.secret(secretFile, what: "the secret file")
+            let secret = try Self.secret(secretFile, what: "the secret file", prompt: "Client secret: ")
             guard !secret.isEmpty else {
                 throw MSALFailure(.internal, internalCode: .invalidCredential, message: "The secret file is empty")
             }
             return .secret(secret)
         }
         if let certificate {
-            let password = try privateKeyPasswordFile.map { try Self.secret($0, what: "the password file") }
+            let password = try privateKeyPasswordFile.map {
+                try Self.secret($0, what: "the password file", prompt: "Private key password: ")
+            }
             return .certificate(
                 try MSALClientCertificate(
                     privateKeyFile: privateKey ?? certificate, certificateFile: certificate, privateKeyPassword: password),
@@ -134,14 +136,26 @@ struct AppTokenCommand: AsyncParsableCommand {
     }
 
     /// The text of a secret file (or standard input for `-`), without a final line break.
-    static func secret(_ source: String, what: String) throws -> String {
+    ///
+    /// Standard input that is a terminal is read as a typed secret: `prompt` on standard error and
+    /// no echo (``TerminalSecretReader``); otherwise it is read to its end, as a file is. Bytes that
+    /// are not UTF-8 are refused with ``MSALInternalError/invalidCredential`` (naming the offset,
+    /// never the text) rather than sent changed.
+    static func secret(_ source: String, what: String, prompt: String = "Secret: ") throws -> String {
         let bytes: [UInt8]
+        let name: String
         if source == "-" {
-            bytes = try InputReader.standardInput(limit: maximumSecretBytes)
+            name = "standard input (\(what))"
+            if isatty(STDIN_FILENO) == 1 {
+                bytes = try TerminalSecretReader.readLine(prompt: prompt, limit: maximumSecretBytes)
+            } else {
+                bytes = try InputReader.standardInput(limit: maximumSecretBytes)
+            }
         } else {
+            name = what
             bytes = try InputReader.regularFile(source, limit: maximumSecretBytes, name: what)
         }
-        var text = String(decoding: bytes, as: UTF8.self)
+        var text = try CredentialFile.text(bytes, name: name.prefix(1).uppercased() + name.dropFirst())
         while let last = text.last, last.isNewline { text.removeLast() }
         return text
     }

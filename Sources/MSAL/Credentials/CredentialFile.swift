@@ -18,7 +18,7 @@ package enum CredentialFile {
     ///   and the reason in plain words (no such file, permission denied, a directory, a FIFO, socket
     ///   or device), or ``MSALInternalError/credentialTooLarge`` for a file over `limit` bytes.
     package static func read(_ path: String, limit: Int) throws -> [UInt8] {
-        let name = "The credential file \(OAuthErrorResponse.sanitized(path, limit: 300))"
+        let name = name(path)
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard descriptor >= 0 else {
             throw failure("\(name) cannot be opened", errno: errno)
@@ -60,6 +60,43 @@ package enum CredentialFile {
             }
         }
         return collected
+    }
+
+    /// `bytes` as text, refusing anything that is not valid UTF-8 rather than replacing it: a
+    /// credential changed by the replacement (U+FFFD) would be sent, and fail, as another one.
+    ///
+    /// - Parameter name: the source in words, such as "The credential file /path"; starts the message.
+    /// - Throws: ``MSALFailure`` ``MSALError/internal`` with ``MSALInternalError/invalidCredential``
+    ///   naming the source and the offset of the first byte that is not UTF-8, never the text.
+    package static func text(_ bytes: [UInt8], name: String) throws -> String {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                offset += encoded.count
+            case .emptyInput:
+                return String(decoding: bytes, as: UTF8.self)
+            case .error:
+                throw MSALFailure(
+                    .internal, internalCode: .invalidCredential,
+                    message: "\(name) is not valid UTF-8 text (the first invalid byte is at offset \(offset)); save it as UTF-8")
+            }
+        }
+    }
+
+    /// The text of the regular file at `path`, at most `limit` bytes, as ``read(_:limit:)`` reads it.
+    ///
+    /// - Throws: as ``read(_:limit:)``, and ``MSALInternalError/invalidCredential`` when the file is
+    ///   not valid UTF-8 (``text(_:name:)``).
+    package static func readText(_ path: String, limit: Int) throws -> String {
+        try text(read(path, limit: limit), name: name(path))
+    }
+
+    /// How errors name the file at `path`.
+    private static func name(_ path: String) -> String {
+        "The credential file \(OAuthErrorResponse.sanitized(path, limit: 300))"
     }
 
     /// The error of a failed system call, with its reason in words.

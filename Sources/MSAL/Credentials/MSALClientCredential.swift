@@ -55,14 +55,13 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
                         .internal, internalCode: .clientAssertionFailed,
                         message: "Workload identity needs a token file: AZURE_FEDERATED_TOKEN_FILE is not set")
                 }
-                let bytes: [UInt8]
                 do {
-                    bytes = try MSALClientCertificate.readFile(path)
+                    // Text that is not UTF-8 is refused, not sent changed (U+FFFD in place of its bytes).
+                    return try CredentialFile.readText(path, limit: MSALClientCertificate.maximumSize)
                 } catch let error as MSALFailure where error.internalCode == .invalidCredential {
                     throw MSALFailure(
                         .internal, internalCode: .clientAssertionFailed, message: error.message, underlyingError: error)
                 }
-                return String(decoding: bytes, as: UTF8.self)
             })
     }
 

@@ -60,6 +60,9 @@ package final class ChildProcess: @unchecked Sendable {
         case discard
         /// A file, created (mode 0600) if missing and appended to.
         case file(String)
+        /// A descriptor of the caller's (such as a pseudo-terminal), duplicated onto the child's;
+        /// the caller keeps its own and closes it.
+        case descriptor(Int32)
     }
 
     /// The child's process id.
@@ -101,17 +104,20 @@ package final class ChildProcess: @unchecked Sendable {
     /// With `keepInputOpen`, standard input is a pipe that stays open after `standardInput` (if
     /// any) is written, until ``closeInput()`` or ``finish()``: for a child that runs until its
     /// input ends. Input that fits the pipe is written before this returns.
+    ///
+    /// `inputDescriptor`, when given without `standardInput` or `keepInputOpen`, is a descriptor of
+    /// the caller's (such as a pseudo-terminal) duplicated onto the child's standard input.
     package static func start(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: String? = nil,
-        standardInput: [UInt8]? = nil, keepInputOpen: Bool = false, standardOutput: Destination = .collect,
-        standardError: Destination = .collect, timeout: Double? = nil
+        standardInput: [UInt8]? = nil, keepInputOpen: Bool = false, inputDescriptor: Int32? = nil,
+        standardOutput: Destination = .collect, standardError: Destination = .collect, timeout: Double? = nil
     ) throws(Failure) -> ChildProcess {
         var pipes = Pipes()
         do {
             try pipes.open(input: standardInput != nil || keepInputOpen, output: standardOutput, error: standardError)
             let pid = try spawn(
                 executable, arguments, environment: environment, currentDirectory: currentDirectory, pipes: &pipes,
-                output: standardOutput, error: standardError)
+                input: inputDescriptor, output: standardOutput, error: standardError)
             let deadline = timeout.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, min($0, 1e9)) * 1e9) }
             return ChildProcess(pid: pid, pipes: pipes, input: standardInput ?? [], keepInputOpen: keepInputOpen, deadline: deadline)
         } catch {
@@ -298,7 +304,7 @@ extension ChildProcess {
 
     private static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String]?, currentDirectory: String?, pipes: inout Pipes,
-        output: Destination, error: Destination
+        input: Int32?, output: Destination, error: Destination
     ) throws(Failure) -> pid_t {
         guard let closeFromSymbol = libcSymbol("posix_spawn_file_actions_addclosefrom_np") else {
             throw Failure("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
@@ -308,6 +314,8 @@ extension ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         if pipes.inputRead >= 0 {
             posix_spawn_file_actions_adddup2(&actions, pipes.inputRead, 0)
+        } else if let input {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
@@ -316,6 +324,7 @@ extension ChildProcess {
             case .collect: posix_spawn_file_actions_adddup2(&actions, pipe, descriptor)
             case .discard: posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
             case .file(let path): posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            case .descriptor(let given): posix_spawn_file_actions_adddup2(&actions, given, descriptor)
             }
         }
         _ = unsafeBitCast(closeFromSymbol, to: AddCloseFrom.self)(&actions, 3)

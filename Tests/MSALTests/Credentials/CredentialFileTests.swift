@@ -110,4 +110,38 @@ struct CredentialFileTests {
         let fields = try await regular.formFields(tokenEndpoint: endpoint, sha256Thumbprint: true)
         #expect(fields.contains { $0.0 == "client_assertion" && $0.1.hasPrefix("eyJhbGciOiJSUzI1NiJ9.") })
     }
+
+    @Test("A workload identity token file that is not UTF-8 is refused (clientAssertionFailed, the offset named), not sent changed")
+    func workloadIdentityNotUTF8() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.root.appendingPathComponent("invalid.jwt").path
+        try Data(Array("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2ln".utf8) + [0xFF, 0xFE]).write(to: URL(fileURLWithPath: path))
+        let authentication = ClientAuthentication(
+            credential: .workloadIdentity(tokenFile: path), clientID: "0f3c5a9e-2b71-4d8e-a6c4-9e1b7d2f5a30", clock: ManualClock())
+        do {
+            let fields = try await authentication.formFields(
+                tokenEndpoint: "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", sha256Thumbprint: true)
+            Issue.record("an assertion that is not UTF-8 was sent: \(fields.filter { $0.0 == "client_assertion" })")
+        } catch let error as MSALFailure {
+            #expect(error.internalCode == .clientAssertionFailed)
+            #expect(error.message.contains("not valid UTF-8") && error.message.contains("offset 50"), "\(error.message)")
+            #expect(!error.message.contains("eyJ"), "the message quotes the token: \(error.message)")
+        }
+    }
+
+    @Test("CredentialFile.text: valid UTF-8 as it is; else invalidCredential at the first bad byte, a cut sequence included")
+    func textOffsets() throws {
+        #expect(try CredentialFile.text(Array("pässwörd ✓".utf8), name: "The file") == "pässwörd ✓")
+        for (bytes, offset) in [([0xC3, 0xA9, 0xFF], 2), ([0x61, 0x62, 0xE2, 0x82], 2), ([0xC0, 0x80], 0), ([0xED, 0xA0, 0x80], 0)] {
+            do {
+                _ = try CredentialFile.text(bytes.map(UInt8.init), name: "The file")
+                Issue.record("\(bytes) was accepted")
+            } catch let error as MSALFailure {
+                #expect(error.internalCode == .invalidCredential)
+                #expect(
+                    error.message == "The file is not valid UTF-8 text (the first invalid byte is at offset \(offset)); save it as UTF-8")
+            }
+        }
+    }
 }
