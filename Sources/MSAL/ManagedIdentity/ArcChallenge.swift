@@ -68,6 +68,12 @@ package enum ArcChallenge {
         }
         guard count <= maximumKeySize else { throw rejected("the key file is larger than \(maximumKeySize) bytes") }
         guard count > 0 else { throw rejected("the key file is empty") }
+        // The key goes into `Authorization: Basic <key>`: only printable ASCII without spaces can be
+        // sent as it is (the agent writes a hex string); anything else is refused, never altered.
+        if let bad = bytes.prefix(count).firstIndex(where: { $0 < 0x21 || $0 > 0x7E }) {
+            throw rejected(
+                "the key file is not printable ASCII text (byte \(bad) of \(count) is 0x\(String(bytes[bad], radix: 16, uppercase: true)))")
+        }
         return String(decoding: bytes.prefix(count), as: UTF8.self)
     }
 }

@@ -343,7 +343,7 @@ struct ManagedIdentityTests {
     }
 
     @Test(
-        "Azure Arc: a challenge naming a file elsewhere, a link, a file not named .key, one over 4096 bytes, or no challenge is refused; nothing is sent back"
+        "Azure Arc: a challenge naming a file elsewhere, a link, a file not named .key, one over 4096 bytes, one not printable ASCII, or no challenge is refused; nothing is sent back"
     )
     func arcRefusals() async throws {
         let directory = try ArcDirectory()
@@ -352,6 +352,9 @@ struct ManagedIdentityTests {
         let big = try directory.write("big.key", String(repeating: "a", count: 4097))
         let notKey = try directory.write("secret.txt", "s")
         let target = try directory.write("real.key", "s")
+        let notText = (directory.path as NSString).appendingPathComponent("bytes.key")
+        try Data([0x61, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: notText))
+        let twoLines = try directory.write("lines.key", "abc\r\nInjected: 1")
         let link = (directory.path as NSString).appendingPathComponent("link.key")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         let traversal = directory.path + "/../" + ((elsewhere.path as NSString).lastPathComponent) + "/x.key"
@@ -362,6 +365,7 @@ struct ManagedIdentityTests {
             (Self.challenge(outside), "outside"), (Self.challenge(traversal), "traversal"), (Self.challenge("/etc/passwd"), "passwd"),
             (Self.challenge(big), "big"), (Self.challenge(notKey), "not .key"), (Self.challenge(link), "link"),
             (Self.challenge((directory.path as NSString).appendingPathComponent("missing.key")), "missing"),
+            (Self.challenge(notText), "not UTF-8"), (Self.challenge(twoLines), "line break"),
             (Self.status(401, "{}"), "no header"), (Self.status(401, "{}", headers: ["WWW-Authenticate": "Bearer realm=x"]), "not basic"),
         ]
         for (step, name) in cases {
