@@ -191,63 +191,53 @@ package struct ManagedIdentityFlow: Sendable {
             request: request, source: .identityProvider)
     }
 
-    /// Whether `status` is worth asking again for, by the source's policy.
-    private func isRetryable(_ status: Int) -> Bool {
-        switch source {
-        case .imds: [404, 408, 410, 429].contains(status) || (500..<600).contains(status)
-        default: [404, 408, 429, 500, 503, 504].contains(status)
-        }
-    }
-
-    /// Sends `request`, asking again after a failure the source may recover from: IMDS three
-    /// times after 1, 2 and 4 s, or seven times every 10 s when the first failure is a 410 (IMDS
-    /// restarting); the other sources three times after 1 s. A `Retry-After` of up to
-    /// ``maximumRetryWait`` seconds is waited for when longer.
+    /// Sends `request`, asking again after a failure the source may recover from, as
+    /// ``RetrySchedule/Rule/managedIdentity(imds:maximumRetryWait:)`` decides (IMDS three times
+    /// after 1, 2 and 4 s, or seven times every 10 s after a 410; the other sources three times
+    /// after 1 s; a `Retry-After` of up to ``maximumRetryWait`` seconds waited for when longer).
     private func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
-        var attempt = 0
-        var budget: (retries: Int, fixedDelay: Double?)?
+        var schedule = RetrySchedule(.managedIdentity(imds: source == .imds, maximumRetryWait: Self.maximumRetryWait))
         while true {
-            let status: Int?
-            let retryAfterText: String?
-            var failure: MSALFailure?
+            let failure: RetrySchedule.Failure
+            var error: MSALFailure?
             var failedResponse: MSALHTTPResponse?
             do {
                 let response = try await pipeline.send(request, correlationID: correlationID)
-                guard isRetryable(response.statusCode) else { return response }
-                status = response.statusCode
-                retryAfterText = response.headers["Retry-After"]
+                let answer = RetrySchedule.Failure.status(
+                    response.statusCode, retryAfter: RetryAfter.seconds(response.headers["Retry-After"], now: clock.now(), maximum: 3600))
+                guard schedule.isRetryable(answer) else { return response }
+                failure = answer
                 failedResponse = response
-            } catch let error as MSALFailure {
-                if error.isThrottlingCacheHit { throw error }
-                if let code = error.httpStatusCode, isRetryable(code) {
-                    status = code
-                    retryAfterText = error.httpHeaders?.first { $0.key.lowercased() == "retry-after" }?.value
-                } else if error.internalCode == .networkTimeout {
-                    status = nil
-                    retryAfterText = nil
+            } catch let thrown as MSALFailure {
+                if thrown.isThrottlingCacheHit { throw thrown }
+                let kind: RetrySchedule.Failure
+                if let code = thrown.httpStatusCode {
+                    let retryAfterText = thrown.httpHeaders?.first { $0.key.lowercased() == "retry-after" }?.value
+                    kind = .status(code, retryAfter: RetryAfter.seconds(retryAfterText, now: clock.now(), maximum: 3600))
                 } else {
-                    var described = error
-                    described.message = "The managed identity source (\(source)) could not be reached: " + error.message
+                    kind = thrown.internalCode == .networkTimeout ? .timeout : .networkFailure
+                }
+                guard schedule.isRetryable(kind) else {
+                    var described = thrown
+                    described.message = "The managed identity source (\(source)) could not be reached: " + thrown.message
                     throw described
                 }
-                var described = error
-                described.message = "The managed identity source (\(source)) did not answer: " + error.message
+                var described = thrown
+                described.message = "The managed identity source (\(source)) did not answer: " + thrown.message
                 if described.internalCode == .internalErrorUnhandledResponse { described.internalCode = .managedIdentityRequestFailed }
-                failure = described
+                failure = kind
+                error = described
             }
-            let policy = budget ?? (source == .imds && status == 410 ? (7, 10) : (3, source == .imds ? nil : 1))
-            budget = policy
-            let retryAfter = RetryAfter.seconds(retryAfterText, now: clock.now(), maximum: 3600)
-            guard attempt < policy.retries, (retryAfter ?? 0) <= Self.maximumRetryWait, !Task.isCancelled else {
-                if let failure { throw failure }
+            guard !Task.isCancelled, case .retry(let delay) = schedule.next(after: failure) else {
+                if let error { throw error }
                 return failedResponse!
             }
-            let delay = max(policy.fixedDelay ?? Double(1 << attempt), retryAfter ?? 0)
+            let status: String
+            if case .status(let code, _) = failure { status = "HTTP \(code)" } else { status = "timeout" }
             logger.info(
-                "Managed identity (\(public: source.rawValue)): \(public: status.map { "HTTP \($0)" } ?? "timeout"); asking again in \(public: String(delay)) s",
+                "Managed identity (\(public: source.rawValue)): \(public: status); asking again in \(public: String(delay)) s",
                 correlationID: correlationID)
             try await clock.sleep(seconds: delay)
-            attempt += 1
         }
     }
 }

@@ -388,31 +388,29 @@ package struct SilentFlow: Sendable {
         guard response.statusCode == 200 else {
             var error = MSALFailure(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
             error.homeAccountID = identifier
-            let subError = error.oauthSubError?.lowercased()
-            if error.oauthError?.lowercased() == "invalid_grant", subError == "client_mismatch" {
-                // The service says this client is not in the family whose refresh token it sent: the
-                // token is fine for the real members, so it stays, and the client stops using it.
-                if stored.familyID != nil { try? await Self.leaveFamily(client, environment: metadata.cacheEnvironment) }
-            } else if error.oauthError?.lowercased() == "invalid_grant", stored.familyAssumed {
-                // A family refresh token tried because this app has no AppMetadata yet: it belongs to
-                // the family's apps, whose sign-in still works, so it stays (MSAL for Python does the same).
+            let action = RefreshFailurePolicy.action(
+                oauthError: error.oauthError, subError: error.oauthSubError, code: error.code, familyID: stored.familyID,
+                familyAssumed: stored.familyAssumed)
+            switch action {
+            case .leaveFamily:
+                try? await Self.leaveFamily(client, environment: metadata.cacheEnvironment)
+            case .keepAndThrottle(let seconds):
                 client.logger.info(
                     "A family refresh token tried for a new application was refused; it stays for the family", correlationID: correlationID)
-                client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(120))
-            } else if error.oauthError?.lowercased() == "invalid_grant", error.code != .serverProtectionPoliciesRequired {
+                client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(seconds))
+            case .removeRefreshToken:
                 client.logger.info(
                     "The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache",
                     correlationID: correlationID)
-                // The refresh token is dead; drop it unless another writer has replaced it meanwhile.
-                // (protection_policy_required is not: once the app applies the policies, it works again.)
                 try? await client.cache.write(clientID: clientID, partition: .account(identifier)) { contents in
                     if contents.entry(stored.key, in: .refreshToken)?["secret"] == stored.secret {
                         _ = contents.remove(key: stored.key, from: .refreshToken)
                     }
                 }
-            } else if error.code == .interactionRequired {
-                // The same request will fail the same way until the user acts (MSAL.NET: 120 s).
-                client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(120))
+            case .throttle(let seconds):
+                client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(seconds))
+            case .none:
+                break
             }
             throw error
         }

@@ -77,23 +77,29 @@ package struct HTTPPipeline: Sendable {
                 correlationID: correlationID)
         }
 
-        var attempt = 0
+        var schedule = RetrySchedule(
+            .pipeline(
+                idempotent: request.isIdempotent, retries: configuration.retryCount, interval: configuration.retryInterval,
+                maximumRetryWait: configuration.maximumRetryWait))
         while true {
-            let retriesLeft = request.isIdempotent && attempt < min(configuration.retryCount, 1)
             let response: MSALHTTPResponse
             do {
                 response = try await transport.send(request, limits: configuration.limits)
             } catch {
+                if error is CancellationError { throw error }
                 var failure = Self.networkError(error, host: host, correlationID: correlationID)
-                let retryable = failure.internalCode == .networkTimeout || failure.internalCode == .networkFailure
-                if !retryable || !retriesLeft || Task.isCancelled || error is CancellationError {
-                    if error is CancellationError { throw error }
-                    failure.correlationID = correlationID
-                    throw failure
+                let kind: RetrySchedule.Failure? =
+                    switch failure.internalCode {
+                    case .networkTimeout: .timeout
+                    case .networkFailure: .networkFailure
+                    default: nil
+                    }
+                if let kind, !Task.isCancelled, case .retry(let seconds) = schedule.next(after: kind) {
+                    try await clock.sleep(seconds: seconds)
+                    continue
                 }
-                attempt += 1
-                try await clock.sleep(seconds: configuration.retryInterval)
-                continue
+                failure.correlationID = correlationID
+                throw failure
             }
 
             switch response.statusCode {
@@ -106,9 +112,8 @@ package struct HTTPPipeline: Sendable {
             case 429, 500..<600:
                 let now = clock.now()
                 let retryAfter = RetryAfter.seconds(response.headers["Retry-After"], now: now, maximum: configuration.maximumRetryAfter)
-                if response.statusCode != 429, retriesLeft, (retryAfter ?? 0) <= configuration.maximumRetryWait {
-                    attempt += 1
-                    try await clock.sleep(seconds: max(configuration.retryInterval, retryAfter ?? 0))
+                if case .retry(let seconds) = schedule.next(after: .status(response.statusCode, retryAfter: retryAfter)) {
+                    try await clock.sleep(seconds: seconds)
                     continue
                 }
                 // 429, or a 5xx that names a time to come back: the server throttled the client.
