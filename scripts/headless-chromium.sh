@@ -2,7 +2,7 @@
 # Opens one URL in headless Chromium and waits for it to finish: a browser command for
 #   swift run msal demo --browser scripts/headless-chromium.sh
 #   msal login --browser scripts/headless-chromium.sh …
-# and for the end-to-end sign-in tests (Tests/MSALEmulatorTests/ChromiumSignInTests.swift,
+# and for the end-to-end sign-in tests (Tests/MSALEmulatorTests/PublicClient/ChromiumSignInTests.swift,
 # Tests/MSALCommandLineTests/DemoCommandTests.swift).
 #
 #   scripts/headless-chromium.sh [--pid-file FILE] [--dom FILE] [--time-limit SECONDS] URL

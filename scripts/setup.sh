@@ -46,7 +46,7 @@ apt_install() {
     "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
 }
 
-# chromium: Tests/MSALEmulatorTests/ChromiumSignInTests.swift signs in through it, headless;
+# chromium: Tests/MSALEmulatorTests/PublicClient/ChromiumSignInTests.swift signs in through it, headless;
 # chromium-driver lets selenium drive it on the providers' login pages; glewlwyd is a provider.
 packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl binutils
     gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi postgresql curl)
