@@ -188,7 +188,7 @@ package struct ClientCredentialsFlow: Sendable {
     /// Asks the token endpoint, shared with concurrent callers that need the same token.
     private func fetch(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
         let key = RefreshFlightKey(
-            home: TokenCacheIndex.applicationHome(realm: request.authority.components.tenant),
+            subject: .application(home: TokenCacheIndex.applicationHome(realm: request.authority.components.tenant)),
             environment: CacheEnvironmentAliases.builtIn.group(of: Self.environment(request.authority)),
             realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
             claims: request.claims)

@@ -127,7 +127,7 @@ package struct ManagedIdentityFlow: Sendable {
 
     private func fetch(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
         let key = RefreshFlightKey(
-            home: "\u{3}" + identity.cacheClientID, environment: Self.cacheEnvironment, realm: Self.cacheRealm,
+            subject: .managedIdentity(clientID: identity.cacheClientID), environment: Self.cacheEnvironment, realm: Self.cacheRealm,
             scopes: [CacheText.lowercased(request.resource)], claims: request.claims)
         let flow = self
         let shared = try await flights.run(key) {
@@ -185,7 +185,8 @@ package struct ManagedIdentityFlow: Sendable {
         logger.info("Managed identity (\(public: source.rawValue)): token received and cached", correlationID: correlationID)
         return result(
             CachedAccessToken(
-                key: entries.accessToken.key, secret: token.accessToken, target: entries.target, tokenType: "Bearer", homeAccountID: "",
+                key: entries.accessToken.key, secret: token.accessToken, target: entries.target, tokenType: TokenScheme.bearer.tokenType,
+                homeAccountID: "",
                 environment: Self.cacheEnvironment, realm: Self.cacheRealm, cachedAt: now, expiresOn: now + token.expiresIn,
                 extendedExpiresOn: nil, refreshOn: token.refreshIn.map { now + $0 }),
             request: request, source: .identityProvider)

@@ -179,7 +179,7 @@ package struct OnBehalfOfFlow: Sendable {
     /// cache is not skipped), else — or when it is refused — the assertion itself.
     private func fetch(_ request: Request, metadata: MSALAuthorityMetadata, checkCacheFirst: Bool) async throws -> MSALResult {
         let key = RefreshFlightKey(
-            home: "\u{2}" + request.assertionHash,
+            subject: .onBehalfOf(assertionHash: request.assertionHash),
             environment: CacheEnvironmentAliases.builtIn.group(of: metadata.cacheEnvironment),
             realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
             claims: request.claims)

@@ -5,9 +5,22 @@ import MSALSupport
 /// the refresh goes on and is stored.
 package typealias RefreshFlights = SingleFlight<RefreshFlightKey, MSALResult>
 
-/// What makes two refreshes the same: account, cloud, tenant, scopes and claims.
+/// What makes two token requests the same: whose token, its scheme, cloud, tenant, scopes and claims.
 package struct RefreshFlightKey: Hashable, Sendable {
-    var home: String
+    /// Whose token a flight obtains. The kinds never meet, whatever their strings hold.
+    package enum Subject: Hashable, Sendable {
+        /// A signed-in user's, by home account id (a refresh-token redemption).
+        case account(home: String)
+        /// The application's own (client credentials), by the application cache's home for the tenant.
+        case application(home: String)
+        /// A user's, obtained on behalf of a caller, by the hash of the caller's assertion.
+        case onBehalfOf(assertionHash: String)
+        /// A managed identity's, by the identity's cache client id.
+        case managedIdentity(clientID: String)
+    }
+
+    var subject: Subject
+    var scheme: TokenScheme = .bearer
     var environment: String
     var realm: String
     var scopes: [String]

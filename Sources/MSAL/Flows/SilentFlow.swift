@@ -271,7 +271,7 @@ package struct SilentFlow: Sendable {
     /// Redeems the account's refresh token, shared with concurrent callers needing the same one.
     private func refresh(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
         let key = RefreshFlightKey(
-            home: CacheText.lowercased(request.account.identifier ?? ""),
+            subject: .account(home: CacheText.lowercased(request.account.identifier ?? "")),
             environment: CacheEnvironmentAliases.builtIn.group(of: request.authority.components.hostAndPort),
             realm: CacheText.lowercased(request.authority.components.tenant),
             scopes: TokenCacheContents.lookupScopes(request.scopes).sorted(), claims: request.claims)

@@ -44,7 +44,7 @@ package enum ManagedIdentityResponse {
         let expiresIn = min(lifetime, TokenResponse.maximumLifetime)
         let refreshIn = number(root["refresh_in"]).flatMap { $0 > 0 && $0 < expiresIn ? $0 : nil }
         return TokenResponse(
-            accessToken: accessToken, tokenType: "Bearer", expiresIn: expiresIn,
+            accessToken: accessToken, tokenType: TokenScheme.bearer.tokenType, expiresIn: expiresIn,
             refreshIn: refreshIn ?? (expiresIn > proactiveRefreshThreshold ? expiresIn / 2 : nil))
     }
 

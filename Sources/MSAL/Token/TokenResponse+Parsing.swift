@@ -50,7 +50,7 @@ extension TokenResponse {
             throw Self.invalid(problem)
         }
         self.init(
-            accessToken: accessToken, tokenType: "Bearer", expiresIn: expiresIn,
+            accessToken: accessToken, tokenType: TokenScheme.bearer.tokenType, expiresIn: expiresIn,
             extendedExpiresIn: try Self.seconds(root["ext_expires_in"], "ext_expires_in"),
             refreshIn: try Self.seconds(root["refresh_in"], "refresh_in"),
             refreshToken: refreshToken,
