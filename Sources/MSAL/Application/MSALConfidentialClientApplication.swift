@@ -29,30 +29,16 @@ public final class MSALConfidentialClientApplication: Sendable {
         guard !clientID.isEmpty else {
             throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The client id is empty")
         }
-        let copy = MSALConfidentialClientApplicationConfig(
-            clientId: clientID, clientCredential: configuration.clientCredential, authority: configuration.authority)
-        copy.knownAuthorities = configuration.knownAuthorities
-        copy.clientApplicationCapabilities = configuration.clientApplicationCapabilities
-        copy.tokenExpirationBuffer = configuration.tokenExpirationBuffer
-        copy.cacheConfig = configuration.cacheConfig
-        copy.transport = configuration.transport
-        copy.clock = configuration.clock
-        copy.validatesAuthority = configuration.validatesAuthority
-        copy.azureRegion = configuration.azureRegion
-        copy.environment = configuration.environment
-        copy.instanceMetadataBaseURL = configuration.instanceMetadataBaseURL
+        // One consistent snapshot of every setting (the caller may go on changing its object).
+        let copy = configuration.copy(clientId: clientID)
         let variables = copy.environment ?? ProcessInfo.processInfo.environment
         let regionSetting = try RegionResolver.effectiveSetting(copy.azureRegion, variables: variables)
         self.configuration = copy
-        let cache = try TokenCache(config: copy.cacheConfig, suggestsPartitionKeys: true)
-        self.cache = cache
-        let clock = copy.clock ?? MSALSystemClock()
-        let pipeline = HTTPPipeline(
-            transport: copy.transport ?? MSALCurlTransport(), clock: clock,
-            configuration: MSALGlobalConfig.httpConfig.pipelineConfiguration())
-        let resolver = AuthorityResolver(
-            pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),
-            policy: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        let wiring = try ApplicationWiring(
+            transport: copy.transport, clock: copy.clock, cacheConfig: copy.cacheConfig, suggestsPartitionKeys: true,
+            validation: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        self.cache = wiring.cache
+        let clock = wiring.clock
         // Region detection asks the instance metadata service once, for at most 2 seconds, never retried.
         var regionPipelineConfiguration = MSALGlobalConfig.httpConfig.pipelineConfiguration()
         regionPipelineConfiguration.retryCount = 0
@@ -69,7 +55,7 @@ public final class MSALConfidentialClientApplication: Sendable {
         self.client = TokenClient(
             clientID: clientID, redirectURI: nil, defaultAuthority: copy.authority, capabilities: copy.clientApplicationCapabilities,
             expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()), extendedLifetimeEnabled: false,
-            multipleCloudsSupported: false, pipeline: pipeline, resolver: resolver, cache: cache, clock: clock,
+            multipleCloudsSupported: false, pipeline: wiring.pipeline, resolver: wiring.resolver, cache: wiring.cache, clock: clock,
             refreshFlights: RefreshFlights(), derivedAuthorities: DerivedAuthorities(), secrets: SecureInteractiveSecrets(),
             logger: MSALLogger(), clientAuthentication: authentication)
     }

@@ -41,6 +41,16 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
         self.values = Mutex(Values(authority: authority))
     }
 
+    /// A copy of every setting at once (one lock, so a caller changing its object meanwhile is seen
+    /// wholly or not at all), with `clientId` when given.
+    package func copy(clientId: String? = nil) -> MSALConfidentialClientApplicationConfig {
+        let current = values.withLock { $0 }
+        let copy = MSALConfidentialClientApplicationConfig(
+            clientId: clientId ?? self.clientId, clientCredential: clientCredential, authority: current.authority)
+        copy.values.withLock { $0 = current }
+        return copy
+    }
+
     /// The authority tokens are requested from unless the parameters name another.
     public var authority: MSALAuthority {
         get { values.withLock { $0.authority } }

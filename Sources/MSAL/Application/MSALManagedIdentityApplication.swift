@@ -32,18 +32,19 @@ public final class MSALManagedIdentityApplication: Sendable {
         let source = MSALManagedIdentitySource.detect(
             variables, arcAgentInstalled: FileManager.default.isExecutableFile(atPath: copy.arcAgentPath))
         self.source = source
-        let cache = try TokenCache(config: copy.cacheConfig, suggestsPartitionKeys: true)
-        self.cache = cache
-        let clock = copy.clock ?? MSALSystemClock()
         // The flow retries by each source's own policy; the pipeline neither retries nor holds back
         // a request that failed without naming a time (a 429's Retry-After is still honoured).
-        var pipelineConfiguration = MSALGlobalConfig.httpConfig.pipelineConfiguration()
-        pipelineConfiguration.retryCount = 0
-        pipelineConfiguration.defaultThrottle = 0
-        let pipeline = HTTPPipeline(transport: copy.transport ?? MSALCurlTransport(), clock: clock, configuration: pipelineConfiguration)
+        let wiring = try ApplicationWiring(
+            transport: copy.transport, clock: copy.clock, cacheConfig: copy.cacheConfig, suggestsPartitionKeys: true,
+            pipelineConfiguration: { pipeline in
+                pipeline.retryCount = 0
+                pipeline.defaultThrottle = 0
+            }, validation: AuthorityValidationPolicy())
+        self.cache = wiring.cache
         self.flow = ManagedIdentityFlow(
             identity: copy.identity, source: source, endpoints: ManagedIdentityEndpoints(variables: variables, configuration: copy),
-            pipeline: pipeline, cache: cache, clock: clock, expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
+            pipeline: wiring.pipeline, cache: wiring.cache, clock: wiring.clock,
+            expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
             capabilities: copy.clientApplicationCapabilities, logger: MSALLogger())
     }
 

@@ -36,20 +36,16 @@ public final class MSALPublicClientApplication: Sendable {
         copy.clientId = clientID
         self.configuration = copy
         self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.components.hostAndPort
-        let cache = try TokenCache(config: copy.cacheConfig)
-        self.cache = cache
-        let clock = copy.clock ?? MSALSystemClock()
-        let pipeline = HTTPPipeline(
-            transport: copy.transport ?? MSALCurlTransport(), clock: clock,
-            configuration: MSALGlobalConfig.httpConfig.pipelineConfiguration())
-        let resolver = AuthorityResolver(
-            pipeline: pipeline, store: AuthorityMetadataStore(clock: clock),
-            policy: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        let wiring = try ApplicationWiring(
+            transport: copy.transport, clock: copy.clock, cacheConfig: copy.cacheConfig, suggestsPartitionKeys: false,
+            validation: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        self.cache = wiring.cache
         self.client = TokenClient(
             clientID: clientID, redirectURI: copy.redirectUri, defaultAuthority: copy.authority,
             capabilities: copy.clientApplicationCapabilities, expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
             extendedLifetimeEnabled: copy.extendedLifetimeEnabled, multipleCloudsSupported: copy.multipleCloudsSupported,
-            pipeline: pipeline, resolver: resolver, cache: cache, clock: clock, refreshFlights: RefreshFlights(),
+            pipeline: wiring.pipeline, resolver: wiring.resolver, cache: wiring.cache, clock: wiring.clock,
+            refreshFlights: RefreshFlights(),
             derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets, logger: MSALLogger(),
             systemBrowserEnvironment: copy.systemBrowserEnvironment, sliceParameters: copy.sliceConfig?.sliceDictionary ?? [:],
             webAuthSessions: copy.webAuthSessions)
