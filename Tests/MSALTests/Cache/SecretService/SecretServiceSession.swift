@@ -148,6 +148,13 @@ final class SecretServiceSession: @unchecked Sendable {
         keyring?.kill(paused ? SIGSTOP : SIGCONT)
     }
 
+    /// Kills the bus daemon (SIGKILL) and reaps it: every connection to the bus closes.
+    func killBus() async {
+        guard let bus else { return }
+        self.bus = nil
+        await StressWorker.offCooperativePool { Self.end(bus) }
+    }
+
     /// Whether somebody owns `org.freedesktop.secrets` on the bus.
     func secretsOwned() async throws -> Bool {
         try await run(

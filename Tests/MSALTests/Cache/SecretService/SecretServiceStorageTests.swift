@@ -340,6 +340,23 @@ struct SecretServiceStorageTests {
         #expect(try String(contentsOfFile: signal, encoding: .utf8) == #"{"AccessToken":{}}"#)
     }
 
+    @Test(
+        "The session bus killed while a process writes: the process ends with cacheSecretServiceUnavailable, not a signal (GDBus's shared connection exits on close)"
+    )
+    func busKilledMidWrite() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("cache.signal").path
+        let writer = Task {
+            try await session.run(StressWorker.executable.path, ["cache-save", "secret:\(signal)", "300", "b", "20"], timeout: 120)
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        await session.killBus()
+        let outcome = try await writer.value
+        #expect(outcome.status == 1)
+        #expect(outcome.errors.hasPrefix("error -48008 "), "ended by the error it printed, not by a signal: \(outcome.errors)")
+    }
+
     @Test("The keyring daemon killed while a process writes: typed errors, and the item stays a whole cache document")
     func daemonKilledMidWrite() async throws {
         let session = try await SecretServiceSession()
