@@ -21,21 +21,8 @@ package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sen
     package func run(
         _ key: Key, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        let waiter = OneShot<Value>()
-        let starts = state.withLock { state -> Bool in
-            let starts = state.flights[key] == nil
-            state.flights[key, default: []].append(waiter)
-            if !starts { state.joined += 1 }
-            return starts
-        }
-        if starts {
-            Task {
-                let result: Result<Value, any Error>
-                do { result = .success(try await operation()) } catch { result = .failure(error) }
-                self.finish(key, result)
-            }
-        }
-        return try await waiter.value()
+        // Always allowed to start, `join` always has a result.
+        try await join(key, orStartIf: { true }, operation)!
     }
 
     /// The result of the operation in flight for `key`; when none is, of a new one running
