@@ -13,6 +13,8 @@ struct EmulatorOAuthError: Error, Sendable {
     var subError: String?
     var claims: String?
     var headers: [(name: String, value: String)] = []
+    /// A body sent instead of the error's JSON (``MSALEmulator/Fault/Response/answer(status:body:)``).
+    var rawBody: [UInt8]?
 
     init(status: Int = 400, _ error: String, _ code: Int, _ description: String, subError: String? = nil, claims: String? = nil) {
         self.status = status
@@ -30,6 +32,11 @@ struct EmulatorOAuthError: Error, Sendable {
 
     /// The JSON answer.
     func response(traceID: String, correlationID: String, now: Date) -> EmulatorHTTPResponse {
+        if let rawBody {
+            return EmulatorHTTPResponse(
+                status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
+                body: rawBody)
+        }
         var members: [JSONMember] = [
             JSONMember(name: "error", value: .string(error)),
             JSONMember(
@@ -107,6 +114,10 @@ extension EmulatorOAuthError {
             return error
         case .delay:
             return EmulatorOAuthError(status: 500, "server_error", 90033, "A delay fault has no answer of its own.")
+        case .answer(let status, let body):
+            var answer = EmulatorOAuthError(status: (100...599).contains(status) ? status : 500, "", 0, "")
+            answer.rawBody = Array(body.utf8)
+            return answer
         case .closeBeforeHeaders, .stallBeforeHeaders, .resetMidBody, .truncatedBody, .stallMidBody, .trickle, .oversizedBody:
             // Never sent: the connection handler plays the wire fault instead (EmulatorWireFault).
             return EmulatorOAuthError(status: 500, "server_error", 90033, "A wire fault is played on the connection.")

@@ -34,6 +34,9 @@ extension MSALEmulator {
             case serverError(status: Int = 500, retryAfter: Int? = nil)
             /// Waits `seconds` (real time), then handles the request normally.
             case delay(seconds: Double)
+            /// Answers `status` with `body` as it is (`application/json`): an answer a client must
+            /// refuse, such as a 200 whose `access_token` holds control characters.
+            case answer(status: Int, body: String)
 
             // Wire faults: the answer breaks at the HTTP or TCP level instead of carrying an error.
 
@@ -62,7 +65,7 @@ extension MSALEmulator {
                 switch self {
                 case .closeBeforeHeaders, .stallBeforeHeaders, .resetMidBody, .truncatedBody, .stallMidBody, .trickle, .oversizedBody:
                     true
-                case .invalidGrant, .interactionRequired, .oauthError, .throttled, .serverError, .delay:
+                case .invalidGrant, .interactionRequired, .oauthError, .throttled, .serverError, .delay, .answer:
                     false
                 }
             }
