@@ -75,7 +75,7 @@ func silentAcquisitionBenchmarks() {
         do {
             application = try MSALPublicClientApplication(configuration: config)
             parameters = try document.probes.map { identifier in
-                guard let account = try application.account(forIdentifier: identifier) else { fatalError("no account \(identifier)") }
+                let account = try application.account(forIdentifier: identifier)
                 return MSALSilentTokenParameters(scopes: scopes, account: account)
             }
         } catch {

@@ -86,7 +86,7 @@ case "silent":
     config.cacheConfig = MSALCacheConfig(storage: .file(path: copy))
     let application = try MSALPublicClientApplication(configuration: config)
     let parameters = try homes.map { home in
-        MSALSilentTokenParameters(scopes: ["User.Read"], account: try application.account(forIdentifier: home)!)
+        MSALSilentTokenParameters(scopes: ["User.Read"], account: try application.account(forIdentifier: home))
     }
     // The loop runs in a nonisolated function, as an app's background task would (top-level code is
     // on the main actor, and every call from it would hop to the global executor and back).

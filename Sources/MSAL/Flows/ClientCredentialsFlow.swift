@@ -8,7 +8,7 @@ import MSALJOSE
 /// App tokens are cached as MSAL for Python writes them (``TokenCacheEntries/init(appTokenResponse:clientID:environment:realm:requestedScopes:now:)``):
 /// `home_account_id` `null`, `environment` the authority's host, `realm` the token endpoint's
 /// tenant; so either library answers from the other's token.
-package struct ClientCredentialsFlow: Sendable {
+package struct ClientCredentialsFlow: TokenRecipe {
     /// The confidential client's shared state, with its authentication (``TokenClient/clientAuthentication``).
     package let client: TokenClient
     /// The Azure region token requests go to, if any.
@@ -20,15 +20,16 @@ package struct ClientCredentialsFlow: Sendable {
     }
 
     /// The request as the flow sees it, read once from the parameters.
-    package struct Request: Sendable {
+    package struct Request: TokenAcquisitionRequest {
         var scopes: [String]
         /// The scopes as the parameters gave them (the memo's key).
         var requestedScopes: [String]
         var authority: MSALAuthority
         var claims: String?
-        var skipsCache: Bool
+        package var skipsCache: Bool
         var extraQueryParameters: [String: String]?
-        var correlationID: UUID
+        package var correlationID: UUID
+        package var scheme = TokenScheme.bearer
     }
 
     /// Reads and checks the parameters.
@@ -72,25 +73,12 @@ package struct ClientCredentialsFlow: Sendable {
         return result.reissued(authority: request.key.authority, correlationID: correlationID)
     }
 
-    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
+    /// Runs the request (``TokenAcquisition``). Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
-        do {
-            return try await answer(request)
-        } catch let error as MSALFailure {
-            throw error.correlated(request.correlationID)
-        }
+        try await TokenAcquisition(self, flights: client.refreshFlights, clock: client.clock, logger: client.logger).run(request)
     }
 
-    private func answer(_ request: Request) async throws -> MSALResult {
-        let refresh = ProactiveRefresh(label: "App token request", logger: client.logger)
-        if !request.skipsCache, let cached = try await cachedResultResolvingRealm(request) {
-            return await refresh.answer(cached: cached, now: client.clock.now(), correlationID: request.correlationID) {
-                try await fetch(request, checkCacheFirst: false)
-            }
-        }
-        refresh.logMiss(skippedCache: request.skipsCache, correlationID: request.correlationID)
-        return try await fetch(request, checkCacheFirst: !request.skipsCache)
-    }
+    package var label: String { "App token request" }
 
     /// The environment app tokens are stored and looked up under: the authority's host, as
     /// configured (lower-cased), as MSAL for Python stores them.
@@ -117,17 +105,17 @@ package struct ClientCredentialsFlow: Sendable {
         tokenEndpoint.path.split(separator: "/").first.map(String.init)
     }
 
-    /// ``cachedResult(_:)``; on a miss for a tenant named by domain whose metadata is not known
+    /// ``findCached(_:)``; on a miss for a tenant named by domain whose metadata is not known
     /// yet, the metadata is fetched (discovery, no token request) and the token endpoint's tenant
     /// tried too: MSAL for Python, and this flow, store app tokens under it.
-    private func cachedResultResolvingRealm(_ request: Request) async throws -> MSALResult? {
-        if let cached = try await cachedResult(request) { return cached }
+    package func cachedResult(_ request: Request) async throws -> MSALResult? {
+        if let cached = try await findCached(request) { return cached }
         let tenant = request.authority.components.tenant
         guard !CacheText.isGUID(tenant), !TokenClient.isMultiTenant(tenant), client.resolver.cachedMetadata(for: request.authority) == nil
         else { return nil }
         let metadata = try await client.resolver.resolve(request.authority, correlationID: request.correlationID)
         guard let realm = Self.realm(of: metadata.tokenEndpoint), !CacheText.equalIgnoringASCIICase(realm, tenant) else { return nil }
-        return try await cachedResult(request)
+        return try await findCached(request)
     }
 
     /// The partition of the application's tokens at the request's authority
@@ -138,15 +126,18 @@ package struct ClientCredentialsFlow: Sendable {
         return .application(clientID: clientID, tenant: TokenClient.isMultiTenant(tenant) ? nil : tenant)
     }
 
-    private func cachedResult(_ request: Request) async throws -> MSALResult? {
+    private func findCached(_ request: Request) async throws -> MSALResult? {
         let clientID = client.clientID
         let now = client.nowSeconds
         let buffer = client.expiryBuffer
         let environment = Self.environment(request.authority)
         let realms = realms(request)
         let scopes = Set(request.scopes.map(CacheText.lowercased))
+        let scheme = request.scheme
         @Sendable func lookup(_ contents: TokenCacheContents) -> CachedAccessToken? {
-            contents.appToken(environment: environment, clientID: clientID, realms: realms, scopes: scopes, now: now, expiryBuffer: buffer)
+            contents.appToken(
+                environment: environment, clientID: clientID, realms: realms, scopes: scopes, scheme: scheme, now: now, expiryBuffer: buffer
+            )
         }
         let found: CachedAccessToken?
         // The contents the answer came from, when they are the ones in memory (the memo's check).
@@ -185,25 +176,12 @@ package struct ClientCredentialsFlow: Sendable {
             tokenSource: source, refreshOn: refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
     }
 
-    /// Asks the token endpoint, shared with concurrent callers that need the same token.
-    private func fetch(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
-        let key = RefreshFlightKey(
+    package func flightKey(_ request: Request) -> RefreshFlightKey {
+        RefreshFlightKey(
             subject: .application(home: TokenCacheIndex.applicationHome(realm: request.authority.components.tenant)),
-            environment: CacheEnvironmentAliases.builtIn.group(of: Self.environment(request.authority)),
+            scheme: request.scheme, environment: CacheEnvironmentAliases.builtIn.group(of: Self.environment(request.authority)),
             realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
             claims: request.claims)
-        let flow = self
-        let shared = try await client.refreshFlights.run(key) {
-            // A caller that missed the cache may arrive just after another request stored the token.
-            if checkCacheFirst, let cached = try await flow.cachedResult(request),
-                ProactiveRefresh.isFresh(cached.refreshOn, now: flow.client.clock.now())
-            {
-                return cached
-            }
-            return try await flow.redeem(request)
-        }
-        // Joiners report their own correlation id.
-        return shared.correlated(request.correlationID)
     }
 
     /// `tokenEndpoint` on the regional host when a region applies: a Microsoft Entra authority on
@@ -219,7 +197,7 @@ package struct ClientCredentialsFlow: Sendable {
         return regional
     }
 
-    private func redeem(_ request: Request) async throws -> MSALResult {
+    package func redeem(_ request: Request, ticket: Void) async throws -> MSALResult {
         let correlationID = request.correlationID
         let clientID = client.clientID
         let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
@@ -237,7 +215,7 @@ package struct ClientCredentialsFlow: Sendable {
         }
         let token: TokenResponse
         do throws(MSALFailure) {
-            token = try TokenResponse(parsing: response.body)
+            token = try TokenResponse(parsing: response.body, scheme: request.scheme)
         } catch {
             var error = error.correlated(correlationID)
             error.httpStatusCode = response.statusCode

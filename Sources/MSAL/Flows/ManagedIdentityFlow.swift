@@ -9,7 +9,7 @@ import MSALSupport
 /// Tokens are cached as app tokens (no home account) under the client id
 /// ``MSALManagedIdentity/cacheClientID``, the environment ``cacheEnvironment`` and the realm
 /// ``cacheRealm``, with the resource as the target.
-package struct ManagedIdentityFlow: Sendable {
+package struct ManagedIdentityFlow: TokenRecipe {
     package let identity: MSALManagedIdentity
     package let source: MSALManagedIdentitySource
     package let endpoints: ManagedIdentityEndpoints
@@ -52,11 +52,12 @@ package struct ManagedIdentityFlow: Sendable {
         self.logger = logger
     }
 
-    package struct Request: Sendable {
+    package struct Request: TokenAcquisitionRequest {
         var resource: String
         var claims: String?
-        var skipsCache: Bool
-        var correlationID: UUID
+        package var skipsCache: Bool
+        package var correlationID: UUID
+        package var scheme = TokenScheme.bearer
     }
 
     /// Reads and checks the parameters: the resource trimmed, without a trailing `/.default`.
@@ -76,28 +77,17 @@ package struct ManagedIdentityFlow: Sendable {
         )
     }
 
-    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
+    /// Runs the request (``TokenAcquisition``). Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
-        do {
-            return try await answer(request)
-        } catch let error as MSALFailure {
-            throw error.correlated(request.correlationID)
-        }
+        try await TokenAcquisition(self, flights: flights, clock: clock, logger: logger).run(request)
     }
+
+    package var label: String { "Managed identity (\(source.rawValue))" }
 
     private var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
 
-    private func answer(_ request: Request) async throws -> MSALResult {
-        let refresh = ProactiveRefresh(label: "Managed identity", logger: logger)
-        if !request.skipsCache, let cached = try await cachedToken(request) {
-            return await refresh.answer(
-                cached: result(cached, request: request, source: .cache), now: clock.now(), correlationID: request.correlationID
-            ) {
-                try await fetch(request, checkCacheFirst: false)
-            }
-        }
-        refresh.logMiss(skippedCache: request.skipsCache, detail: " (\(source.rawValue))", correlationID: request.correlationID)
-        return try await fetch(request, checkCacheFirst: !request.skipsCache)
+    package func cachedResult(_ request: Request) async throws -> MSALResult? {
+        try await cachedToken(request).map { result($0, request: request, source: .cache) }
     }
 
     private func cachedToken(_ request: Request, expiryBuffer: Int64? = nil) async throws -> CachedAccessToken? {
@@ -105,9 +95,10 @@ package struct ManagedIdentityFlow: Sendable {
         let now = nowSeconds
         let buffer = expiryBuffer ?? self.expiryBuffer
         let scopes = TokenCacheContents.lookupScopes([request.resource])
+        let scheme = request.scheme
         @Sendable func lookup(_ contents: TokenCacheContents) -> CachedAccessToken? {
             contents.appToken(
-                environment: Self.cacheEnvironment, clientID: clientID, realms: [Self.cacheRealm], scopes: scopes, now: now,
+                environment: Self.cacheEnvironment, clientID: clientID, realms: [Self.cacheRealm], scopes: scopes, scheme: scheme, now: now,
                 expiryBuffer: buffer)
         }
         if let answered = try cache.readIfInMemory(lookup) { return answered }
@@ -125,24 +116,13 @@ package struct ManagedIdentityFlow: Sendable {
             tokenSource: source, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
     }
 
-    private func fetch(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
-        let key = RefreshFlightKey(
-            subject: .managedIdentity(clientID: identity.cacheClientID), environment: Self.cacheEnvironment, realm: Self.cacheRealm,
-            scopes: [CacheText.lowercased(request.resource)], claims: request.claims)
-        let flow = self
-        let shared = try await flights.run(key) {
-            if checkCacheFirst, let cached = try await flow.cachedToken(request),
-                ProactiveRefresh.isFresh(cached.refreshOn, now: flow.nowSeconds)
-            {
-                return flow.result(cached, request: request, source: .cache)
-            }
-            return try await flow.redeem(request)
-        }
-        // Joiners report their own correlation id.
-        return shared.correlated(request.correlationID)
+    package func flightKey(_ request: Request) -> RefreshFlightKey {
+        RefreshFlightKey(
+            subject: .managedIdentity(clientID: identity.cacheClientID), scheme: request.scheme, environment: Self.cacheEnvironment,
+            realm: Self.cacheRealm, scopes: [CacheText.lowercased(request.resource)], claims: request.claims)
     }
 
-    private func redeem(_ request: Request) async throws -> MSALResult {
+    package func redeem(_ request: Request, ticket: Void) async throws -> MSALResult {
         let correlationID = request.correlationID
         // A claims challenge names the token it rejected to Service Fabric: the cached one, if any.
         var replacing: String?
@@ -169,7 +149,7 @@ package struct ManagedIdentityFlow: Sendable {
         let now = nowSeconds
         let token: TokenResponse
         do throws(MSALFailure) {
-            token = try ManagedIdentityResponse.parse(response.body, now: now, source: source)
+            token = try ManagedIdentityResponse.parse(response.body, now: now, source: source, scheme: request.scheme)
         } catch {
             var error = error.correlated(correlationID)
             error.httpStatusCode = response.statusCode
@@ -185,7 +165,7 @@ package struct ManagedIdentityFlow: Sendable {
         logger.info("Managed identity (\(public: source.rawValue)): token received and cached", correlationID: correlationID)
         return result(
             CachedAccessToken(
-                key: entries.accessToken.key, secret: token.accessToken, target: entries.target, tokenType: TokenScheme.bearer.tokenType,
+                key: entries.accessToken.key, secret: token.accessToken, target: entries.target, tokenType: token.tokenType,
                 homeAccountID: "",
                 environment: Self.cacheEnvironment, realm: Self.cacheRealm, cachedAt: now, expiresOn: now + token.expiresIn,
                 extendedExpiresOn: nil, refreshOn: token.refreshIn.map { now + $0 }),

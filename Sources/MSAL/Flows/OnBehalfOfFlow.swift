@@ -20,15 +20,16 @@ package struct OnBehalfOfFlow: Sendable {
     }
 
     /// The request as the flow sees it, read once from the parameters.
-    package struct Request: Sendable {
+    package struct Request: TokenAcquisitionRequest {
         var scopes: [String]
         var authority: MSALAuthority
         var claims: String?
-        var skipsCache: Bool
+        package var skipsCache: Bool
         var extraQueryParameters: [String: String]?
-        var correlationID: UUID
+        package var correlationID: UUID
         var assertion: String
         var assertionHash: String
+        package var scheme = TokenScheme.bearer
     }
 
     /// The cache key of an incoming assertion: the base64url form (no padding) of the SHA-256 of
@@ -92,25 +93,48 @@ package struct OnBehalfOfFlow: Sendable {
             correlationID: correlationID, assertion: assertion, assertionHash: hash)
     }
 
-    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
+    /// Runs the request (``TokenAcquisition``, once the authority's metadata is known). Every
+    /// ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
+        let metadata: MSALAuthorityMetadata
         do {
-            return try await answer(request)
+            metadata = try await self.metadata(request)
         } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
+        return try await TokenAcquisition(
+            Recipe(flow: self, metadata: metadata), flights: client.refreshFlights, clock: client.clock, logger: client.logger
+        ).run(request)
     }
 
-    private func answer(_ request: Request) async throws -> MSALResult {
-        let refresh = ProactiveRefresh(label: "On-behalf-of request", logger: client.logger)
-        let metadata = try await metadata(request)
-        if !request.skipsCache, let cached = try await cachedResult(request, metadata: metadata) {
-            return await refresh.answer(cached: cached, now: client.clock.now(), correlationID: request.correlationID) {
-                try await fetch(request, metadata: metadata, checkCacheFirst: false)
-            }
+    /// The flow at one authority's metadata.
+    private struct Recipe: TokenRecipe {
+        let flow: OnBehalfOfFlow
+        let metadata: MSALAuthorityMetadata
+
+        var label: String { "On-behalf-of request" }
+
+        func cachedResult(_ request: Request) async throws -> MSALResult? {
+            try await flow.cachedResult(request, metadata: metadata)
         }
-        refresh.logMiss(skippedCache: request.skipsCache, correlationID: request.correlationID)
-        return try await fetch(request, metadata: metadata, checkCacheFirst: !request.skipsCache)
+
+        /// Callers that present the same assertion for the same scopes share one request.
+        func flightKey(_ request: Request) -> RefreshFlightKey {
+            RefreshFlightKey(
+                subject: .onBehalfOf(assertionHash: request.assertionHash), scheme: request.scheme,
+                environment: CacheEnvironmentAliases.builtIn.group(of: metadata.cacheEnvironment),
+                realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
+                claims: request.claims)
+        }
+
+        /// The refresh token obtained with this assertion when there is one (and the cache is not
+        /// skipped), else — or when it is refused — the assertion itself.
+        func redeem(_ request: Request, ticket: Void) async throws -> MSALResult {
+            if !request.skipsCache, let refreshed = try await flow.redeemRefreshToken(request, metadata: metadata) {
+                return refreshed
+            }
+            return try await flow.redeemAssertion(request, metadata: metadata)
+        }
     }
 
     /// The authority's metadata: from memory after the first request, so a cache hit makes no request.
@@ -142,11 +166,12 @@ package struct OnBehalfOfFlow: Sendable {
         let realms = Self.realms(request, metadata: metadata)
         let hash = request.assertionHash
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
+        let scheme = request.scheme
         @Sendable func lookup(_ contents: TokenCacheContents) -> (CachedAccessToken, String?, MSALAccount?)? {
             guard
                 let token = contents.onBehalfOfAccessToken(
-                    hash: hash, environment: environment, clientID: clientID, realms: realms, scopes: scopes, now: now, expiryBuffer: buffer
-                )
+                    hash: hash, environment: environment, clientID: clientID, realms: realms, scopes: scopes, scheme: scheme, now: now,
+                    expiryBuffer: buffer)
             else { return nil }
             // The user's ID token and account, written with the tokens.
             let idToken = contents.idToken(
@@ -172,31 +197,6 @@ package struct OnBehalfOfFlow: Sendable {
                 ?? MSALAccount(identifier: token.homeAccountID, username: nil, environment: environment, tenantProfiles: [profile]),
             authority: request.authority, correlationId: request.correlationID, tokenSource: .cache,
             refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
-    }
-
-    /// Asks the token endpoint, shared with concurrent callers that present the same assertion for
-    /// the same scopes: the refresh token obtained with this assertion when there is one (and the
-    /// cache is not skipped), else — or when it is refused — the assertion itself.
-    private func fetch(_ request: Request, metadata: MSALAuthorityMetadata, checkCacheFirst: Bool) async throws -> MSALResult {
-        let key = RefreshFlightKey(
-            subject: .onBehalfOf(assertionHash: request.assertionHash),
-            environment: CacheEnvironmentAliases.builtIn.group(of: metadata.cacheEnvironment),
-            realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
-            claims: request.claims)
-        let flow = self
-        let shared = try await client.refreshFlights.run(key) {
-            if checkCacheFirst, let cached = try await flow.cachedResult(request, metadata: metadata),
-                ProactiveRefresh.isFresh(cached.refreshOn, now: flow.client.clock.now())
-            {
-                return cached
-            }
-            if !request.skipsCache, let refreshed = try await flow.redeemRefreshToken(request, metadata: metadata) {
-                return refreshed
-            }
-            return try await flow.redeemAssertion(request, metadata: metadata)
-        }
-        // Joiners report their own correlation id.
-        return shared.correlated(request.correlationID)
     }
 
     /// The form fields that authenticate the client at `metadata`'s token endpoint.
@@ -236,7 +236,7 @@ package struct OnBehalfOfFlow: Sendable {
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
             expectedAccount: MSALAccount(identifier: stored.home, username: nil, environment: environment, tenantProfiles: []),
-            grant: .refreshToken, correlationID: correlationID, userAssertionHash: hash)
+            grant: .refreshToken, correlationID: correlationID, userAssertionHash: hash, scheme: request.scheme)
         do {
             return try await client.redeem(httpRequest, redemption)
         } catch let error as MSALFailure where error.code == .interactionRequired && error.oauthError?.lowercased() == "invalid_grant" {
@@ -263,7 +263,7 @@ package struct OnBehalfOfFlow: Sendable {
         httpRequest.sendsMicrosoftHeaders = isMicrosoft
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil, expectedAccount: nil,
-            grant: .onBehalfOf, correlationID: request.correlationID, userAssertionHash: request.assertionHash)
+            grant: .onBehalfOf, correlationID: request.correlationID, userAssertionHash: request.assertionHash, scheme: request.scheme)
         return try await client.redeem(httpRequest, redemption)
     }
 }

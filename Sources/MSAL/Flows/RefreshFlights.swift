@@ -20,7 +20,7 @@ package struct RefreshFlightKey: Hashable, Sendable {
     }
 
     var subject: Subject
-    var scheme: TokenScheme = .bearer
+    var scheme: TokenScheme
     var environment: String
     var realm: String
     var scopes: [String]

@@ -4,7 +4,7 @@ import MSALJOSE
 /// `acquireTokenSilent`: a cached access token when one is usable — with no network call at all,
 /// not even discovery — else the refresh token redeemed, sharing the request with concurrent
 /// callers that need the same refresh.
-package struct SilentFlow: Sendable {
+package struct SilentFlow: TokenRecipe {
     package let client: TokenClient
 
     package init(client: TokenClient) {
@@ -12,7 +12,7 @@ package struct SilentFlow: Sendable {
     }
 
     /// The request as the flow sees it, read once from the parameters.
-    package struct Request: Sendable {
+    package struct Request: TokenAcquisitionRequest {
         var scopes: [String]
         var account: MSALAccount
         var authority: MSALAuthority
@@ -23,9 +23,12 @@ package struct SilentFlow: Sendable {
         var hasClaimsRequest: Bool
         var forceRefresh: Bool
         var extraQueryParameters: [String: String]?
-        var correlationID: UUID
+        package var correlationID: UUID
         /// The parameters' own scopes and authority (the memo's key).
         var hitKey: SilentHitKey
+        package var scheme = TokenScheme.bearer
+
+        package var skipsCache: Bool { forceRefresh || hasClaimsRequest }
     }
 
     /// Reads and checks the parameters.
@@ -100,53 +103,42 @@ package struct SilentFlow: Sendable {
 
     private static func isMultiTenant(_ tenant: String) -> Bool { TokenClient.isMultiTenant(tenant) }
 
-    /// Runs the request. Every ``MSALFailure`` it throws carries the request's correlation id.
+    /// Runs the request (``TokenAcquisition``). Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
         do {
-            return try await client.informingExternalAccounts(answer(request))
+            return try await client.informingExternalAccounts(
+                TokenAcquisition(self, flights: client.refreshFlights, clock: client.clock, logger: client.logger).run(request))
         } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
     }
 
-    private func answer(_ request: Request) async throws -> MSALResult {
-        let log = client.logger
-        let correlationID = request.correlationID
-        let skipCache = request.forceRefresh || request.hasClaimsRequest
-        if !skipCache, let cached = try await cachedResult(request) {
-            if let refreshOn = cached.refreshOn, refreshOn <= client.clock.now() {
-                // Past refresh_in: refresh now, but the token is still valid if the refresh fails.
-                log.info("Silent request: cached token past refresh_on; refreshing", correlationID: correlationID)
-                do {
-                    return try await refresh(request, checkCacheFirst: false)
-                } catch {
-                    log.warning(
-                        "Silent request: refresh failed (\(error: error)); returning the still-valid cached token",
-                        correlationID: correlationID)
-                    return cached
-                }
-            }
-            log.verbose(
-                "Silent request for \(oii: request.account.identifier): cache hit in realm \(oii: cached.tenantProfile.tenantId)",
-                correlationID: correlationID)
-            return cached
+    package var label: String { "Silent request" }
+
+    package func logHit(_ request: Request, cached: MSALResult, logger: MSALLogger) {
+        logger.verbose(
+            "Silent request for \(oii: request.account.identifier): cache hit in realm \(oii: cached.tenantProfile.tenantId)",
+            correlationID: request.correlationID)
+    }
+
+    package func logMiss(_ request: Request, logger: MSALLogger) {
+        logger.info(
+            "Silent request for \(oii: request.account.identifier): \(public: request.skipsCache ? "cache skipped (force refresh or claims)" : "no usable cached token"); refreshing",
+            correlationID: request.correlationID)
+    }
+
+    /// While the service is down, a token within its extended lifetime when the application allows it.
+    package func recover(_ request: Request, from error: MSALFailure, logger: MSALLogger) async -> MSALResult? {
+        if client.extendedLifetimeEnabled, !request.skipsCache, Self.serviceUnavailable(error),
+            let extended = try? await findCached(request, extended: true)
+        {
+            logger.warning(
+                "Silent request: service unavailable; returning a token within its extended lifetime", correlationID: request.correlationID)
+            return extended
         }
-        log.info(
-            "Silent request for \(oii: request.account.identifier): \(public: skipCache ? "cache skipped (force refresh or claims)" : "no usable cached token"); refreshing",
-            correlationID: correlationID)
-        do {
-            return try await refresh(request, checkCacheFirst: !skipCache)
-        } catch let error as MSALFailure {
-            if client.extendedLifetimeEnabled, !skipCache, Self.serviceUnavailable(error),
-                let extended = try? await cachedResult(request, extended: true)
-            {
-                log.warning(
-                    "Silent request: service unavailable; returning a token within its extended lifetime", correlationID: correlationID)
-                return extended
-            }
-            log.info("Silent request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)", correlationID: correlationID)
-            throw error
-        }
+        logger.info(
+            "Silent request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)", correlationID: request.correlationID)
+        return nil
     }
 
     /// Whether the service, not the grant, failed: a network error, a timeout, a 5xx or throttling
@@ -219,9 +211,13 @@ package struct SilentFlow: Sendable {
         return realms
     }
 
+    package func cachedResult(_ request: Request) async throws -> MSALResult? {
+        try await findCached(request, extended: false)
+    }
+
     /// The cached access token as a result, or `nil`. With `extended`, a token past expiry but
     /// within its extended lifetime.
-    private func cachedResult(_ request: Request, extended: Bool = false) async throws -> MSALResult? {
+    private func findCached(_ request: Request, extended: Bool) async throws -> MSALResult? {
         let clientID = client.clientID
         let now = client.nowSeconds
         let buffer = client.expiryBuffer
@@ -229,9 +225,10 @@ package struct SilentFlow: Sendable {
         let environment = request.authority.components.hostAndPort
         let identifier = request.account.identifier ?? ""
         let scopes = TokenCacheContents.lookupScopes(request.scopes)
+        let scheme = request.scheme
         @Sendable func lookup(_ contents: TokenCacheContents) -> (token: CachedAccessToken, idToken: String?)? {
             contents.accessTokenAndIDToken(
-                homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
+                homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes, scheme: scheme,
                 now: now, expiryBuffer: extended ? 0 : buffer, usingExtendedExpiry: extended)
         }
         // A hit from memory passes the lookup without an escaping closure (an allocation per call).
@@ -268,32 +265,27 @@ package struct SilentFlow: Sendable {
         return result
     }
 
-    /// Redeems the account's refresh token, shared with concurrent callers needing the same one.
-    private func refresh(_ request: Request, checkCacheFirst: Bool) async throws -> MSALResult {
-        let key = RefreshFlightKey(
-            subject: .account(home: CacheText.lowercased(request.account.identifier ?? "")),
+    /// Concurrent callers needing the same refresh share one.
+    package func flightKey(_ request: Request) -> RefreshFlightKey {
+        RefreshFlightKey(
+            subject: .account(home: CacheText.lowercased(request.account.identifier ?? "")), scheme: request.scheme,
             environment: CacheEnvironmentAliases.builtIn.group(of: request.authority.components.hostAndPort),
             realm: CacheText.lowercased(request.authority.components.tenant),
             scopes: TokenCacheContents.lookupScopes(request.scopes).sorted(), claims: request.claims)
-        let flow = self
-        // The tokens as this call found them, before any wait: a change seen under the refresh lock
-        // means another process refreshed after this call was made.
-        let seen = try await tokenSnapshot(request)
-        let shared = try await client.refreshFlights.run(key) {
-            // A caller that missed the cache may arrive just after another refresh stored the token.
-            if checkCacheFirst, let cached = try await flow.cachedResult(request),
-                cached.refreshOn.map({ $0 > flow.client.clock.now() }) ?? true
-            {
-                return cached
-            }
-            return try await flow.redeemHoldingRefreshLock(request, seen: seen)
-        }
-        // Joiners report their own correlation id.
-        return shared.correlated(request.correlationID)
+    }
+
+    /// The tokens as this call found them, before any wait: a change seen under the refresh lock
+    /// means another process refreshed after this call was made.
+    package func ticket(_ request: Request) async throws -> TokenSnapshot {
+        try await tokenSnapshot(request)
+    }
+
+    package func redeem(_ request: Request, ticket: TokenSnapshot) async throws -> MSALResult {
+        try await redeemHoldingRefreshLock(request, seen: ticket)
     }
 
     /// The secrets of the refresh token and of the access token this request would use, as the cache holds them now.
-    private struct TokenSnapshot: Equatable {
+    package struct TokenSnapshot: Equatable, Sendable {
         var refreshToken: String?
         var accessToken: String?
     }
@@ -309,7 +301,7 @@ package struct SilentFlow: Sendable {
             // Expired or not: any change of the secret means a new token was stored.
             let access = contents.accessTokenAndIDToken(
                 homeAccountID: identifier, environment: environment, clientID: clientID, realms: realms, scopes: scopes,
-                now: 0, expiryBuffer: 0, usingExtendedExpiry: false)?.0.secret
+                scheme: request.scheme, now: 0, expiryBuffer: 0, usingExtendedExpiry: false)?.0.secret
             return TokenSnapshot(refreshToken: refresh, accessToken: access)
         }
     }
@@ -334,7 +326,7 @@ package struct SilentFlow: Sendable {
         }
         defer { lock.release() }
         if !request.hasClaimsRequest, try await tokenSnapshot(request) != seen,
-            let cached = try await cachedResult(request), cached.refreshOn.map({ $0 > client.clock.now() }) ?? true
+            let cached = try await cachedResult(request), TokenAcquisition<Self>.isFresh(cached.refreshOn, now: client.clock.now())
         {
             client.logger.info(
                 "Silent request: another process refreshed this account's tokens meanwhile; using its access token",
@@ -383,7 +375,7 @@ package struct SilentFlow: Sendable {
             authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority))
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
-            expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID)
+            expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID, scheme: request.scheme)
         let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
         guard response.statusCode == 200 else {
             var error = MSALFailure(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)

@@ -19,6 +19,8 @@ package struct TokenRedemption: Sendable {
     /// refresh token is redeemed): the access and refresh tokens are cached under it
     /// (``TokenCacheEntries/markOnBehalfOf(assertionHash:)``). `nil` for every other request.
     package var userAssertionHash: String? = nil
+    /// The scheme the token was asked for: the response must name it (`token_type`), and the token is cached as it.
+    package var scheme = TokenScheme.bearer
 }
 
 extension TokenClient {
@@ -41,7 +43,7 @@ extension TokenClient {
         let correlationID = redemption.correlationID
         let token: TokenResponse
         do throws(MSALFailure) {
-            token = try TokenResponse(parsing: body)
+            token = try TokenResponse(parsing: body, scheme: redemption.scheme)
         } catch {
             // Only a 200 answer's body is accepted: the failure names that status, as a refused answer names its own.
             var error = error

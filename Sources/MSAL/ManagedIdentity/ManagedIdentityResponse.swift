@@ -15,7 +15,9 @@ package enum ManagedIdentityResponse {
     /// The token response in `body`, received at `now`.
     ///
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/managedIdentityRequestFailed``.
-    package static func parse(_ body: [UInt8], now: Int64, source: MSALManagedIdentitySource) throws(MSALFailure) -> TokenResponse {
+    package static func parse(
+        _ body: [UInt8], now: Int64, source: MSALManagedIdentitySource, scheme: TokenScheme = .bearer
+    ) throws(MSALFailure) -> TokenResponse {
         func failed(_ problem: String) -> MSALFailure {
             MSALFailure(
                 .internal, internalCode: .managedIdentityRequestFailed,
@@ -32,8 +34,8 @@ package enum ManagedIdentityResponse {
         guard root.kind == .object else { throw failed("is not a JSON object") }
         guard let accessToken = root["access_token"]?.string, !accessToken.isEmpty else { throw failed("has no access_token") }
         if let problem = TokenResponse.tokenValueProblem(accessToken, member: "access_token") { throw failed(problem) }
-        let tokenType = root["token_type"]?.string ?? "Bearer"
-        guard tokenType.lowercased() == "bearer" else {
+        let tokenType = root["token_type"]?.string ?? TokenScheme.bearer.tokenType
+        guard scheme.accepts(tokenType: tokenType) else {
             throw failed("has the unsupported token_type \(OAuthErrorResponse.sanitized(tokenType, limit: 40))")
         }
         guard let raw = number(root["expires_in"]) ?? number(root["expires_on"]) else {
@@ -44,7 +46,7 @@ package enum ManagedIdentityResponse {
         let expiresIn = min(lifetime, TokenResponse.maximumLifetime)
         let refreshIn = number(root["refresh_in"]).flatMap { $0 > 0 && $0 < expiresIn ? $0 : nil }
         return TokenResponse(
-            accessToken: accessToken, tokenType: TokenScheme.bearer.tokenType, expiresIn: expiresIn,
+            accessToken: accessToken, tokenType: scheme.tokenType, expiresIn: expiresIn,
             refreshIn: refreshIn ?? (expiresIn > proactiveRefreshThreshold ? expiresIn / 2 : nil))
     }
 

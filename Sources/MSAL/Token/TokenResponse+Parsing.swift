@@ -17,7 +17,7 @@ extension TokenResponse {
     /// (``tokenValueProblem(_:member:)``): anything else is refused before anything is cached.
     ///
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidResponse`` naming what is wrong.
-    package init(parsing body: [UInt8]) throws(MSALFailure) {
+    package init(parsing body: [UInt8], scheme: TokenScheme = .bearer) throws(MSALFailure) {
         let document: JSONDocument
         do throws(JOSEError) {
             // A leading byte-order mark is skipped, as the error and device-code parsers do.
@@ -38,7 +38,7 @@ extension TokenResponse {
         guard let tokenType = root["token_type"]?.string, !tokenType.isEmpty else {
             throw Self.invalid("has no token_type")
         }
-        guard tokenType.lowercased() == "bearer" else {
+        guard scheme.accepts(tokenType: tokenType) else {
             throw Self.invalid("has the unsupported token_type \(OAuthErrorResponse.sanitized(tokenType, limit: 40))")
         }
         guard let expiresIn = try Self.seconds(root["expires_in"], "expires_in") else {
@@ -50,7 +50,7 @@ extension TokenResponse {
             throw Self.invalid(problem)
         }
         self.init(
-            accessToken: accessToken, tokenType: TokenScheme.bearer.tokenType, expiresIn: expiresIn,
+            accessToken: accessToken, tokenType: scheme.tokenType, expiresIn: expiresIn,
             extendedExpiresIn: try Self.seconds(root["ext_expires_in"], "ext_expires_in"),
             refreshIn: try Self.seconds(root["refresh_in"], "refresh_in"),
             refreshToken: refreshToken,

@@ -1,5 +1,7 @@
 /// How an access token is presented to a resource, carried by whatever must tell tokens of
-/// different schemes apart (today the flights that obtain them; issue 44).
+/// different schemes apart: the request (``TokenAcquisitionRequest``), the flight that obtains the
+/// token (``RefreshFlightKey``), the cache lookup (a cached token's `token_type`) and the check of
+/// the token response.
 ///
 /// Only bearer tokens exist yet. The proof-of-possession kinds (MSAL's signed-request PoP, DPoP,
 /// mutual TLS; issue 40) add cases here, so that a bearer token and a bound token for the same
@@ -13,5 +15,10 @@ package enum TokenScheme: Hashable, Sendable {
         switch self {
         case .bearer: "Bearer"
         }
+    }
+
+    /// Whether a token response's `token_type` names this scheme (RFC 6749 §5.1: ASCII case ignored).
+    package func accepts(tokenType: String) -> Bool {
+        CacheText.equalIgnoringASCIICase(tokenType, self.tokenType)
     }
 }

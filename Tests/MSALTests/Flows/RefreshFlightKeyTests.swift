@@ -7,7 +7,8 @@ import Testing
 @Suite("Refresh flight keys: whose token, and its scheme")
 struct RefreshFlightKeyTests {
     static func key(_ subject: RefreshFlightKey.Subject, scopes: [String] = ["user.read"]) -> RefreshFlightKey {
-        RefreshFlightKey(subject: subject, environment: "login.microsoftonline.com", realm: "contoso", scopes: scopes, claims: nil)
+        RefreshFlightKey(
+            subject: subject, scheme: .bearer, environment: "login.microsoftonline.com", realm: "contoso", scopes: scopes, claims: nil)
     }
 
     @Test("The same string under two kinds is two keys; the same kind and string is one")

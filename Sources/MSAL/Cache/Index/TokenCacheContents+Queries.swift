@@ -76,6 +76,14 @@ package struct CachedAccessToken: Sendable, Equatable {
         }
     }
 
+    /// Whether `entry`'s `token_type` is `scheme`'s, ASCII case ignored. An entry without one is a
+    /// bearer token: older writers leave it out, and no writer leaves it out of a bound token.
+    static func isOfScheme(_ entry: CacheEntry, _ scheme: TokenScheme) -> Bool {
+        var expected = scheme.tokenType
+        return entry.withUTF8(.tokenType) { stored in expected.withUTF8 { CacheText.equalIgnoringASCIICase(stored, $0) } }
+            ?? (scheme == .bearer)
+    }
+
     /// `extended_expires_on`, else `ext_expires_on` (older writers).
     package var extendedExpiresOn: Int64? {
         switch details {
@@ -122,13 +130,13 @@ extension TokenCacheContents {
     /// With `usingExtendedExpiry`, `extended_expires_on` is compared instead of `expires_on`.
     package func accessToken(
         homeAccountID: String, environment: String, clientID: String, realms: [String],
-        scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
+        scopes: Set<String>, scheme: TokenScheme = .bearer, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
     ) -> CachedAccessToken? {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
         return accessToken(
             in: items, client: CacheText.lowercased(clientID), realms: realms,
-            scopes: scopes, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
+            scopes: scopes, scheme: scheme, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
     }
 
     /// ``accessToken(homeAccountID:environment:clientID:realms:scopes:now:expiryBuffer:usingExtendedExpiry:)``
@@ -136,7 +144,7 @@ extension TokenCacheContents {
     /// read), from one lookup of the account: what a silent cache hit returns.
     package func accessTokenAndIDToken(
         homeAccountID: String, environment: String, clientID: String, realms: [String],
-        scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
+        scopes: Set<String>, scheme: TokenScheme = .bearer, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool = false
     ) -> (token: CachedAccessToken, idToken: String?)? {
         guard let items = index.accounts[TokenCacheIndex.accountKey(home: homeAccountID, environment: environment, aliases: aliases)]
         else { return nil }
@@ -144,7 +152,7 @@ extension TokenCacheContents {
         guard
             let token = accessToken(
                 in: items, client: client, realms: realms,
-                scopes: scopes, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
+                scopes: scopes, scheme: scheme, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
         else { return nil }
         return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry.ownedString(.secret))
     }
@@ -153,12 +161,13 @@ extension TokenCacheContents {
     /// ``accessToken(homeAccountID:environment:clientID:realms:scopes:now:expiryBuffer:usingExtendedExpiry:)``
     /// finds a user's: app tokens are the access tokens without a home account.
     package func appToken(
-        environment: String, clientID: String, realms: [String], scopes: Set<String>, now: Int64, expiryBuffer: Int64
+        environment: String, clientID: String, realms: [String], scopes: Set<String>, scheme: TokenScheme = .bearer, now: Int64,
+        expiryBuffer: Int64
     ) -> CachedAccessToken? {
         for realm in realms {
             if let token = accessToken(
                 homeAccountID: TokenCacheIndex.applicationHome(realm: realm), environment: environment, clientID: clientID,
-                realms: [realm], scopes: scopes, now: now, expiryBuffer: expiryBuffer)
+                realms: [realm], scopes: scopes, scheme: scheme, now: now, expiryBuffer: expiryBuffer)
             {
                 return token
             }
@@ -172,7 +181,8 @@ extension TokenCacheContents {
     /// finds a user's; `realms` `nil` accepts any realm (an authority that names no tenant: the
     /// assertion's own tenant answered). Never a token another assertion obtained, even the same user's.
     package func onBehalfOfAccessToken(
-        hash: String, environment: String, clientID: String, realms: [String]?, scopes: Set<String>, now: Int64, expiryBuffer: Int64
+        hash: String, environment: String, clientID: String, realms: [String]?, scopes: Set<String>, scheme: TokenScheme = .bearer,
+        now: Int64, expiryBuffer: Int64
     ) -> CachedAccessToken? {
         guard let items = onBehalfOfItems(hash: hash, environment: environment) else { return nil }
         let client = CacheText.lowercased(clientID)
@@ -181,7 +191,7 @@ extension TokenCacheContents {
             for item in items where item.section == .accessToken && !candidates.contains(item.realm) { candidates.append(item.realm) }
         }
         return accessToken(
-            in: items, client: client, realms: candidates, scopes: scopes, now: now,
+            in: items, client: client, realms: candidates, scopes: scopes, scheme: scheme, now: now,
             expiryBuffer: expiryBuffer, usingExtendedExpiry: false)
     }
 
@@ -200,10 +210,10 @@ extension TokenCacheContents {
         return items
     }
 
-    /// The access token among one account's `items` for `client` (lower-cased).
+    /// The access token of `scheme` among one account's `items` for `client` (lower-cased).
     private func accessToken(
         in items: [TokenCacheIndex.Item], client: String, realms: [String],
-        scopes: Set<String>, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool
+        scopes: Set<String>, scheme: TokenScheme, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool
     ) -> CachedAccessToken? {
         for realm in realms {
             let realm = CacheText.lowercased(realm)
@@ -213,7 +223,8 @@ extension TokenCacheContents {
                 guard items[index].client == client, items[index].realm == realm, scopes.isSubset(of: items[index].scopes) else { continue }
                 let entry = items[index].entry
                 guard entry.hasString(.secret), let expiresOn = entry.seconds(.expiresOn),
-                    (usingExtendedExpiry ? (Self.extendedExpiresOn(entry) ?? expiresOn) : expiresOn) - now > expiryBuffer
+                    (usingExtendedExpiry ? (Self.extendedExpiresOn(entry) ?? expiresOn) : expiresOn) - now > expiryBuffer,
+                    Self.isOfScheme(entry, scheme)
                 else { continue }
                 if best == nil || expiresOn > best!.expiresOn { best = (index, entry, expiresOn) }
             }
@@ -243,6 +254,14 @@ extension TokenCacheContents {
         guard let secret = entry[.secret] else { return nil }
         return CachedAccessToken(
             key: key, secret: secret, target: target, realm: entry.string(.realm, reusing: realm) ?? "", expiresOn: expiresOn, entry: entry)
+    }
+
+    /// Whether `entry`'s `token_type` is `scheme`'s, ASCII case ignored. An entry without one is a
+    /// bearer token: older writers leave it out, and no writer leaves it out of a bound token.
+    static func isOfScheme(_ entry: CacheEntry, _ scheme: TokenScheme) -> Bool {
+        var expected = scheme.tokenType
+        return entry.withUTF8(.tokenType) { stored in expected.withUTF8 { CacheText.equalIgnoringASCIICase(stored, $0) } }
+            ?? (scheme == .bearer)
     }
 
     /// `extended_expires_on`, else `ext_expires_on` (older writers).
