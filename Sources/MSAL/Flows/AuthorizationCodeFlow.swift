@@ -94,15 +94,7 @@ package struct AuthorizationCodeFlow: Sendable {
                     correlationID: correlationID)
             }
             let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
-            try InteractiveFlow.checkIssuer(redirect, metadata: metadata, correlationID: correlationID)
-            if let oauthError = redirect.error {
-                throw InteractiveFlow.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
-            }
-            guard let code = redirect.code, !code.isEmpty else {
-                throw MSALFailure(
-                    .internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error",
-                    correlationID: correlationID)
-            }
+            let code = try InteractiveFlow.authorizationCode(redirect, metadata: metadata, correlationID: correlationID)
             let request = TokenRequests.authorizationCode(
                 tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: flow.redirectUri,
                 scope: TokenRequests.scopeParameter(flow.scopes), codeVerifier: flow.codeVerifier, claims: flow.claims,

@@ -20,36 +20,21 @@ package struct ClientCredentialsFlow: TokenRecipe {
     }
 
     /// The request as the flow sees it, read once from the parameters.
-    package struct Request: TokenAcquisitionRequest {
-        var scopes: [String]
+    package struct Request: TokenRequestWithBasics {
+        package var basics: TokenRequestBasics
         /// The scopes as the parameters gave them (the memo's key).
         var requestedScopes: [String]
-        var authority: MSALAuthority
-        var claims: String?
-        package var skipsCache: Bool
-        var extraQueryParameters: [String: String]?
-        package var correlationID: UUID
-        package var scheme = TokenScheme.bearer
     }
 
     /// Reads and checks the parameters.
     package func request(_ parameters: MSALClientCredentialParameters) throws -> Request {
         let values = parameters.snapshot
-        let correlationID = values.correlationId ?? client.correlationIDs.make()
-        // Trimmed and de-duplicated without Foundation on the common path (TokenRequests).
-        let scopes = TokenRequests.resourceScopes(values.scopes)
-        guard !scopes.isEmpty else {
-            throw MSALFailure(
-                .internal, internalCode: .internalErrorInvalidParameter,
-                message:
-                    "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)",
-                correlationID: correlationID)
-        }
         return Request(
-            scopes: scopes, requestedScopes: values.scopes, authority: values.authority ?? client.defaultAuthority,
-            claims: client.claimsParameter(values.claimsRequest),
-            skipsCache: parameters.forceRefresh || values.claimsRequest != nil, extraQueryParameters: values.extraQueryParameters,
-            correlationID: correlationID)
+            basics: try client.basics(
+                values, forceRefresh: parameters.forceRefresh,
+                noScopes:
+                    "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)"
+            ), requestedScopes: values.scopes)
     }
 
     /// The answer the cache lookup gave last for the same authority and scopes, while the cache

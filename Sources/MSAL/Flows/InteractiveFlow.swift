@@ -122,15 +122,7 @@ package struct InteractiveFlow: Sendable {
             "Interactive request: redirect received with \(public: redirect.error == nil ? "an authorization code" : "an error")",
             correlationID: correlationID)
 
-        try Self.checkIssuer(redirect, metadata: metadata, correlationID: correlationID)
-        if let oauthError = redirect.error {
-            throw Self.authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
-        }
-        guard let code = redirect.code, !code.isEmpty else {
-            throw MSALFailure(
-                .internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error",
-                correlationID: correlationID)
-        }
+        let code = try Self.authorizationCode(redirect, metadata: metadata, correlationID: correlationID)
         let request = TokenRequests.authorizationCode(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: redirectURI,
             scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent), codeVerifier: pkce.verifier,
@@ -208,6 +200,23 @@ package struct InteractiveFlow: Sendable {
     /// RFC 9207: an `iss` parameter on the redirect must equal the authority's issuer, and one
     /// must be there when the metadata says the provider sends it. Checked on error responses too,
     /// before anything in the redirect is acted on.
+    /// The authorization code `redirect` carries, once its issuer is checked; the provider's error
+    /// when it carries one instead.
+    package static func authorizationCode(
+        _ redirect: LoopbackRedirect, metadata: MSALAuthorityMetadata, correlationID: UUID
+    ) throws -> String {
+        try checkIssuer(redirect, metadata: metadata, correlationID: correlationID)
+        if let oauthError = redirect.error {
+            throw authorizationError(oauthError, redirect: redirect, correlationID: correlationID)
+        }
+        guard let code = redirect.code, !code.isEmpty else {
+            throw MSALFailure(
+                .internal, internalCode: .invalidRedirect, message: "The redirect carries neither a code nor an error",
+                correlationID: correlationID)
+        }
+        return code
+    }
+
     package static func checkIssuer(_ redirect: LoopbackRedirect, metadata: MSALAuthorityMetadata, correlationID: UUID) throws {
         let received = redirect.parameters["iss"]
         guard received != nil || metadata.authorizationResponseIssuerSupported else { return }

@@ -20,16 +20,10 @@ package struct OnBehalfOfFlow: Sendable {
     }
 
     /// The request as the flow sees it, read once from the parameters.
-    package struct Request: TokenAcquisitionRequest {
-        var scopes: [String]
-        var authority: MSALAuthority
-        var claims: String?
-        package var skipsCache: Bool
-        var extraQueryParameters: [String: String]?
-        package var correlationID: UUID
+    package struct Request: TokenRequestWithBasics {
+        package var basics: TokenRequestBasics
         var assertion: String
         var assertionHash: String
-        package var scheme = TokenScheme.bearer
     }
 
     /// The cache key of an incoming assertion: the base64url form (no padding) of the SHA-256 of
@@ -62,15 +56,10 @@ package struct OnBehalfOfFlow: Sendable {
 
     /// Reads and checks the parameters.
     package func request(_ parameters: MSALOnBehalfOfParameters) throws -> Request {
-        let values = parameters.snapshot
-        let correlationID = values.correlationId ?? client.correlationIDs.make()
-        let scopes = TokenRequests.resourceScopes(values.scopes)
-        guard !scopes.isEmpty else {
-            throw MSALFailure(
-                .internal, internalCode: .internalErrorInvalidParameter,
-                message: "The request names no scopes (name the downstream API's scopes, such as https://graph.microsoft.com/User.Read)",
-                correlationID: correlationID)
-        }
+        let basics = try client.basics(
+            parameters.snapshot, forceRefresh: parameters.forceRefresh,
+            noScopes: "The request names no scopes (name the downstream API's scopes, such as https://graph.microsoft.com/User.Read)")
+        let correlationID = basics.correlationID
         let assertion = parameters.userAssertion
         guard Self.isCompactJWT(assertion) else {
             // The value is a credential: the message describes it without quoting it.
@@ -87,10 +76,7 @@ package struct OnBehalfOfFlow: Sendable {
         } catch {
             throw error.correlated(correlationID)
         }
-        return Request(
-            scopes: scopes, authority: values.authority ?? client.defaultAuthority, claims: client.claimsParameter(values.claimsRequest),
-            skipsCache: parameters.forceRefresh || values.claimsRequest != nil, extraQueryParameters: values.extraQueryParameters,
-            correlationID: correlationID, assertion: assertion, assertionHash: hash)
+        return Request(basics: basics, assertion: assertion, assertionHash: hash)
     }
 
     /// Runs the request (``TokenAcquisition``, once the authority's metadata is known). Every

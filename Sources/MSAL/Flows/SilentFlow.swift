@@ -12,48 +12,39 @@ package struct SilentFlow: TokenRecipe {
     }
 
     /// The request as the flow sees it, read once from the parameters.
-    package struct Request: TokenAcquisitionRequest {
-        var scopes: [String]
+    package struct Request: TokenRequestWithBasics {
+        /// The authority is the request's, else the configuration's with the account's home tenant
+        /// for `common`/`organizations`; the extra parameters carry the slice.
+        package var basics: TokenRequestBasics
         var account: MSALAccount
-        var authority: MSALAuthority
         /// The tenant segment the app asked for (`common`, `organizations`) before it was replaced
         /// by the home tenant: MSAL for Python caches tokens under it.
         var requestedTenant: String
-        var claims: String?
         var hasClaimsRequest: Bool
-        var forceRefresh: Bool
-        var extraQueryParameters: [String: String]?
-        package var correlationID: UUID
         /// The parameters' own scopes and authority (the memo's key).
         var hitKey: SilentHitKey
-        package var scheme = TokenScheme.bearer
-
-        package var skipsCache: Bool { forceRefresh || hasClaimsRequest }
     }
 
     /// Reads and checks the parameters.
     package func request(_ parameters: MSALSilentTokenParameters) throws -> Request {
         let values = parameters.snapshot
-        let correlationID = values.correlationId ?? client.correlationIDs.make()
+        var basics = try client.basics(values, forceRefresh: parameters.forceRefresh, noScopes: nil)
         guard let account = values.account, let identifier = account.identifier, !identifier.isEmpty else {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorAccountRequired,
                 message: "A silent request needs an account (MSALSilentTokenParameters.account)",
-                correlationID: correlationID)
+                correlationID: basics.correlationID)
         }
-        let scopes = TokenRequests.resourceScopes(values.scopes)
         guard !values.scopes.isEmpty else {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter, message: "The request names no scopes",
-                correlationID: correlationID)
+                correlationID: basics.correlationID)
         }
-        let requestedTenant = (values.authority ?? client.defaultAuthority).components.tenant
+        let requestedTenant = basics.authority.components.tenant
+        basics.authority = authority(values.authority, account: account)
+        basics.extraQueryParameters = client.withSlice(values.extraQueryParameters)
         return Request(
-            scopes: scopes, account: account,
-            authority: authority(values.authority, account: account), requestedTenant: requestedTenant,
-            claims: client.claimsParameter(values.claimsRequest), hasClaimsRequest: values.claimsRequest != nil,
-            forceRefresh: parameters.forceRefresh, extraQueryParameters: client.withSlice(values.extraQueryParameters),
-            correlationID: correlationID,
+            basics: basics, account: account, requestedTenant: requestedTenant, hasClaimsRequest: values.claimsRequest != nil,
             hitKey: SilentHitKey(account: account, authority: values.authority, scopes: values.scopes))
     }
 
