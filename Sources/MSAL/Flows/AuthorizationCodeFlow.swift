@@ -9,10 +9,6 @@ import MSALJOSE
 package struct AuthorizationCodeFlow: Sendable {
     package let client: TokenClient
 
-    package init(client: TokenClient) {
-        self.client = client
-    }
-
     /// Whether `text` is a redirect URI a web app may use: `https` with a host, or `http` on a
     /// loopback host (development), without a fragment.
     static func isAcceptableRedirectURI(_ text: String) -> Bool {
@@ -39,12 +35,7 @@ package struct AuthorizationCodeFlow: Sendable {
             }
             let authority = client.defaultAuthority
             let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
-            let secrets: InteractiveSecrets
-            do throws(JOSEError) {
-                secrets = try client.secrets.make()
-            } catch {
-                throw MSALFailure(error, correlationID: correlationID)
-            }
+            let secrets = try client.interactiveSecrets(correlationID: correlationID)
             let claims = client.claimsParameter(values.claimsRequest)
             let url = TokenRequests.authorizeURL(
                 endpoint: metadata.authorizationEndpoint, clientID: client.clientID, redirectURI: parameters.redirectUri,

@@ -5,10 +5,6 @@ import Foundation
 package struct DeviceCodeFlow: Sendable {
     package let client: TokenClient
 
-    package init(client: TokenClient) {
-        self.client = client
-    }
-
     package func run(
         _ parameters: MSALTokenParameters, deviceCodeCallback: @escaping @Sendable (MSALDeviceCodeInfo) -> Void
     ) async throws -> MSALResult {

@@ -7,10 +7,6 @@ import MSALJOSE
 package struct InteractiveFlow: Sendable {
     package let client: TokenClient
 
-    package init(client: TokenClient) {
-        self.client = client
-    }
-
     package func run(_ parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
         let values = parameters.snapshot
         let interactive = parameters.interactiveSnapshot
@@ -24,12 +20,7 @@ package struct InteractiveFlow: Sendable {
         }
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
 
-        let secrets: InteractiveSecrets
-        do throws(JOSEError) {
-            secrets = try client.secrets.make()
-        } catch {
-            throw MSALFailure(error, correlationID: correlationID)
-        }
+        let secrets = try client.interactiveSecrets(correlationID: correlationID)
         let (pkce, state, nonce) = (secrets.pkce, secrets.state, secrets.nonce)
 
         let webview = interactive.webviewParameters

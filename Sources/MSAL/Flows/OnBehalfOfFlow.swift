@@ -15,10 +15,6 @@ package struct OnBehalfOfFlow: Sendable {
     /// The confidential client's shared state, with its authentication (``TokenClient/clientAuthentication``).
     package let client: TokenClient
 
-    package init(client: TokenClient) {
-        self.client = client
-    }
-
     /// The request as the flow sees it, read once from the parameters.
     package struct Request: TokenRequestWithBasics {
         package var basics: TokenRequestBasics

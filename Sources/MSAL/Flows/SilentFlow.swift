@@ -7,10 +7,6 @@ import MSALJOSE
 package struct SilentFlow: TokenRecipe {
     package let client: TokenClient
 
-    package init(client: TokenClient) {
-        self.client = client
-    }
-
     /// The request as the flow sees it, read once from the parameters.
     package struct Request: TokenRequestWithBasics {
         /// The authority is the request's, else the configuration's with the account's home tenant

@@ -1,4 +1,5 @@
 import Foundation
+import MSALJOSE
 
 /// What the flows share: the application's identity and settings, and its transport, authority
 /// resolver, token cache and clock. The flows do I/O only through these.
@@ -87,6 +88,15 @@ package final class TokenClient: Sendable {
         return try await clientAuthentication.formFields(
             tokenEndpoint: tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs,
             reusesAssertion: kind.isMicrosoft)
+    }
+
+    /// A new PKCE verifier, state and nonce for an authorization request.
+    package func interactiveSecrets(correlationID: UUID) throws(MSALFailure) -> InteractiveSecrets {
+        do throws(JOSEError) {
+            return try secrets.make()
+        } catch {
+            throw MSALFailure(error, correlationID: correlationID)
+        }
     }
 
     /// The current time in whole seconds since 1970 (``MSALSystemClock/secondsNow()`` for the
