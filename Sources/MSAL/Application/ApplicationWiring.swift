@@ -1,6 +1,6 @@
-/// The parts every application builds the same way from its settings: the clock, the HTTP
-/// pipeline, the authority resolver and the token cache (issue 44, item 2: one factory instead of
-/// a copy of the wiring in each application's initializer).
+/// The parts every application builds the same way from its ``ApplicationSettings``: the clock,
+/// the HTTP pipeline, the authority resolver, the token cache, and the token client on them
+/// (issue 44, item 2: one factory instead of a copy of the wiring in each application's initializer).
 package struct ApplicationWiring: Sendable {
     /// The configured clock, or the system's.
     package let clock: any MSALClock
@@ -11,27 +11,32 @@ package struct ApplicationWiring: Sendable {
     /// The token cache.
     package let cache: TokenCache
 
-    /// Builds the parts.
+    /// Builds the parts from `settings`: its transport (`nil`: a new ``MSALCurlTransport``), clock
+    /// (`nil`: ``MSALSystemClock``), cache configuration and authority validation.
     ///
     /// - Parameters:
-    ///   - transport: The configured transport (`nil`: a new ``MSALCurlTransport``).
-    ///   - clock: The configured clock (`nil`: ``MSALSystemClock``).
-    ///   - cacheConfig: The cache's configuration.
     ///   - suggestsPartitionKeys: Whether the cache names partitions for the app's hooks (confidential clients).
     ///   - pipelineConfiguration: Changes to ``MSALGlobalConfig/httpConfig``'s pipeline settings
     ///     (managed identity turns the pipeline's retry off: its flow retries by each source's policy).
-    ///   - validation: The authority validation policy.
     /// - Throws: the cache's errors when its location cannot be used.
     package init(
-        transport: (any MSALHTTPTransport)?, clock: (any MSALClock)?, cacheConfig: MSALCacheConfig, suggestsPartitionKeys: Bool,
-        pipelineConfiguration: (inout HTTPPipelineConfiguration) -> Void = { _ in }, validation: AuthorityValidationPolicy
+        _ settings: ApplicationSettings, suggestsPartitionKeys: Bool,
+        pipelineConfiguration: (inout HTTPPipelineConfiguration) -> Void = { _ in }
     ) throws {
-        cache = try TokenCache(config: cacheConfig, suggestsPartitionKeys: suggestsPartitionKeys)
-        let clock = clock ?? MSALSystemClock()
+        cache = try TokenCache(config: settings.cacheConfig, suggestsPartitionKeys: suggestsPartitionKeys)
+        let clock = settings.clock ?? MSALSystemClock()
         self.clock = clock
         var configuration = MSALGlobalConfig.httpConfig.pipelineConfiguration()
         pipelineConfiguration(&configuration)
-        pipeline = HTTPPipeline(transport: transport ?? MSALCurlTransport(), clock: clock, configuration: configuration)
-        resolver = AuthorityResolver(pipeline: pipeline, store: AuthorityMetadataStore(clock: clock), policy: validation)
+        pipeline = HTTPPipeline(transport: settings.transport ?? MSALCurlTransport(), clock: clock, configuration: configuration)
+        resolver = AuthorityResolver(pipeline: pipeline, store: AuthorityMetadataStore(clock: clock), policy: settings.validation)
+    }
+
+    /// The token client of an application with `settings` and `role`, on these parts.
+    package func tokenClient(
+        clientID: String, settings: ApplicationSettings, secrets: any InteractiveSecretsSource = SecureInteractiveSecrets(),
+        role: TokenClient.Role
+    ) -> TokenClient {
+        TokenClient(clientID: clientID, settings: settings, wiring: self, secrets: secrets, role: role)
     }
 }

@@ -31,14 +31,12 @@ public final class MSALConfidentialClientApplication: Sendable {
         }
         // One consistent snapshot of every setting (the caller may go on changing its object).
         let copy = configuration.copy(clientId: clientID)
-        let variables = copy.environment ?? ProcessInfo.processInfo.environment
+        let settings = copy.settings
+        let variables = settings.environment ?? ProcessInfo.processInfo.environment
         let regionSetting = try RegionResolver.effectiveSetting(copy.azureRegion, variables: variables)
         self.configuration = copy
-        let wiring = try ApplicationWiring(
-            transport: copy.transport, clock: copy.clock, cacheConfig: copy.cacheConfig, suggestsPartitionKeys: true,
-            validation: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        let wiring = try ApplicationWiring(settings, suggestsPartitionKeys: true)
         self.cache = wiring.cache
-        let clock = wiring.clock
         // Region detection asks the instance metadata service once, for at most 2 seconds, never retried.
         var regionPipelineConfiguration = MSALGlobalConfig.httpConfig.pipelineConfiguration()
         regionPipelineConfiguration.retryCount = 0
@@ -48,16 +46,11 @@ public final class MSALConfidentialClientApplication: Sendable {
         self.region = RegionResolver(
             setting: regionSetting, variables: variables, imdsBaseURL: copy.instanceMetadataBaseURL,
             pipeline: HTTPPipeline(
-                transport: copy.transport ?? MSALCurlTransport(), clock: clock, configuration: regionPipelineConfiguration),
+                transport: settings.transport ?? MSALCurlTransport(), clock: wiring.clock, configuration: regionPipelineConfiguration),
             logger: MSALLogger())
-        let authentication = ClientAuthentication(credential: copy.clientCredential, clientID: clientID, clock: clock)
+        let authentication = ClientAuthentication(credential: copy.clientCredential, clientID: clientID, clock: wiring.clock)
         self.authentication = authentication
-        self.client = TokenClient(
-            clientID: clientID, redirectURI: nil, defaultAuthority: copy.authority, capabilities: copy.clientApplicationCapabilities,
-            expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()), extendedLifetimeEnabled: false,
-            multipleCloudsSupported: false, pipeline: wiring.pipeline, resolver: wiring.resolver, cache: wiring.cache, clock: clock,
-            refreshFlights: RefreshFlights(), derivedAuthorities: DerivedAuthorities(), secrets: SecureInteractiveSecrets(),
-            logger: MSALLogger(), clientAuthentication: authentication)
+        self.client = wiring.tokenClient(clientID: clientID, settings: settings, role: .confidentialClient(authentication))
     }
 
     /// Creates an application for `clientId` with `clientCredential` at `authority`, caching in memory.

@@ -8,16 +8,8 @@ import MSALSupport
 /// application copies it when created: later changes do not affect an existing application.
 public final class MSALConfidentialClientApplicationConfig: Sendable {
     private struct Values: Sendable {
-        var authority: MSALAuthority
-        var knownAuthorities: [MSALAuthority] = []
-        var clientApplicationCapabilities: [String]? = nil
-        var tokenExpirationBuffer: Double = 300
-        var cacheConfig = MSALCacheConfig.memory
-        var transport: (any MSALHTTPTransport)? = nil
-        var clock: (any MSALClock)? = nil
-        var validatesAuthority = true
+        var settings: ApplicationSettings
         var azureRegion: MSALAzureRegion? = nil
-        var environment: [String: String]? = nil
         var instanceMetadataBaseURL: URL? = nil
     }
 
@@ -25,6 +17,9 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
     public let clientId: String
     /// How the application proves its identity: a secret, a certificate or an assertion.
     public let clientCredential: MSALClientCredential
+    /// The shared settings as they are now, read at once.
+    package var settings: ApplicationSettings { values.withLock { $0.settings } }
+
     private let values: Mutex<Values>
 
     /// Creates a configuration.
@@ -38,7 +33,7 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
     public init(clientId: String, clientCredential: MSALClientCredential, authority: MSALAuthority) {
         self.clientId = clientId
         self.clientCredential = clientCredential
-        self.values = Mutex(Values(authority: authority))
+        self.values = Mutex(Values(settings: ApplicationSettings(authority: authority, cacheConfig: .memory)))
     }
 
     /// A copy of every setting at once (one lock, so a caller changing its object meanwhile is seen
@@ -46,56 +41,56 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
     package func copy(clientId: String? = nil) -> MSALConfidentialClientApplicationConfig {
         let current = values.withLock { $0 }
         let copy = MSALConfidentialClientApplicationConfig(
-            clientId: clientId ?? self.clientId, clientCredential: clientCredential, authority: current.authority)
+            clientId: clientId ?? self.clientId, clientCredential: clientCredential, authority: current.settings.authority)
         copy.values.withLock { $0 = current }
         return copy
     }
 
     /// The authority tokens are requested from unless the parameters name another.
     public var authority: MSALAuthority {
-        get { values.withLock { $0.authority } }
-        set { values.withLock { $0.authority = newValue } }
+        get { values.withLock { $0.settings.authority } }
+        set { values.withLock { $0.settings.authority = newValue } }
     }
 
     /// Authorities trusted without instance discovery (B2C, CIAM, ADFS and custom domains need this
     /// when validation is on).
     public var knownAuthorities: [MSALAuthority] {
-        get { values.withLock { $0.knownAuthorities } }
-        set { values.withLock { $0.knownAuthorities = newValue } }
+        get { values.withLock { $0.settings.knownAuthorities } }
+        set { values.withLock { $0.settings.knownAuthorities = newValue } }
     }
 
     /// Capabilities the client declares to the service, such as `["CP1"]` (continuous access
     /// evaluation: the resource may then answer with a claims challenge).
     public var clientApplicationCapabilities: [String]? {
-        get { values.withLock { $0.clientApplicationCapabilities } }
-        set { values.withLock { $0.clientApplicationCapabilities = newValue } }
+        get { values.withLock { $0.settings.clientApplicationCapabilities } }
+        set { values.withLock { $0.settings.clientApplicationCapabilities = newValue } }
     }
 
     /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
     public var tokenExpirationBuffer: Double {
-        get { values.withLock { $0.tokenExpirationBuffer } }
-        set { values.withLock { $0.tokenExpirationBuffer = newValue } }
+        get { values.withLock { $0.settings.tokenExpirationBuffer } }
+        set { values.withLock { $0.settings.tokenExpirationBuffer = newValue } }
     }
 
     /// Where the token cache is kept. Default: in memory, for the life of the application (a
     /// service usually keeps one application for its whole run); a file or custom storage shares
     /// it across processes and with the other MSAL libraries.
     public var cacheConfig: MSALCacheConfig {
-        get { values.withLock { $0.cacheConfig } }
-        set { values.withLock { $0.cacheConfig = newValue } }
+        get { values.withLock { $0.settings.cacheConfig } }
+        set { values.withLock { $0.settings.cacheConfig = newValue } }
     }
 
     /// How HTTP requests are sent. `nil` (the default) is ``MSALCurlTransport``.
     public var transport: (any MSALHTTPTransport)? {
-        get { values.withLock { $0.transport } }
-        set { values.withLock { $0.transport = newValue } }
+        get { values.withLock { $0.settings.transport } }
+        set { values.withLock { $0.settings.transport = newValue } }
     }
 
     /// The time source for token lifetimes, assertion reuse and waits. `nil` (the default) is the
     /// system clock.
     public var clock: (any MSALClock)? {
-        get { values.withLock { $0.clock } }
-        set { values.withLock { $0.clock = newValue } }
+        get { values.withLock { $0.settings.clock } }
+        set { values.withLock { $0.settings.clock = newValue } }
     }
 
     /// The Azure region app tokens (``MSALConfidentialClientApplication/acquireTokenForClient(with:)``)
@@ -113,8 +108,8 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
     /// The environment variables read for `MSAL_FORCE_REGION` and `REGION_NAME`. `nil` (the
     /// default) reads the process environment when the application is created.
     public var environment: [String: String]? {
-        get { values.withLock { $0.environment } }
-        set { values.withLock { $0.environment = newValue } }
+        get { values.withLock { $0.settings.environment } }
+        set { values.withLock { $0.settings.environment = newValue } }
     }
 
     /// The instance metadata service asked for the region by ``MSALAzureRegion/autoDetect``
@@ -127,7 +122,7 @@ public final class MSALConfidentialClientApplicationConfig: Sendable {
     /// Whether unknown Microsoft Entra hosts are checked with instance discovery before use.
     /// Default `true`; turn it off only for hosts you trust (prefer ``knownAuthorities``).
     public var validatesAuthority: Bool {
-        get { values.withLock { $0.validatesAuthority } }
-        set { values.withLock { $0.validatesAuthority = newValue } }
+        get { values.withLock { $0.settings.validatesAuthority } }
+        set { values.withLock { $0.settings.validatesAuthority = newValue } }
     }
 }

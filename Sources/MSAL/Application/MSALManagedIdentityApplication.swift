@@ -28,24 +28,21 @@ public final class MSALManagedIdentityApplication: Sendable {
                 .internal, internalCode: .internalErrorInvalidParameter, message: "The user-assigned managed identity's id is empty")
         }
         self.configuration = copy
-        let variables = copy.environment ?? ProcessInfo.processInfo.environment
+        let settings = copy.settings
+        let variables = settings.environment ?? ProcessInfo.processInfo.environment
         let source = MSALManagedIdentitySource.detect(
             variables, arcAgentInstalled: FileManager.default.isExecutableFile(atPath: copy.arcAgentPath))
         self.source = source
         // The flow retries by each source's own policy; the pipeline neither retries nor holds back
         // a request that failed without naming a time (a 429's Retry-After is still honoured).
-        let wiring = try ApplicationWiring(
-            transport: copy.transport, clock: copy.clock, cacheConfig: copy.cacheConfig, suggestsPartitionKeys: true,
-            pipelineConfiguration: { pipeline in
-                pipeline.retryCount = 0
-                pipeline.defaultThrottle = 0
-            }, validation: AuthorityValidationPolicy())
+        let wiring = try ApplicationWiring(settings, suggestsPartitionKeys: true) { pipeline in
+            pipeline.retryCount = 0
+            pipeline.defaultThrottle = 0
+        }
         self.cache = wiring.cache
         self.flow = ManagedIdentityFlow(
             identity: copy.identity, source: source, endpoints: ManagedIdentityEndpoints(variables: variables, configuration: copy),
-            pipeline: wiring.pipeline, cache: wiring.cache, clock: wiring.clock,
-            expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
-            capabilities: copy.clientApplicationCapabilities, logger: MSALLogger())
+            client: wiring.tokenClient(clientID: copy.identity.cacheClientID, settings: settings, role: .managedIdentity))
     }
 
     /// Creates an application for `identity`, caching in memory, with the source detected from the process environment.

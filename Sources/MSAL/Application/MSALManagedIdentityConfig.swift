@@ -8,19 +8,17 @@ import MSALSupport
 /// copies it when created.
 public final class MSALManagedIdentityConfig: Sendable {
     private struct Values: Sendable {
-        var cacheConfig = MSALCacheConfig.memory
-        var transport: (any MSALHTTPTransport)? = nil
-        var clock: (any MSALClock)? = nil
-        var environment: [String: String]? = nil
+        var settings = ApplicationSettings(authority: ManagedIdentityFlow.placeholderAuthority, cacheConfig: .memory)
         var imdsBaseURL: URL? = nil
-        var clientApplicationCapabilities: [String]? = nil
-        var tokenExpirationBuffer: Double = 300
         var arcTokenDirectory = "/var/opt/azcmagent/tokens"
         var arcAgentPath = "/opt/azcmagent/bin/himds"
     }
 
     /// The identity tokens are asked for.
     public let identity: MSALManagedIdentity
+    /// The shared settings as they are now, read at once.
+    package var settings: ApplicationSettings { values.withLock { $0.settings } }
+
     private let values = Mutex(Values())
 
     /// Creates a configuration for `identity`.
@@ -30,20 +28,20 @@ public final class MSALManagedIdentityConfig: Sendable {
 
     /// Where tokens are cached. Default: in memory, for the life of the application.
     public var cacheConfig: MSALCacheConfig {
-        get { values.withLock { $0.cacheConfig } }
-        set { values.withLock { $0.cacheConfig = newValue } }
+        get { values.withLock { $0.settings.cacheConfig } }
+        set { values.withLock { $0.settings.cacheConfig = newValue } }
     }
 
     /// How HTTP requests are sent. `nil` (the default) is ``MSALCurlTransport``.
     public var transport: (any MSALHTTPTransport)? {
-        get { values.withLock { $0.transport } }
-        set { values.withLock { $0.transport = newValue } }
+        get { values.withLock { $0.settings.transport } }
+        set { values.withLock { $0.settings.transport = newValue } }
     }
 
     /// The time source for lifetimes and retry waits. `nil` (the default) is the system clock.
     public var clock: (any MSALClock)? {
-        get { values.withLock { $0.clock } }
-        set { values.withLock { $0.clock = newValue } }
+        get { values.withLock { $0.settings.clock } }
+        set { values.withLock { $0.settings.clock = newValue } }
     }
 
     /// The environment variables the source is detected from (``MSALManagedIdentitySource``).
@@ -51,8 +49,8 @@ public final class MSALManagedIdentityConfig: Sendable {
     /// dictionary replaces it entirely, for tests and for programs that configure identity
     /// explicitly.
     public var environment: [String: String]? {
-        get { values.withLock { $0.environment } }
-        set { values.withLock { $0.environment = newValue } }
+        get { values.withLock { $0.settings.environment } }
+        set { values.withLock { $0.settings.environment = newValue } }
     }
 
     /// The instance metadata service to ask instead of `http://169.254.169.254` (the same as
@@ -65,14 +63,14 @@ public final class MSALManagedIdentityConfig: Sendable {
 
     /// Capabilities declared to the source, such as `["CP1"]`; only Service Fabric takes them (`xms_cc`).
     public var clientApplicationCapabilities: [String]? {
-        get { values.withLock { $0.clientApplicationCapabilities } }
-        set { values.withLock { $0.clientApplicationCapabilities = newValue } }
+        get { values.withLock { $0.settings.clientApplicationCapabilities } }
+        set { values.withLock { $0.settings.clientApplicationCapabilities = newValue } }
     }
 
     /// Seconds before expiry at which a cached token is no longer returned. Default 300.
     public var tokenExpirationBuffer: Double {
-        get { values.withLock { $0.tokenExpirationBuffer } }
-        set { values.withLock { $0.tokenExpirationBuffer = newValue } }
+        get { values.withLock { $0.settings.tokenExpirationBuffer } }
+        set { values.withLock { $0.settings.tokenExpirationBuffer = newValue } }
     }
 
     /// The directory the Azure Arc agent writes its challenge key files to (Linux:

@@ -36,19 +36,16 @@ public final class MSALPublicClientApplication: Sendable {
         copy.clientId = clientID
         self.configuration = copy
         self.environmentFilterHost = copy.multipleCloudsSupported ? nil : copy.authority.components.hostAndPort
-        let wiring = try ApplicationWiring(
-            transport: copy.transport, clock: copy.clock, cacheConfig: copy.cacheConfig, suggestsPartitionKeys: false,
-            validation: AuthorityValidationPolicy(validatesAuthority: copy.validatesAuthority, knownAuthorities: copy.knownAuthorities))
+        let settings = copy.settings
+        let wiring = try ApplicationWiring(settings, suggestsPartitionKeys: false)
         self.cache = wiring.cache
-        self.client = TokenClient(
-            clientID: clientID, redirectURI: copy.redirectUri, defaultAuthority: copy.authority,
-            capabilities: copy.clientApplicationCapabilities, expiryBuffer: Int64(max(0, copy.tokenExpirationBuffer).rounded()),
-            extendedLifetimeEnabled: copy.extendedLifetimeEnabled, multipleCloudsSupported: copy.multipleCloudsSupported,
-            pipeline: wiring.pipeline, resolver: wiring.resolver, cache: wiring.cache, clock: wiring.clock,
-            refreshFlights: RefreshFlights(),
-            derivedAuthorities: DerivedAuthorities(), secrets: copy.interactiveSecrets, logger: MSALLogger(),
-            systemBrowserEnvironment: copy.systemBrowserEnvironment, sliceParameters: copy.sliceConfig?.sliceDictionary ?? [:],
-            webAuthSessions: copy.webAuthSessions)
+        self.client = wiring.tokenClient(
+            clientID: clientID, settings: settings, secrets: copy.interactiveSecrets,
+            role: .publicClient(
+                TokenClient.PublicClient(
+                    redirectURI: copy.redirectUri, extendedLifetimeEnabled: copy.extendedLifetimeEnabled,
+                    multipleCloudsSupported: copy.multipleCloudsSupported, systemBrowserEnvironment: copy.systemBrowserEnvironment,
+                    sliceParameters: copy.sliceConfig?.sliceDictionary ?? [:], webAuthSessions: copy.webAuthSessions)))
     }
 
     /// Creates an application for `clientId` with the default authority and cache.

@@ -17,20 +17,16 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         var bypassRedirectURIValidation = false
         var nestedAuthBrokerClientId: String?
         var nestedAuthBrokerRedirectUri: String?
-        var authority: MSALAuthority
-        var knownAuthorities: [MSALAuthority] = []
-        var clientApplicationCapabilities: [String]? = nil
-        var tokenExpirationBuffer: Double = 300
+        var settings: ApplicationSettings
         var extendedLifetimeEnabled = false
         var multipleCloudsSupported = false
-        var cacheConfig = MSALCacheConfig()
-        var transport: (any MSALHTTPTransport)? = nil
-        var clock: (any MSALClock)? = nil
-        var validatesAuthority = true
         var interactiveSecrets: any InteractiveSecretsSource = SecureInteractiveSecrets()
         var systemBrowserEnvironment: [String: String]? = nil
         var webAuthSessions = WebAuthSessions.shared
     }
+
+    /// The shared settings as they are now, read at once.
+    package var settings: ApplicationSettings { values.withLock { $0.settings } }
 
     private let values: Mutex<Values>
 
@@ -96,7 +92,10 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     ///   - authority: `nil` is `https://login.microsoftonline.com/common`.
     public init(clientId: String, redirectUri: String?, authority: MSALAuthority?) {
         let authority = authority ?? MSALAADAuthority.defaultCommon
-        self.values = Mutex(Values(clientId: clientId, redirectUri: redirectUri, authority: authority))
+        self.values = Mutex(
+            Values(
+                clientId: clientId, redirectUri: redirectUri,
+                settings: ApplicationSettings(authority: authority, cacheConfig: MSALCacheConfig())))
     }
 
     private init(values: Values) {
@@ -129,27 +128,27 @@ public final class MSALPublicClientApplicationConfig: Sendable {
 
     /// The authority tokens are requested from unless the parameters name another.
     public var authority: MSALAuthority {
-        get { values.withLock { $0.authority } }
-        set { values.withLock { $0.authority = newValue } }
+        get { values.withLock { $0.settings.authority } }
+        set { values.withLock { $0.settings.authority = newValue } }
     }
 
     /// Authorities trusted without instance discovery (B2C, CIAM, ADFS and custom domains need this
     /// when validation is on).
     public var knownAuthorities: [MSALAuthority] {
-        get { values.withLock { $0.knownAuthorities } }
-        set { values.withLock { $0.knownAuthorities = newValue } }
+        get { values.withLock { $0.settings.knownAuthorities } }
+        set { values.withLock { $0.settings.knownAuthorities = newValue } }
     }
 
     /// Capabilities the client declares to the service, such as `["CP1"]` (continuous access evaluation).
     public var clientApplicationCapabilities: [String]? {
-        get { values.withLock { $0.clientApplicationCapabilities } }
-        set { values.withLock { $0.clientApplicationCapabilities = newValue } }
+        get { values.withLock { $0.settings.clientApplicationCapabilities } }
+        set { values.withLock { $0.settings.clientApplicationCapabilities = newValue } }
     }
 
     /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
     public var tokenExpirationBuffer: Double {
-        get { values.withLock { $0.tokenExpirationBuffer } }
-        set { values.withLock { $0.tokenExpirationBuffer = newValue } }
+        get { values.withLock { $0.settings.tokenExpirationBuffer } }
+        set { values.withLock { $0.settings.tokenExpirationBuffer = newValue } }
     }
 
     /// Whether access tokens past expiry but within their extended lifetime may be returned when
@@ -167,28 +166,28 @@ public final class MSALPublicClientApplicationConfig: Sendable {
 
     /// Where the token cache is kept. Default: the file at `$XDG_CACHE_HOME/msal/token_cache.json`.
     public var cacheConfig: MSALCacheConfig {
-        get { values.withLock { $0.cacheConfig } }
-        set { values.withLock { $0.cacheConfig = newValue } }
+        get { values.withLock { $0.settings.cacheConfig } }
+        set { values.withLock { $0.settings.cacheConfig = newValue } }
     }
 
     /// How HTTP requests are sent. `nil` (the default) is ``MSALCurlTransport``; tests and
     /// apps without network pass `MSALReplayTransport` from `MSALTesting`, or their own.
     public var transport: (any MSALHTTPTransport)? {
-        get { values.withLock { $0.transport } }
-        set { values.withLock { $0.transport = newValue } }
+        get { values.withLock { $0.settings.transport } }
+        set { values.withLock { $0.settings.transport = newValue } }
     }
 
     /// The time source for token lifetimes and waits. `nil` (the default) is the system clock.
     public var clock: (any MSALClock)? {
-        get { values.withLock { $0.clock } }
-        set { values.withLock { $0.clock = newValue } }
+        get { values.withLock { $0.settings.clock } }
+        set { values.withLock { $0.settings.clock = newValue } }
     }
 
     /// Whether unknown Microsoft Entra hosts are checked with instance discovery before use.
     /// Default `true`; turn it off only for hosts you trust (prefer ``knownAuthorities``).
     public var validatesAuthority: Bool {
-        get { values.withLock { $0.validatesAuthority } }
-        set { values.withLock { $0.validatesAuthority = newValue } }
+        get { values.withLock { $0.settings.validatesAuthority } }
+        set { values.withLock { $0.settings.validatesAuthority = newValue } }
     }
 
     /// Where interactive requests get their PKCE verifier, `state` and `nonce`. Not public: only

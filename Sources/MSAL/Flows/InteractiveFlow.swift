@@ -83,7 +83,7 @@ package struct InteractiveFlow: Sendable {
             // Registered process-wide, so MSALPublicClientApplication.cancelCurrentWebAuthSession() can end the wait.
             let logger = client.logger
             let browserUnavailable = webview.browserUnavailableHandler
-            redirect = try await client.webAuthSessions.cancellable {
+            redirect = try await (client.publicClient?.webAuthSessions ?? .shared).cancellable {
                 try await Self.obtainRedirect(
                     webUI: webUI, presentedURL: presentedURL, redirectURI: redirectURI, listener: listener,
                     expectedState: state, browserUnavailable: browserUnavailable, logger: logger,

@@ -13,14 +13,8 @@ package struct ManagedIdentityFlow: TokenRecipe {
     package let identity: MSALManagedIdentity
     package let source: MSALManagedIdentitySource
     package let endpoints: ManagedIdentityEndpoints
-    package let pipeline: HTTPPipeline
-    package let cache: TokenCache
-    package let clock: any MSALClock
-    package let expiryBuffer: Int64
-    package let capabilities: [String]?
-    package let logger: MSALLogger
-    private let flights = RefreshFlights()
-    private let correlationIDs = CorrelationID()
+    /// The application's pipeline, cache, clock and settings (``TokenClient/Role/managedIdentity``).
+    package let client: TokenClient
 
     /// The `environment` of cached managed-identity tokens (MSAL for Python writes `localhost`).
     package static let cacheEnvironment = "localhost"
@@ -37,21 +31,6 @@ package struct ManagedIdentityFlow: TokenRecipe {
     /// The longest `Retry-After` waited for before asking again; a source that asks for longer is not retried.
     package static let maximumRetryWait: Double = 60
 
-    package init(
-        identity: MSALManagedIdentity, source: MSALManagedIdentitySource, endpoints: ManagedIdentityEndpoints, pipeline: HTTPPipeline,
-        cache: TokenCache, clock: any MSALClock, expiryBuffer: Int64, capabilities: [String]?, logger: MSALLogger
-    ) {
-        self.identity = identity
-        self.source = source
-        self.endpoints = endpoints
-        self.pipeline = pipeline
-        self.cache = cache
-        self.clock = clock
-        self.expiryBuffer = expiryBuffer
-        self.capabilities = capabilities
-        self.logger = logger
-    }
-
     package struct Request: TokenAcquisitionRequest {
         var resource: String
         var claims: String?
@@ -63,7 +42,7 @@ package struct ManagedIdentityFlow: TokenRecipe {
     /// Reads and checks the parameters: the resource trimmed, without a trailing `/.default`.
     package func request(_ parameters: MSALManagedIdentityParameters) throws -> Request {
         let values = parameters.snapshot
-        let correlationID = values.correlationId ?? correlationIDs.make()
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
         var resource = parameters.resource.trimmingCharacters(in: .whitespacesAndNewlines)
         if resource.lowercased().hasSuffix("/.default") { resource.removeLast("/.default".count) }
         guard !resource.isEmpty, !resource.contains(where: { $0.isWhitespace }) else {
@@ -79,12 +58,10 @@ package struct ManagedIdentityFlow: TokenRecipe {
 
     /// Runs the request (``TokenAcquisition``). Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
-        try await TokenAcquisition(self, flights: flights, clock: clock, logger: logger).run(request)
+        try await TokenAcquisition(self, flights: client.refreshFlights, clock: client.clock, logger: client.logger).run(request)
     }
 
     package var label: String { "Managed identity (\(source.rawValue))" }
-
-    private var nowSeconds: Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
 
     package func cachedResult(_ request: Request) async throws -> MSALResult? {
         try await cachedToken(request).map { result($0, request: request, source: .cache) }
@@ -92,8 +69,8 @@ package struct ManagedIdentityFlow: TokenRecipe {
 
     private func cachedToken(_ request: Request, expiryBuffer: Int64? = nil) async throws -> CachedAccessToken? {
         let clientID = identity.cacheClientID
-        let now = nowSeconds
-        let buffer = expiryBuffer ?? self.expiryBuffer
+        let now = client.nowSeconds
+        let buffer = expiryBuffer ?? client.expiryBuffer
         let scopes = TokenCacheContents.lookupScopes([request.resource])
         let scheme = request.scheme
         @Sendable func lookup(_ contents: TokenCacheContents) -> CachedAccessToken? {
@@ -101,8 +78,10 @@ package struct ManagedIdentityFlow: TokenRecipe {
                 environment: Self.cacheEnvironment, clientID: clientID, realms: [Self.cacheRealm], scopes: scopes, scheme: scheme, now: now,
                 expiryBuffer: buffer)
         }
-        if let answered = try cache.readIfInMemory(lookup) { return answered }
-        return try await cache.readFromStorage(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) { lookup($0) }
+        if let answered = try client.cache.readIfInMemory(lookup) { return answered }
+        return try await client.cache.readFromStorage(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) {
+            lookup($0)
+        }
     }
 
     private func result(_ token: CachedAccessToken, request: Request, source: MSALTokenSource) -> MSALResult {
@@ -130,7 +109,7 @@ package struct ManagedIdentityFlow: TokenRecipe {
             replacing = Hex.lowercase(try MessageDigest.sha256(Array(cached.secret.utf8)))
         }
         let httpRequest = try endpoints.request(
-            source, identity: identity, resource: request.resource, correlationID: correlationID, capabilities: capabilities,
+            source, identity: identity, resource: request.resource, correlationID: correlationID, capabilities: client.capabilities,
             claims: request.claims, replacing: replacing)
         var response = try await send(httpRequest, correlationID: correlationID)
         if source == .azureArc {
@@ -146,7 +125,7 @@ package struct ManagedIdentityFlow: TokenRecipe {
         guard response.statusCode == 200 else {
             throw ManagedIdentityResponse.error(response, source: source, correlationID: correlationID)
         }
-        let now = nowSeconds
+        let now = client.nowSeconds
         let token: TokenResponse
         do throws(MSALFailure) {
             token = try ManagedIdentityResponse.parse(response.body, now: now, source: source, scheme: request.scheme)
@@ -159,10 +138,10 @@ package struct ManagedIdentityFlow: TokenRecipe {
         let entries = TokenCacheEntries(
             appTokenResponse: token, clientID: clientID, environment: Self.cacheEnvironment, realm: Self.cacheRealm,
             requestedScopes: [request.resource], now: now)
-        try await cache.write(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) { contents in
+        try await client.cache.write(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) { contents in
             contents.save(entries, clientID: clientID)
         }
-        logger.info("Managed identity (\(public: source.rawValue)): token received and cached", correlationID: correlationID)
+        client.logger.info("Managed identity (\(public: source.rawValue)): token received and cached", correlationID: correlationID)
         return result(
             CachedAccessToken(
                 key: entries.accessToken.key, secret: token.accessToken, target: entries.target, tokenType: token.tokenType,
@@ -183,9 +162,10 @@ package struct ManagedIdentityFlow: TokenRecipe {
             var error: MSALFailure?
             var failedResponse: MSALHTTPResponse?
             do {
-                let response = try await pipeline.send(request, correlationID: correlationID)
+                let response = try await client.pipeline.send(request, correlationID: correlationID)
                 let answer = RetrySchedule.Failure.status(
-                    response.statusCode, retryAfter: RetryAfter.seconds(response.headers["Retry-After"], now: clock.now(), maximum: 3600))
+                    response.statusCode,
+                    retryAfter: RetryAfter.seconds(response.headers["Retry-After"], now: client.clock.now(), maximum: 3600))
                 guard schedule.isRetryable(answer) else { return response }
                 failure = answer
                 failedResponse = response
@@ -194,7 +174,7 @@ package struct ManagedIdentityFlow: TokenRecipe {
                 let kind: RetrySchedule.Failure
                 if let code = thrown.httpStatusCode {
                     let retryAfterText = thrown.httpHeaders?.first { $0.key.lowercased() == "retry-after" }?.value
-                    kind = .status(code, retryAfter: RetryAfter.seconds(retryAfterText, now: clock.now(), maximum: 3600))
+                    kind = .status(code, retryAfter: RetryAfter.seconds(retryAfterText, now: client.clock.now(), maximum: 3600))
                 } else {
                     kind = thrown.internalCode == .networkTimeout ? .timeout : .networkFailure
                 }
@@ -215,10 +195,10 @@ package struct ManagedIdentityFlow: TokenRecipe {
             }
             let status: String
             if case .status(let code, _) = failure { status = "HTTP \(code)" } else { status = "timeout" }
-            logger.info(
+            client.logger.info(
                 "Managed identity (\(public: source.rawValue)): \(public: status); asking again in \(public: String(delay)) s",
                 correlationID: correlationID)
-            try await clock.sleep(seconds: delay)
+            try await client.clock.sleep(seconds: delay)
         }
     }
 }

@@ -2,79 +2,102 @@ import Foundation
 import MSALJOSE
 
 /// What the flows share: the application's identity and settings, and its transport, authority
-/// resolver, token cache and clock. The flows do I/O only through these.
+/// resolver, token cache and clock. The flows do I/O only through these. What only one kind of
+/// application adds is its ``Role``.
 ///
 /// A class: every flow holds it, and copying a struct of fifteen references cost a retain and a
 /// release each on every silent request.
 package final class TokenClient: Sendable {
+    /// What a public client adds: its browser sign-in and MSAL for iOS's public-client settings.
+    package struct PublicClient: Sendable {
+        package var redirectURI: String?
+        package var extendedLifetimeEnabled = false
+        package var multipleCloudsSupported = false
+        /// The environment the default system browser reads instead of the process's (test wiring).
+        package var systemBrowserEnvironment: [String: String]? = nil
+        /// The `slice` and `dc` query parameters of ``MSALPublicClientApplicationConfig/sliceConfig``,
+        /// sent with every authorization and token request (empty without one).
+        package var sliceParameters: [String: String] = [:]
+        /// Where interactive requests register their wait for the web UI, so it can be canceled.
+        package var webAuthSessions = WebAuthSessions.shared
+    }
+
+    /// The kind of application, with what it adds to the shared part.
+    package enum Role: Sendable {
+        case publicClient(PublicClient)
+        /// A confidential client's authentication, added to every token request it sends
+        /// (refreshes and code redemptions too).
+        case confidentialClient(ClientAuthentication)
+        /// A managed identity: the platform's source proves it (``ManagedIdentityFlow``).
+        case managedIdentity
+    }
+
     package let clientID: String
-    package let redirectURI: String?
     package let defaultAuthority: MSALAuthority
     package let capabilities: [String]?
     package let expiryBuffer: Int64
-    package let extendedLifetimeEnabled: Bool
-    package let multipleCloudsSupported: Bool
     package let pipeline: HTTPPipeline
     package let resolver: AuthorityResolver
     package let cache: TokenCache
     package let clock: any MSALClock
     /// Whether ``clock`` is the system clock, so whole seconds are read without a `Date`.
     private let readsSystemClock: Bool
-    package let refreshFlights: RefreshFlights
-    package let derivedAuthorities: DerivedAuthorities
+    package let refreshFlights = RefreshFlights()
+    package let derivedAuthorities = DerivedAuthorities()
+    /// Where PKCE verifiers, states and nonces come from (the interactive and web-app flows).
     package let secrets: any InteractiveSecretsSource
-    package let logger: MSALLogger
+    package let logger = MSALLogger()
     /// Where the flows' correlation ids come from.
     package let correlationIDs = CorrelationID()
     /// The app tokens `acquireTokenForClient` found in the cache last (``ClientCredentialsFlow``).
     package let appTokenHits = CacheHitMemo<AppTokenHitKey>()
     /// The tokens `acquireTokenSilent` found in the cache last (``SilentFlow``).
     package let silentHits = CacheHitMemo<SilentHitKey>()
-    /// A confidential client's authentication, added to every token request it sends (refreshes
-    /// and code redemptions too); `nil` for a public client.
+    /// The public client's part; `nil` for a confidential client.
+    package let publicClient: PublicClient?
+    /// A confidential client's authentication; `nil` for a public client.
     package let clientAuthentication: ClientAuthentication?
-    /// The environment the default system browser reads instead of the process's (test wiring).
-    package let systemBrowserEnvironment: [String: String]?
-    /// The `slice` and `dc` query parameters of ``MSALPublicClientApplicationConfig/sliceConfig``,
-    /// sent with every authorization and token request (empty without one).
-    package let sliceParameters: [String: String]
-    /// Where interactive requests register their wait for the web UI, so it can be canceled.
-    package let webAuthSessions: WebAuthSessions
 
+    /// The shared part from `settings` and the parts `wiring` built from them, with `role`'s own.
     package init(
-        clientID: String, redirectURI: String?, defaultAuthority: MSALAuthority, capabilities: [String]?, expiryBuffer: Int64,
-        extendedLifetimeEnabled: Bool, multipleCloudsSupported: Bool, pipeline: HTTPPipeline, resolver: AuthorityResolver,
-        cache: TokenCache, clock: any MSALClock, refreshFlights: RefreshFlights, derivedAuthorities: DerivedAuthorities,
-        secrets: any InteractiveSecretsSource, logger: MSALLogger, clientAuthentication: ClientAuthentication? = nil,
-        systemBrowserEnvironment: [String: String]? = nil, sliceParameters: [String: String] = [:],
-        webAuthSessions: WebAuthSessions = .shared
+        clientID: String, settings: ApplicationSettings, wiring: ApplicationWiring, secrets: any InteractiveSecretsSource, role: Role
     ) {
-        self.sliceParameters = sliceParameters
-        self.webAuthSessions = webAuthSessions
-        self.clientAuthentication = clientAuthentication
-        self.systemBrowserEnvironment = systemBrowserEnvironment
         self.clientID = clientID
-        self.redirectURI = redirectURI
-        self.defaultAuthority = defaultAuthority
-        self.capabilities = capabilities
-        self.expiryBuffer = expiryBuffer
-        self.extendedLifetimeEnabled = extendedLifetimeEnabled
-        self.multipleCloudsSupported = multipleCloudsSupported
-        self.pipeline = pipeline
-        self.resolver = resolver
-        self.cache = cache
-        self.clock = clock
-        self.readsSystemClock = clock is MSALSystemClock
-        self.refreshFlights = refreshFlights
-        self.derivedAuthorities = derivedAuthorities
+        self.defaultAuthority = settings.authority
+        self.capabilities = settings.clientApplicationCapabilities
+        self.expiryBuffer = settings.expiryBuffer
+        self.pipeline = wiring.pipeline
+        self.resolver = wiring.resolver
+        self.cache = wiring.cache
+        self.clock = wiring.clock
+        self.readsSystemClock = wiring.clock is MSALSystemClock
         self.secrets = secrets
-        self.logger = logger
+        switch role {
+        case .publicClient(let own):
+            publicClient = own
+            clientAuthentication = nil
+        case .confidentialClient(let authentication):
+            publicClient = nil
+            clientAuthentication = authentication
+        case .managedIdentity:
+            publicClient = nil
+            clientAuthentication = nil
+        }
     }
+
+    /// The registered redirect URI of a public client.
+    package var redirectURI: String? { publicClient?.redirectURI }
+    /// Whether a public client returns tokens within their extended lifetime while the service is down.
+    package var extendedLifetimeEnabled: Bool { publicClient?.extendedLifetimeEnabled ?? false }
+    /// Whether a public client lists and refreshes accounts of every cloud.
+    package var multipleCloudsSupported: Bool { publicClient?.multipleCloudsSupported ?? false }
 
     /// `webUI`, or the system browser reading ``systemBrowserEnvironment`` when `webUI` is the
     /// default system browser and that environment is set.
     package func effectiveWebUI(_ webUI: any MSALWebUI) -> any MSALWebUI {
-        guard let systemBrowserEnvironment, let browser = webUI as? MSALSystemBrowser, browser.readsProcessEnvironment else { return webUI }
+        guard let systemBrowserEnvironment = publicClient?.systemBrowserEnvironment, let browser = webUI as? MSALSystemBrowser,
+            browser.readsProcessEnvironment
+        else { return webUI }
         return MSALSystemBrowser(environment: systemBrowserEnvironment)
     }
 
