@@ -113,6 +113,21 @@ public final class MSALResult: Sendable, CustomStringConvertible {
             authority: authority, correlationId: correlationId)
     }
 
+    /// An app token's result (client credentials, managed identity): the application's own, with
+    /// no user account; times in whole seconds since 1970.
+    package convenience init(
+        appToken secret: String, target: String, expiresOn: Int64, refreshOn: Int64?, environment: String, realm: String,
+        authority: MSALAuthority, correlationId: UUID, tokenSource: MSALTokenSource
+    ) {
+        self.init(
+            accessToken: secret, expiresOn: Date(timeIntervalSince1970: Double(expiresOn)), extendedLifeTimeToken: false, idToken: nil,
+            target: target,
+            tenantProfile: MSALTenantProfile(
+                identifier: "", environment: environment, tenantId: realm, isHomeTenantProfile: false, idToken: nil),
+            account: MSALAccount(application: environment), authority: authority, correlationId: correlationId, tokenSource: tokenSource,
+            refreshOn: refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
     private init(token: Token, authority: MSALAuthority, correlationId: UUID) {
         self.token = token
         self.authority = authority

@@ -137,28 +137,15 @@ package struct ClientCredentialsFlow: TokenRecipe {
         }
         guard let token = found else { return nil }
         let refreshOn = token.refreshOn
-        let answer = result(
-            secret: token.secret, expiresOn: token.expiresOn, target: token.target, realm: token.realm, environment: token.environment,
-            refreshOn: refreshOn, request: request, source: .cache)
+        let answer = MSALResult(
+            appToken: token.secret, target: token.target, expiresOn: token.expiresOn, refreshOn: refreshOn, environment: token.environment,
+            realm: token.realm, authority: request.authority, correlationId: request.correlationID, tokenSource: .cache)
         if let seen {
             client.appTokenHits.remember(
                 answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes), seen: seen,
                 expiresOn: token.expiresOn, refreshOn: refreshOn, expiryBuffer: buffer, now: now)
         }
         return answer
-    }
-
-    private func result(
-        secret: String, expiresOn: Int64, target: String, realm: String, environment: String, refreshOn: Int64?, request: Request,
-        source: MSALTokenSource
-    ) -> MSALResult {
-        MSALResult(
-            accessToken: secret, expiresOn: Date(timeIntervalSince1970: Double(expiresOn)), extendedLifeTimeToken: false, idToken: nil,
-            target: target,
-            tenantProfile: MSALTenantProfile(
-                identifier: "", environment: environment, tenantId: realm, isHomeTenantProfile: false, idToken: nil),
-            account: MSALAccount(application: environment), authority: request.authority, correlationId: request.correlationID,
-            tokenSource: source, refreshOn: refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
     }
 
     package func flightKey(_ request: Request) -> RefreshFlightKey {
@@ -198,30 +185,14 @@ package struct ClientCredentialsFlow: TokenRecipe {
         guard response.statusCode == 200 else {
             throw MSALFailure(tokenEndpointResponse: response, grant: .clientCredentials, correlationID: correlationID)
         }
-        let token: TokenResponse
-        do throws(MSALFailure) {
-            token = try TokenResponse(parsing: response.body, scheme: request.scheme)
-        } catch {
-            var error = error.correlated(correlationID)
-            error.httpStatusCode = response.statusCode
-            throw error
-        }
-        let now = client.nowSeconds
-        let environment = Self.environment(request.authority)
         let realm = Self.realm(of: metadata.tokenEndpoint) ?? request.authority.components.tenant
-        let entries = TokenCacheEntries(
-            appTokenResponse: token, clientID: clientID, environment: environment, realm: realm, requestedScopes: request.scopes, now: now)
-        do {
-            try await client.cache.write(clientID: clientID, partition: Self.partition(request, clientID: clientID)) { contents in
-                contents.save(entries, clientID: clientID)
-            }
-        } catch let error as MSALFailure {
-            throw error.correlated(correlationID)
-        }
+        let result = try await client.acceptAppToken(
+            response, parse: { body, _ throws(MSALFailure) in try TokenResponse(parsing: body, scheme: request.scheme) },
+            environment: Self.environment(request.authority), realm: realm, scopes: request.scopes,
+            partition: Self.partition(request, clientID: clientID), authority: request.authority, correlationID: correlationID)
         client.logger.info(
-            "App token accepted and cached in realm \(oii: realm); scopes \(public: entries.target)", correlationID: correlationID)
-        return result(
-            secret: token.accessToken, expiresOn: now + token.expiresIn, target: entries.target, realm: realm, environment: environment,
-            refreshOn: token.refreshIn.map { now + $0 }, request: request, source: .identityProvider)
+            "App token accepted and cached in realm \(oii: realm); scopes \(public: result.scopes.joined(separator: " "))",
+            correlationID: correlationID)
+        return result
     }
 }

@@ -64,11 +64,16 @@ package struct ManagedIdentityFlow: TokenRecipe {
     package var label: String { "Managed identity (\(source.rawValue))" }
 
     package func cachedResult(_ request: Request) async throws -> MSALResult? {
-        try await cachedToken(request).map { result($0, request: request, source: .cache) }
+        try await cachedToken(request).map { token in
+            MSALResult(
+                appToken: token.secret, target: token.target, expiresOn: token.expiresOn, refreshOn: token.refreshOn,
+                environment: Self.cacheEnvironment, realm: Self.cacheRealm, authority: Self.placeholderAuthority,
+                correlationId: request.correlationID, tokenSource: .cache)
+        }
     }
 
     private func cachedToken(_ request: Request, expiryBuffer: Int64? = nil) async throws -> CachedAccessToken? {
-        let clientID = identity.cacheClientID
+        let clientID = client.clientID
         let now = client.nowSeconds
         let buffer = expiryBuffer ?? client.expiryBuffer
         let scopes = TokenCacheContents.lookupScopes([request.resource])
@@ -78,21 +83,7 @@ package struct ManagedIdentityFlow: TokenRecipe {
                 environment: Self.cacheEnvironment, clientID: clientID, realms: [Self.cacheRealm], scopes: scopes, scheme: scheme, now: now,
                 expiryBuffer: buffer)
         }
-        if let answered = try client.cache.readIfInMemory(lookup) { return answered }
-        return try await client.cache.readFromStorage(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) {
-            lookup($0)
-        }
-    }
-
-    private func result(_ token: CachedAccessToken, request: Request, source: MSALTokenSource) -> MSALResult {
-        MSALResult(
-            accessToken: token.secret, expiresOn: Date(timeIntervalSince1970: Double(token.expiresOn)), extendedLifeTimeToken: false,
-            idToken: nil, target: token.target,
-            tenantProfile: MSALTenantProfile(
-                identifier: "", environment: Self.cacheEnvironment, tenantId: Self.cacheRealm, isHomeTenantProfile: false, idToken: nil),
-            account: MSALAccount(application: Self.cacheEnvironment), authority: Self.placeholderAuthority,
-            correlationId: request.correlationID,
-            tokenSource: source, refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
+        return try await client.cache.read(clientID: clientID, partition: .application(clientID: clientID, tenant: nil), lookup)
     }
 
     package func flightKey(_ request: Request) -> RefreshFlightKey {
@@ -125,30 +116,16 @@ package struct ManagedIdentityFlow: TokenRecipe {
         guard response.statusCode == 200 else {
             throw ManagedIdentityResponse.error(response, source: source, correlationID: correlationID)
         }
-        let now = client.nowSeconds
-        let token: TokenResponse
-        do throws(MSALFailure) {
-            token = try ManagedIdentityResponse.parse(response.body, now: now, source: source, scheme: request.scheme)
-        } catch {
-            var error = error.correlated(correlationID)
-            error.httpStatusCode = response.statusCode
-            throw error
-        }
-        let clientID = identity.cacheClientID
-        let entries = TokenCacheEntries(
-            appTokenResponse: token, clientID: clientID, environment: Self.cacheEnvironment, realm: Self.cacheRealm,
-            requestedScopes: [request.resource], now: now)
-        try await client.cache.write(clientID: clientID, partition: .application(clientID: clientID, tenant: nil)) { contents in
-            contents.save(entries, clientID: clientID)
-        }
+        let source = source
+        let result = try await client.acceptAppToken(
+            response,
+            parse: { body, now throws(MSALFailure) in
+                try ManagedIdentityResponse.parse(body, now: now, source: source, scheme: request.scheme)
+            }, environment: Self.cacheEnvironment, realm: Self.cacheRealm, scopes: [request.resource],
+            partition: .application(clientID: client.clientID, tenant: nil), authority: Self.placeholderAuthority,
+            correlationID: correlationID)
         client.logger.info("Managed identity (\(public: source.rawValue)): token received and cached", correlationID: correlationID)
-        return result(
-            CachedAccessToken(
-                key: entries.accessToken.key, secret: token.accessToken, target: entries.target, tokenType: token.tokenType,
-                homeAccountID: "",
-                environment: Self.cacheEnvironment, realm: Self.cacheRealm, cachedAt: now, expiresOn: now + token.expiresIn,
-                extendedExpiresOn: nil, refreshOn: token.refreshIn.map { now + $0 }),
-            request: request, source: .identityProvider)
+        return result
     }
 
     /// Sends `request`, asking again after a failure the source may recover from, as
@@ -157,42 +134,33 @@ package struct ManagedIdentityFlow: TokenRecipe {
     /// after 1 s; a `Retry-After` of up to ``maximumRetryWait`` seconds waited for when longer).
     private func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
         var schedule = RetrySchedule(.managedIdentity(imds: source == .imds, maximumRetryWait: Self.maximumRetryWait))
+        func retryAfter(_ text: String?) -> Double? { RetryAfter.seconds(text, now: client.clock.now(), maximum: 3600) }
         while true {
+            // The attempt's answer, or the pipeline's error described for the caller.
+            let outcome: Result<MSALHTTPResponse, MSALFailure>
             let failure: RetrySchedule.Failure
-            var error: MSALFailure?
-            var failedResponse: MSALHTTPResponse?
             do {
                 let response = try await client.pipeline.send(request, correlationID: correlationID)
-                let answer = RetrySchedule.Failure.status(
-                    response.statusCode,
-                    retryAfter: RetryAfter.seconds(response.headers["Retry-After"], now: client.clock.now(), maximum: 3600))
-                guard schedule.isRetryable(answer) else { return response }
-                failure = answer
-                failedResponse = response
+                outcome = .success(response)
+                failure = .status(response.statusCode, retryAfter: retryAfter(response.headers["Retry-After"]))
             } catch let thrown as MSALFailure {
                 if thrown.isThrottlingCacheHit { throw thrown }
-                let kind: RetrySchedule.Failure
                 if let code = thrown.httpStatusCode {
-                    let retryAfterText = thrown.httpHeaders?.first { $0.key.lowercased() == "retry-after" }?.value
-                    kind = .status(code, retryAfter: RetryAfter.seconds(retryAfterText, now: client.clock.now(), maximum: 3600))
+                    failure = .status(
+                        code, retryAfter: retryAfter(thrown.httpHeaders?.first { $0.key.lowercased() == "retry-after" }?.value))
                 } else {
-                    kind = thrown.internalCode == .networkTimeout ? .timeout : .networkFailure
+                    failure = thrown.internalCode == .networkTimeout ? .timeout : .networkFailure
                 }
-                guard schedule.isRetryable(kind) else {
-                    var described = thrown
-                    described.message = "The managed identity source (\(source)) could not be reached: " + thrown.message
-                    throw described
-                }
+                let retryable = schedule.isRetryable(failure)
                 var described = thrown
-                described.message = "The managed identity source (\(source)) did not answer: " + thrown.message
-                if described.internalCode == .internalErrorUnhandledResponse { described.internalCode = .managedIdentityRequestFailed }
-                failure = kind
-                error = described
+                described.message =
+                    "The managed identity source (\(source)) \(retryable ? "did not answer" : "could not be reached"): " + thrown.message
+                if retryable, described.internalCode == .internalErrorUnhandledResponse {
+                    described.internalCode = .managedIdentityRequestFailed
+                }
+                outcome = .failure(described)
             }
-            guard !Task.isCancelled, case .retry(let delay) = schedule.next(after: failure) else {
-                if let error { throw error }
-                return failedResponse!
-            }
+            guard !Task.isCancelled, case .retry(let delay) = schedule.next(after: failure) else { return try outcome.get() }
             let status: String
             if case .status(let code, _) = failure { status = "HTTP \(code)" } else { status = "timeout" }
             client.logger.info(

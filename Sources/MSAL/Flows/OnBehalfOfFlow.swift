@@ -161,13 +161,10 @@ package struct OnBehalfOfFlow: Sendable {
             let key = TokenCacheIndex.accountKey(home: token.homeAccountID, environment: environment, aliases: contents.aliases)
             return (token, idToken?.entry.ownedString(.secret), contents.account(key, clientID: clientID))
         }
-        let found: (CachedAccessToken, String?, MSALAccount?)?
-        if let answered = try client.cache.readIfInMemory(lookup) {
-            found = answered
-        } else {
-            found = try await client.cache.readFromStorage(clientID: clientID, partition: .onBehalfOf(assertionHash: hash)) { lookup($0) }
-        }
-        guard let (token, idToken, account) = found else { return nil }
+        guard
+            let (token, idToken, account) = try await client.cache.read(
+                clientID: clientID, partition: .onBehalfOf(assertionHash: hash), lookup)
+        else { return nil }
         let profile =
             account?.tenantProfiles?.first { CacheText.equalIgnoringASCIICase($0.realm, token.realm) }
             ?? MSALTenantProfile(
@@ -179,15 +176,6 @@ package struct OnBehalfOfFlow: Sendable {
                 ?? MSALAccount(identifier: token.homeAccountID, username: nil, environment: environment, tenantProfiles: [profile]),
             authority: request.authority, correlationId: request.correlationID, tokenSource: .cache,
             refreshOn: token.refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
-    }
-
-    /// The form fields that authenticate the client at `metadata`'s token endpoint.
-    private func authenticationFields(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> [(String, String)] {
-        try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority)
-    }
-
-    private func scopeParameter(_ request: Request) -> String {
-        TokenRequests.scopeParameter(request.scopes)
     }
 
     /// Redeems the refresh token obtained with this assertion; `nil` when there is none, or when
@@ -202,18 +190,15 @@ package struct OnBehalfOfFlow: Sendable {
             else { return nil }
             return (key, secret, home)
         }
-        let stored: (key: String, secret: String, home: String)?
-        if let answered = try client.cache.readIfInMemory(lookup) {
-            stored = answered
-        } else {
-            stored = try await client.cache.readFromStorage(clientID: clientID, partition: .onBehalfOf(assertionHash: hash)) { lookup($0) }
+        guard let stored = try await client.cache.read(clientID: clientID, partition: .onBehalfOf(assertionHash: hash), lookup) else {
+            return nil
         }
-        guard let stored else { return nil }
         let correlationID = request.correlationID
         var httpRequest = TokenRequests.refresh(
-            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret, scope: scopeParameter(request),
+            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret,
+            scope: TokenRequests.scopeParameter(request.scopes),
             claims: request.claims, extraQueryParameters: request.extraQueryParameters, microsoft: request.authority.kind.isMicrosoft,
-            authentication: try await authenticationFields(request, metadata: metadata))
+            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority))
         httpRequest.sendsMicrosoftHeaders = request.authority.kind.isMicrosoft
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
@@ -226,10 +211,7 @@ package struct OnBehalfOfFlow: Sendable {
                 "On-behalf-of request: the refresh token was refused (invalid_grant \(public: error.oauthSubError)); removing it and presenting the assertion",
                 correlationID: correlationID)
             try? await client.cache.write(clientID: clientID, partition: .onBehalfOf(assertionHash: hash, homeAccountID: stored.home)) {
-                contents in
-                if contents.entry(stored.key, in: .refreshToken)?[.secret] == stored.secret {
-                    _ = contents.remove(key: stored.key, from: .refreshToken)
-                }
+                $0.removeRefreshToken(stored.key, ifSecretIs: stored.secret)
             }
             return nil
         }
@@ -239,8 +221,10 @@ package struct OnBehalfOfFlow: Sendable {
     private func redeemAssertion(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> MSALResult {
         let isMicrosoft = request.authority.kind.isMicrosoft
         var httpRequest = TokenRequests.onBehalfOf(
-            tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, assertion: request.assertion, scope: scopeParameter(request),
-            claims: request.claims, authentication: try await authenticationFields(request, metadata: metadata),
+            tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, assertion: request.assertion,
+            scope: TokenRequests.scopeParameter(request.scopes),
+            claims: request.claims,
+            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),
             extraQueryParameters: request.extraQueryParameters, microsoft: isMicrosoft)
         httpRequest.sendsMicrosoftHeaders = isMicrosoft
         let redemption = TokenRedemption(

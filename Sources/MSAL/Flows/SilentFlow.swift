@@ -135,32 +135,6 @@ package struct SilentFlow: TokenRecipe {
         error.isServiceFailure
     }
 
-    /// Records that the application is not a member of any family (MSAL's behaviour on
-    /// `client_mismatch`): its AppMetadata gets an empty `family_id`, so family refresh tokens are
-    /// no longer used for it, nor the accounts they hold listed for it.
-    private static func leaveFamily(_ client: TokenClient, environment: String) async throws {
-        let clientID = client.clientID
-        try await client.cache.write(clientID: clientID) { contents in
-            let group = contents.aliases.group(of: environment)
-            var found = false
-            for (key, entry) in contents.document[.appMetadata]
-            where entry["client_id"].map(CacheText.lowercased) == CacheText.lowercased(clientID)
-                && entry["environment"].map({ contents.aliases.group(of: $0) }) == group
-            {
-                found = true
-                guard entry["family_id"] != "" else { continue }
-                var updated = entry
-                updated["family_id"] = ""
-                contents.upsert(updated, key: key, in: .appMetadata)
-            }
-            if !found {
-                let key = CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID))
-                contents.upsert(
-                    CacheEntry(["client_id": clientID, "environment": environment, "family_id": ""]), key: key, in: .appMetadata)
-            }
-        }
-    }
-
     /// The realms an access token for this request may be cached under, most specific first.
     private func realms(_ request: Request) -> [String] {
         var realms: [String] = []
@@ -372,7 +346,8 @@ package struct SilentFlow: TokenRecipe {
                 familyAssumed: stored.familyAssumed)
             switch action {
             case .leaveFamily:
-                try? await Self.leaveFamily(client, environment: metadata.cacheEnvironment)
+                let environment = metadata.cacheEnvironment
+                try? await client.cache.write(clientID: clientID) { $0.leaveFamily(clientID: clientID, environment: environment) }
             case .keepAndThrottle(let seconds):
                 client.logger.info(
                     "A family refresh token tried for a new application was refused; it stays for the family", correlationID: correlationID)
@@ -381,10 +356,8 @@ package struct SilentFlow: TokenRecipe {
                 client.logger.info(
                     "The refresh token was rejected (invalid_grant \(public: error.oauthSubError)); removing it from the cache",
                     correlationID: correlationID)
-                try? await client.cache.write(clientID: clientID, partition: .account(identifier)) { contents in
-                    if contents.entry(stored.key, in: .refreshToken)?["secret"] == stored.secret {
-                        _ = contents.remove(key: stored.key, from: .refreshToken)
-                    }
+                try? await client.cache.write(clientID: clientID, partition: .account(identifier)) {
+                    $0.removeRefreshToken(stored.key, ifSecretIs: stored.secret)
                 }
             case .throttle(let seconds):
                 client.pipeline.throttling.record(httpRequest, error: error, until: client.clock.now().addingTimeInterval(seconds))

@@ -17,6 +17,14 @@ package enum TokenScheme: Hashable, Sendable {
         }
     }
 
+    /// The scheme whose `token_type` is `tokenType` (UTF-8, ASCII case ignored); `nil` for one this
+    /// library does not know.
+    package init?(tokenType: UnsafeBufferPointer<UInt8>) {
+        var bearer = Self.bearer.tokenType
+        guard bearer.withUTF8({ CacheText.equalIgnoringASCIICase(tokenType, $0) }) else { return nil }
+        self = .bearer
+    }
+
     /// Whether a token response's `token_type` names this scheme (RFC 6749 §5.1: ASCII case ignored).
     package func accepts(tokenType: String) -> Bool {
         CacheText.equalIgnoringASCIICase(tokenType, self.tokenType)

@@ -76,14 +76,6 @@ package struct CachedAccessToken: Sendable, Equatable {
         }
     }
 
-    /// Whether `entry`'s `token_type` is `scheme`'s, ASCII case ignored. An entry without one is a
-    /// bearer token: older writers leave it out, and no writer leaves it out of a bound token.
-    static func isOfScheme(_ entry: CacheEntry, _ scheme: TokenScheme) -> Bool {
-        var expected = scheme.tokenType
-        return entry.withUTF8(.tokenType) { stored in expected.withUTF8 { CacheText.equalIgnoringASCIICase(stored, $0) } }
-            ?? (scheme == .bearer)
-    }
-
     /// `extended_expires_on`, else `ext_expires_on` (older writers).
     package var extendedExpiresOn: Int64? {
         switch details {
@@ -220,11 +212,12 @@ extension TokenCacheContents {
             var best: (index: Int, entry: CacheEntry, expiresOn: Int64)?
             // By position, so only the candidates' fields are touched (no copy of every item).
             for index in items.indices where items[index].section == .accessToken {
-                guard items[index].client == client, items[index].realm == realm, scopes.isSubset(of: items[index].scopes) else { continue }
+                guard items[index].client == client, items[index].realm == realm, items[index].scheme == scheme,
+                    scopes.isSubset(of: items[index].scopes)
+                else { continue }
                 let entry = items[index].entry
                 guard entry.hasString(.secret), let expiresOn = entry.seconds(.expiresOn),
-                    (usingExtendedExpiry ? (Self.extendedExpiresOn(entry) ?? expiresOn) : expiresOn) - now > expiryBuffer,
-                    Self.isOfScheme(entry, scheme)
+                    (usingExtendedExpiry ? (Self.extendedExpiresOn(entry) ?? expiresOn) : expiresOn) - now > expiryBuffer
                 else { continue }
                 if best == nil || expiresOn > best!.expiresOn { best = (index, entry, expiresOn) }
             }

@@ -114,3 +114,33 @@ extension TokenCacheContents {
         return removed
     }
 }
+
+extension TokenCacheContents {
+    /// Records that `clientID` is not a member of any family in `environment`'s cloud (MSAL's
+    /// behaviour on `client_mismatch`): its AppMetadata gets an empty `family_id`, so family refresh
+    /// tokens are no longer used for it, nor the accounts they hold listed for it.
+    package mutating func leaveFamily(clientID: String, environment: String) {
+        let group = aliases.group(of: environment)
+        var found = false
+        for (key, entry) in document[.appMetadata]
+        where entry["client_id"].map(CacheText.lowercased) == CacheText.lowercased(clientID)
+            && entry["environment"].map({ aliases.group(of: $0) }) == group
+        {
+            found = true
+            guard entry["family_id"] != "" else { continue }
+            var updated = entry
+            updated["family_id"] = ""
+            upsert(updated, key: key, in: .appMetadata)
+        }
+        if !found {
+            let key = CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID))
+            upsert(CacheEntry(["client_id": clientID, "environment": environment, "family_id": ""]), key: key, in: .appMetadata)
+        }
+    }
+
+    /// Removes the refresh token at `key` if it still holds `secret` (a refused token, which another
+    /// request may have replaced meanwhile).
+    package mutating func removeRefreshToken(_ key: String, ifSecretIs secret: String) {
+        if entry(key, in: .refreshToken)?[.secret] == secret { _ = remove(key: key, from: .refreshToken) }
+    }
+}

@@ -46,6 +46,9 @@ package struct TokenCacheIndex: Sendable {
         package var scopes: Set<String>
         /// An access token's `target` as written (shared by the entries with the same one); empty otherwise.
         package var target: String
+        /// An access token's scheme, from its `token_type` (none: bearer); `nil` for a type this
+        /// library does not know, and for the other sections.
+        package var scheme: TokenScheme? = nil
     }
 
     /// What a change to the tables touched, so callers can tell which accounts to look at again.
@@ -134,6 +137,7 @@ package struct TokenCacheIndex: Sendable {
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
             item.scopes = scopes
             item.target = target
+            item.scheme = entry.withUTF8(.tokenType) { TokenScheme(tokenType: $0) } ?? .bearer
         case .refreshToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
             if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
