@@ -15,13 +15,6 @@ package struct OnBehalfOfFlow: Sendable {
     /// The confidential client's shared state, with its authentication (``TokenClient/clientAuthentication``).
     package let client: TokenClient
 
-    /// The request as the flow sees it, read once from the parameters.
-    package struct Request: TokenRequestWithBasics {
-        package var basics: TokenRequestBasics
-        var assertion: String
-        var assertionHash: String
-    }
-
     /// The cache key of an incoming assertion: the base64url form (no padding) of the SHA-256 of
     /// its UTF-8 bytes, as MSAL.NET computes `user_assertion_hash`.
     package static func assertionHash(_ assertion: String) throws(MSALFailure) -> String {
@@ -48,6 +41,13 @@ package struct OnBehalfOfFlow: Sendable {
             }
         }
         return segments == 3 || segments == 5
+    }
+
+    /// The request as the flow sees it, read once from the parameters: the incoming assertion and its hash, the cache key of its tokens.
+    package struct Request: TokenRequestWithBasics {
+        package var basics: TokenRequestBasics
+        var assertion: String
+        var assertionHash: String
     }
 
     /// Reads and checks the parameters.
