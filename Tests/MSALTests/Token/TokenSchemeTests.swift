@@ -61,9 +61,10 @@ struct TokenSchemeTests {
         #expect(none.user == nil)
     }
 
-    @Test("An entry without token_type, or with bearer in any case, is a bearer token")
+    @Test("An entry without token_type, with an empty one, or with bearer in any case, is a bearer token")
     func lookupTakesUnmarkedAndAnyCase() throws {
         #expect(Self.lookups(try Self.contents([nil])).app == "app-none")
+        #expect(Self.lookups(try Self.contents([""])).user == "user-")
         #expect(Self.lookups(try Self.contents(["bearer"])).user == "user-bearer")
         #expect(Self.lookups(try Self.contents(["BEARER", "pop"])).app == "app-BEARER")
     }

@@ -46,7 +46,7 @@ package struct TokenCacheIndex: Sendable {
         package var scopes: Set<String>
         /// An access token's `target` as written (shared by the entries with the same one); empty otherwise.
         package var target: String
-        /// An access token's scheme, from its `token_type` (none: bearer); `nil` for a type this
+        /// An access token's scheme, from its `token_type` (none or empty: bearer); `nil` for a type this
         /// library does not know, and for the other sections.
         package var scheme: TokenScheme? = nil
     }
@@ -137,7 +137,8 @@ package struct TokenCacheIndex: Sendable {
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
             item.scopes = scopes
             item.target = target
-            item.scheme = entry.withUTF8(.tokenType) { TokenScheme(tokenType: $0) } ?? .bearer
+            // No `token_type`, or an empty one, is a bearer token, as older writers leave it.
+            item.scheme = entry.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme(tokenType: $0) } ?? .bearer
         case .refreshToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
             if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
