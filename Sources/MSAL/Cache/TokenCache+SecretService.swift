@@ -4,19 +4,7 @@ extension TokenCache {
     /// ``read(clientID:partition:_:)`` from the Secret Service item: from memory while the signal
     /// file is unchanged (one `stat`), else under the signal file's shared lock, reading the item again.
     func readSecret<T>(_ store: SecretServiceStore, _ item: SecretServiceItem, _ body: (TokenCacheContents) throws -> T) throws -> T {
-        if let answered = try readFromMemory(store.signal, body) { return answered }
-        do {
-            return try store.signal.withLock(exclusive: false) { access in
-                try reloadSecretIfChanged(store, item, access, quarantining: false)
-                return try state.withLock { try body($0.contents) }
-            }
-        } catch is CorruptFile {
-            // Setting the item aside needs the exclusive lock; check again under it.
-            return try store.signal.withLock(exclusive: true) { access in
-                try reloadSecretIfChanged(store, item, access, quarantining: true)
-                return try state.withLock { try body($0.contents) }
-            }
-        }
+        try readLocked(store.signal, reload: { try reloadSecretIfChanged(store, item, $0, quarantining: $1) }, body)
     }
 
     /// ``write(clientID:partition:_:)`` to the Secret Service item, under the signal file's exclusive
@@ -27,12 +15,10 @@ extension TokenCache {
     /// contents in memory stay those of the item, which keeps its previous document.
     func writeSecret<T>(_ store: SecretServiceStore, _ item: SecretServiceItem, _ body: (inout TokenCacheContents) throws -> T) throws -> T
     {
-        try store.signal.withLock(exclusive: true) { access in
-            try reloadSecretIfChanged(store, item, access, quarantining: true)
-            var contents = state.withLock { $0.contents }
-            let before = contents.revision
-            let result = try body(&contents)
-            if contents.revision != before {
+        let reload = { (access: TokenCacheFileAccess) throws in try self.reloadSecretIfChanged(store, item, access, quarantining: true) }
+        return try writeLocked(
+            store.signal, reload: reload,
+            persist: { access, contents in
                 let bytes = contents.document.serialized()
                 let limit = store.fileOptions.maximumFileSize
                 guard bytes.count <= limit else {
@@ -45,23 +31,15 @@ extension TokenCache {
                 try item.store(bytes)
                 // An empty file by rename, with a modification time strictly after the last one:
                 // msal-extensions reloads when it is newer than its last read, swift-msal when its stamp moved.
-                let stamp: TokenCacheFileStamp
                 do {
-                    stamp = try access.writeSignal()
+                    return try access.writeSignal()
                 } catch {
                     // The item holds the new document but nobody was told: read it again next time
                     // rather than trust the contents in memory.
                     state.withLock { $0.loaded = false }
                     throw error
                 }
-                state.withLock { state in
-                    state.contents = contents
-                    state.stamp = stamp
-                    state.loaded = true
-                }
-            }
-            return result
-        }
+            }, body)
     }
 
     /// Reads the item again when the signal file's stamp differs from the one the contents came from.

@@ -63,19 +63,16 @@ package final class TokenCache: Sendable {
     package init(config: MSALCacheConfig, suggestsPartitionKeys: Bool = false) throws {
         self.suggestsPartitionKeys = suggestsPartitionKeys
         externalAccountProviders = config.externalAccountProviders
+        var options = config.fileOptions ?? TokenCacheFileOptions()
+        options.lockTimeout = config.fileLockTimeout
         switch config.storage {
         case .memory:
             backing = .memory
         case .file(let path):
-            let resolved = try path ?? TokenCacheFile.defaultPath()
-            var options = config.fileOptions ?? TokenCacheFileOptions()
-            options.lockTimeout = config.fileLockTimeout
-            backing = .file(try TokenCacheFile(path: resolved, options: options))
+            backing = .file(try TokenCacheFile(path: try path ?? TokenCacheFile.defaultPath(), options: options))
         case .custom(let serializer):
             backing = .custom(serializer)
         case .secretService(let settings):
-            var options = config.fileOptions ?? TokenCacheFileOptions()
-            options.lockTimeout = config.fileLockTimeout
             backing = .secretService(try SecretServiceStore(settings: settings, fileOptions: options))
         case .partitioned(let store):
             guard suggestsPartitionKeys else {
@@ -94,11 +91,6 @@ package final class TokenCache: Sendable {
         }
         state = Mutex(State(contents: TokenCacheContents(), loaded: false))
         hookQueue.setSpecific(key: hookQueueKey, value: true)
-    }
-
-    /// The path of the cache file, when the cache is stored in one.
-    package var filePath: String? {
-        file?.path
     }
 
     /// The cache file, when the cache is stored in one; for the Secret Service, its signal file,
@@ -142,16 +134,25 @@ package final class TokenCache: Sendable {
 
     /// ``read(clientID:partition:_:)`` from the cache file.
     private func readFile<T>(_ file: TokenCacheFile, _ body: (TokenCacheContents) throws -> T) throws -> T {
+        try readLocked(file, reload: { try reloadIfChanged($0, quarantining: $1) }, body)
+    }
+
+    /// `body`'s answer from memory while `file` (the cache file, or the Secret Service's signal
+    /// file) is unchanged (one `stat`), else under its shared lock after `reload(access, false)`. A
+    /// corrupt document is set aside under the exclusive lock: `reload(access, true)`.
+    func readLocked<T>(
+        _ file: TokenCacheFile, reload: (TokenCacheFileAccess, Bool) throws -> Void, _ body: (TokenCacheContents) throws -> T
+    ) throws -> T {
         if let answered = try readFromMemory(file, body) { return answered }
         do {
             return try file.withLock(exclusive: false) { access in
-                try reloadIfChanged(access)
+                try reload(access, false)
                 return try state.withLock { try body($0.contents) }
             }
         } catch is CorruptFile {
-            // Moving the file aside needs the exclusive lock; check again under it.
+            // Setting the document aside needs the exclusive lock; check again under it.
             return try file.withLock(exclusive: true) { access in
-                try reloadIfChanged(access, quarantining: true)
+                try reload(access, true)
                 return try state.withLock { try body($0.contents) }
             }
         }
@@ -198,18 +199,30 @@ package final class TokenCache: Sendable {
 
     /// ``write(clientID:partition:_:)`` to the cache file.
     private func writeFile<T>(_ file: TokenCacheFile, _ body: (inout TokenCacheContents) throws -> T) throws -> T {
-        return try file.withLock(exclusive: true) { access in
-            try reloadIfChanged(access, quarantining: true)
+        try writeLocked(
+            file, reload: { try reloadIfChanged($0, quarantining: true) }, persist: { try $0.write($1.document.serialized()) }, body)
+    }
+
+    /// `body` applied under `file`'s exclusive lock (the cache file, or the Secret Service's signal
+    /// file) after `reload`; when it changed the contents, `persist` stores them and returns the
+    /// stamp they are then known by.
+    func writeLocked<T>(
+        _ file: TokenCacheFile, reload: (TokenCacheFileAccess) throws -> Void,
+        persist: (TokenCacheFileAccess, TokenCacheContents) throws -> TokenCacheFileStamp, _ body: (inout TokenCacheContents) throws -> T
+    ) throws -> T {
+        try file.withLock(exclusive: true) { access in
+            try reload(access)
             // The exclusive file lock keeps every other writer, in this process or another, out
             // until the new contents are stored; `state` is held only to copy and to store them.
             var contents = state.withLock { $0.contents }
             let before = contents.revision
             let result = try body(&contents)
             if contents.revision != before {
-                let stamp = try access.write(contents.document.serialized())
+                let stamp = try persist(access, contents)
                 state.withLock { state in
                     state.contents = contents
                     state.stamp = stamp
+                    state.loaded = true
                 }
             }
             return result

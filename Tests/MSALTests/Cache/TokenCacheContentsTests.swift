@@ -80,11 +80,8 @@ struct TokenCacheContentsTests {
             """
         let contents = TokenCacheContents(document: try TokenCacheDocument(parsing: Array(document.utf8)))
         let found = try #require(Self.lookup(contents, scopes: ["mail.read"]))
-        let expected = CachedAccessToken(
-            key: "k1", secret: "at-\u{e9}", target: "User.Read Mail.Read", tokenType: "bearer", homeAccountID: home,
-            environment: "login.windows.net", realm: Self.homeTenant.uppercased(), cachedAt: 1_000_000, expiresOn: 1_003_600,
-            extendedExpiresOn: 1_007_200, refreshOn: 1_001_800)
-        #expect(found == expected)
+        #expect(found.key == "k1" && found.secret == "at-\u{e9}" && found.target == "User.Read Mail.Read")
+        #expect(found.realm == Self.homeTenant.uppercased() && found.expiresOn == 1_003_600)
         // As written (lower case), not the schema's default: a bearer lookup takes any case (TokenSchemeTests).
         #expect(found.tokenType == "bearer" && found.homeAccountID == home && found.environment == "login.windows.net")
         #expect(found.cachedAt == 1_000_000 && found.extendedExpiresOn == 1_007_200 && found.refreshOn == 1_001_800)

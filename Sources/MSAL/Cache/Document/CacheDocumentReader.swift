@@ -357,31 +357,14 @@ struct CacheDocumentReader {
     /// A number in a numeric field as the string to keep: an exact integer as it is, a fraction
     /// or exponent truncated to whole seconds, anything else (huge, non-finite) raw.
     private static func numericValue(_ raw: [UInt8]) -> CacheMember.Value {
-        if let integer = exactInteger(raw) {
+        // A JSON number without fraction or exponent that fits in `Int64`.
+        if let integer = raw.withUnsafeBufferPointer(CacheEntry.parseSeconds) {
             return .string(String(integer))
         }
         if let double = Double(String(decoding: raw, as: UTF8.self)), double.isFinite, abs(double) < 1e15 {
             return .string(String(Int64(double.rounded(.down))))  // MSAL for Python once wrote floats
         }
         return .raw(raw)
-    }
-
-    /// A JSON number without fraction or exponent that fits in `Int64`.
-    private static func exactInteger(_ raw: [UInt8]) -> Int64? {
-        guard !raw.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) else { return nil }
-        var index = 0
-        let negative = raw.first == UInt8(ascii: "-")
-        if negative { index = 1 }
-        guard raw.count - index <= 19 else { return nil }
-        var value: Int64 = 0
-        while index < raw.count {
-            let (product, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = product.addingReportingOverflow(Int64(raw[index] - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { return nil }
-            value = sum
-            index += 1
-        }
-        return negative ? -value : value
     }
 
     /// The scopes of a `target` written as an array, joined with spaces; `nil` unless every

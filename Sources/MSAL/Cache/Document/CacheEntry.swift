@@ -36,21 +36,17 @@ package struct CacheEntry: Sendable, Equatable {
 
     package init(fields: [CacheField] = [], opaque: [UInt8]? = nil) {
         self.members = fields.map { CacheMember(field: $0) }
-        self.source = nil
         self.opaque = opaque
     }
 
     package init(members: [CacheMember], source: CacheSource?) {
         self.members = members
         self.source = source
-        self.opaque = nil
     }
 
     /// Creates an entry from string members, in order; `nil` values are left out.
     package init(_ pairs: KeyValuePairs<String, String?>) {
         self.members = pairs.compactMap { pair in pair.value.map { CacheMember(name: pair.key, value: .string($0)) } }
-        self.source = nil
-        self.opaque = nil
     }
 
     /// The members in order, with their values materialized.
@@ -79,12 +75,7 @@ package struct CacheEntry: Sendable, Equatable {
     package func lastIndex(of name: String) -> Int? {
         // A member with a schema name always carries it: compare one byte instead of the name.
         if let field = CacheKnownField(name: name) { return lastIndex(of: field) }
-        var index = members.count - 1
-        while index >= 0 {
-            if members[index].name == name { return index }
-            index -= 1
-        }
-        return nil
+        return members.lastIndex { $0.name == name }
     }
 
     /// The position of the last member that is schema field `field`.
@@ -127,11 +118,7 @@ package struct CacheEntry: Sendable, Equatable {
                 if let newValue { members.append(CacheMember(name: name, value: .string(newValue))) }
                 return
             }
-            var index = members.count - 1
-            while index > first {
-                if members[index].name == name { members.remove(at: index) }
-                index -= 1
-            }
+            members[(first + 1)...].removeAll { $0.name == name }
             if let newValue {
                 members[first].value = .string(newValue)
             } else {
@@ -166,14 +153,7 @@ package struct CacheEntry: Sendable, Equatable {
     /// The value of schema field `field` as a `String` of its own, which does not keep the document's
     /// bytes alive (what public models such as ``MSALTenantProfile`` hold); `nil` when absent or not a
     /// string.
-    package func ownedString(_ field: CacheKnownField) -> String? {
-        guard let index = lastIndex(of: field) else { return nil }
-        switch members[index].value {
-        case .string(let value): return value
-        case .slice(let slice): return slice.string(in: source!)
-        case .raw: return nil
-        }
-    }
+    package func ownedString(_ field: CacheKnownField) -> String? { self[field] }
 
     /// Calls `body` with the UTF-8 of string field `field`, without creating a `String` when the
     /// member is an unescaped slice of the document; `nil` when absent or not a string.

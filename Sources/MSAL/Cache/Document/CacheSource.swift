@@ -67,15 +67,8 @@ package final class CacheSource: @unchecked Sendable {
         return try body(UnsafeBufferPointer(start: base, count: count))
     }
 
-    /// A copy of the bytes in `range`.
-    package func bytes(in range: Range<Int>) -> [UInt8] {
-        withBytes { Array(UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
     /// Every byte, copied.
-    package var allBytes: [UInt8] {
-        bytes(in: 0..<count)
-    }
+    package var allBytes: [UInt8] { withBytes { Array($0) } }
 
     // MARK: Filling and compacting an owned source (before it is shared)
 
@@ -157,11 +150,5 @@ package struct CacheSlice: Sendable, Hashable {
             return form == .escaped
                 ? String(decoding: JSONStringDecoding.unescape(raw), as: UTF8.self) : String(decoding: raw, as: UTF8.self)
         }
-    }
-
-    /// Resolves the escapes of validated JSON string content (the JSON reader's decoder: the cache
-    /// reader accepts exactly the escapes `JSONDocument` does).
-    package static func unescape(_ raw: ArraySlice<UInt8>) -> [UInt8] {
-        JSONStringDecoding.unescape(raw)
     }
 }

@@ -27,15 +27,8 @@ extension TokenCacheDocument {
     }
 
     /// Reads a cache document and, with `aliases`, indexes its entries as they are read (so each
-    /// entry is visited while it is still in the processor's cache); see ``init(parsing:)``.
-    package static func parse(
-        _ bytes: [UInt8], indexingWith aliases: CacheEnvironmentAliases
-    ) throws(MSALFailure) -> (TokenCacheDocument, TokenCacheIndex) {
-        try parse(CacheSource(bytes: bytes), indexingWith: aliases)
-    }
-
-    /// ``parse(_:indexingWith:)`` on bytes in a ``CacheSource``, which the document then holds. An
-    /// owned source (the file read straight into it) is compacted in place: the caller must not
+    /// entry is visited while it is still in the processor's cache); see ``init(parsing:)``. The
+    /// document then holds `source`'s bytes; an owned source (the file read straight into it) is compacted in place: the caller must not
     /// use it afterwards.
     package static func parse(
         _ source: CacheSource, indexingWith aliases: CacheEnvironmentAliases

@@ -194,7 +194,7 @@ extension TokenCacheDocument {
             case .unescapedNeedsEncoding:
                 appendQuoted(utf8: raw, to: &sink)
             case .escaped:
-                CacheSlice.unescape(ArraySlice(raw)).withUnsafeBufferPointer { appendQuoted(utf8: $0, to: &sink) }
+                JSONStringDecoding.unescape(raw).withUnsafeBufferPointer { appendQuoted(utf8: $0, to: &sink) }
             }
         }
     }

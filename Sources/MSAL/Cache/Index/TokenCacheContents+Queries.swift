@@ -13,30 +13,7 @@ package struct CachedAccessToken: Sendable, Equatable {
     package var realm: String
     package var expiresOn: Int64
     /// Where the other members are read from.
-    private var details: Details
-
-    private enum Details: Sendable {
-        /// Given when the token was made.
-        case given(
-            tokenType: String, homeAccountID: String, environment: String, cachedAt: Int64?, extendedExpiresOn: Int64?, refreshOn: Int64?)
-        /// Read from the cached entry when asked for.
-        case entry(CacheEntry)
-    }
-
-    /// A token made from its members (a token just received, before it is looked up again).
-    package init(
-        key: String, secret: String, target: String, tokenType: String, homeAccountID: String, environment: String, realm: String,
-        cachedAt: Int64?, expiresOn: Int64, extendedExpiresOn: Int64?, refreshOn: Int64?
-    ) {
-        self.key = key
-        self.secret = secret
-        self.target = target
-        self.realm = realm
-        self.expiresOn = expiresOn
-        self.details = .given(
-            tokenType: tokenType, homeAccountID: homeAccountID, environment: environment, cachedAt: cachedAt,
-            extendedExpiresOn: extendedExpiresOn, refreshOn: refreshOn)
-    }
+    private var entry: CacheEntry
 
     /// A token read from `entry`, with the members a lookup already read.
     init(key: String, secret: String, target: String, realm: String, expiresOn: Int64, entry: CacheEntry) {
@@ -45,53 +22,18 @@ package struct CachedAccessToken: Sendable, Equatable {
         self.target = target
         self.realm = realm
         self.expiresOn = expiresOn
-        self.details = .entry(entry)
+        self.entry = entry
     }
 
-    package var tokenType: String {
-        switch details {
-        case .given(let tokenType, _, _, _, _, _): tokenType
-        case .entry(let entry): entry.string(.tokenType, reusing: "Bearer") ?? "Bearer"
-        }
-    }
-
-    package var homeAccountID: String {
-        switch details {
-        case .given(_, let homeAccountID, _, _, _, _): homeAccountID
-        case .entry(let entry): entry[.homeAccountID] ?? ""
-        }
-    }
-
-    package var environment: String {
-        switch details {
-        case .given(_, _, let environment, _, _, _): environment
-        case .entry(let entry): entry[.environment] ?? ""
-        }
-    }
-
-    package var cachedAt: Int64? {
-        switch details {
-        case .given(_, _, _, let cachedAt, _, _): cachedAt
-        case .entry(let entry): entry.seconds(.cachedAt)
-        }
-    }
-
+    package var tokenType: String { entry.string(.tokenType, reusing: "Bearer") ?? "Bearer" }
+    package var homeAccountID: String { entry[.homeAccountID] ?? "" }
+    package var environment: String { entry[.environment] ?? "" }
+    package var cachedAt: Int64? { entry.seconds(.cachedAt) }
     /// `extended_expires_on`, else `ext_expires_on` (older writers).
-    package var extendedExpiresOn: Int64? {
-        switch details {
-        case .given(_, _, _, _, let extendedExpiresOn, _): extendedExpiresOn
-        case .entry(let entry): TokenCacheContents.extendedExpiresOn(entry)
-        }
-    }
+    package var extendedExpiresOn: Int64? { TokenCacheContents.extendedExpiresOn(entry) }
+    package var refreshOn: Int64? { entry.seconds(.refreshOn) }
 
-    package var refreshOn: Int64? {
-        switch details {
-        case .given(_, _, _, _, _, let refreshOn): refreshOn
-        case .entry(let entry): entry.seconds(.refreshOn)
-        }
-    }
-
-    /// Tokens are equal when every member is, wherever it is read from.
+    /// Tokens are equal when every member is.
     package static func == (lhs: CachedAccessToken, rhs: CachedAccessToken) -> Bool {
         lhs.key == rhs.key && lhs.secret == rhs.secret && lhs.target == rhs.target && lhs.realm == rhs.realm
             && lhs.expiresOn == rhs.expiresOn && lhs.tokenType == rhs.tokenType && lhs.homeAccountID == rhs.homeAccountID
@@ -249,14 +191,6 @@ extension TokenCacheContents {
             key: key, secret: secret, target: target, realm: entry.string(.realm, reusing: realm) ?? "", expiresOn: expiresOn, entry: entry)
     }
 
-    /// Whether `entry`'s `token_type` is `scheme`'s, ASCII case ignored. An entry without one is a
-    /// bearer token: older writers leave it out, and no writer leaves it out of a bound token.
-    static func isOfScheme(_ entry: CacheEntry, _ scheme: TokenScheme) -> Bool {
-        var expected = scheme.tokenType
-        return entry.withUTF8(.tokenType) { stored in expected.withUTF8 { CacheText.equalIgnoringASCIICase(stored, $0) } }
-            ?? (scheme == .bearer)
-    }
-
     /// `extended_expires_on`, else `ext_expires_on` (older writers).
     static func extendedExpiresOn(_ entry: CacheEntry) -> Int64? {
         entry.seconds(.extendedExpiresOn) ?? entry.seconds(.extExpiresOn)
@@ -374,17 +308,12 @@ extension TokenCacheContents {
         let family = index.family(of: client)
         let group = environment.map { aliases.group(of: $0) }
         return index.accounts.compactMap { key, items in
-            (group == nil || key.environment == group) && Self.isListed(items, client: client, family: family) ? key : nil
+            (group == nil || key.environment == group) && Self.listing(items, client: client, family: family).listed ? key : nil
         }
     }
 
-    /// Whether an account with `items` is one `client` (lower-cased, of `family`) can use: it has
-    /// an Account entry, and a refresh token or ID token of the client or a family refresh token.
-    package static func isListed(_ items: [TokenCacheIndex.Item], client: String, family: String?) -> Bool {
-        listing(items, client: client, family: family).listed
-    }
-
-    /// Whether an account with `items` is listed for `client` (``isListed(_:client:family:)``) and
+    /// Whether an account with `items` is listed for `client` (lower-cased, of `family`) — it has
+    /// an Account entry, and a refresh token or ID token of the client or a family refresh token — and
     /// whether it holds a refresh token the client can use (its own or its family's), in one pass
     /// that reads the fields in place.
     package static func listing(_ items: [TokenCacheIndex.Item], client: String, family: String?) -> (listed: Bool, signedIn: Bool) {

@@ -55,7 +55,7 @@ package struct TokenCacheContents: Sendable {
     ///
     /// - Throws: ``MSALFailure`` as ``TokenCacheDocument/init(parsing:)`` does.
     package init(parsing bytes: [UInt8], aliases: CacheEnvironmentAliases = .builtIn) throws(MSALFailure) {
-        (document, index) = try TokenCacheDocument.parse(bytes, indexingWith: aliases)
+        (document, index) = try TokenCacheDocument.parse(CacheSource(bytes: bytes), indexingWith: aliases)
         self.aliases = aliases
     }
 

@@ -16,18 +16,12 @@ extension TokenCacheEntries {
         let expiresOn = now + response.expiresIn
         let extendedExpiresOn = now + max(response.extendedExpiresIn ?? 0, response.expiresIn)
         var entry = CacheEntry([
-            "credential_type": "AccessToken", "secret": response.accessToken,
+            "credential_type": "AccessToken", "secret": response.accessToken, "home_account_id": "", "environment": environment,
+            "client_id": clientID, "target": target, "realm": realm, "token_type": response.tokenType, "cached_at": String(now),
+            "expires_on": String(expiresOn), "extended_expires_on": String(extendedExpiresOn),
+            "refresh_on": response.refreshIn.map { String(now + $0) },
         ])
-        entry.members.append(CacheMember(name: "home_account_id", value: .raw(Array("null".utf8))))
-        for (name, value) in [
-            ("environment", environment), ("client_id", clientID), ("target", target), ("realm", realm), ("token_type", response.tokenType),
-            ("cached_at", String(now)), ("expires_on", String(expiresOn)), ("extended_expires_on", String(extendedExpiresOn)),
-        ] {
-            entry.members.append(CacheMember(name: name, value: .string(value)))
-        }
-        if let refreshIn = response.refreshIn {
-            entry.members.append(CacheMember(name: "refresh_on", value: .string(String(now + refreshIn))))
-        }
+        entry.members[2].value = .raw(Array("null".utf8))  // home_account_id, written as MSAL for Python writes it
         self.homeAccountID = TokenCacheIndex.applicationHome(realm: realm)
         self.realm = realm
         self.target = target
@@ -35,9 +29,6 @@ extension TokenCacheEntries {
             key: CacheKey.accessToken(
                 homeAccountID: "", environment: environment, clientID: clientID, realm: realm, target: target),
             entry: entry)
-        self.refreshToken = nil
-        self.idToken = nil
-        self.account = nil
         self.appMetadata = KeyedCacheEntry(
             key: CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID)),
             entry: CacheEntry(["client_id": clientID, "environment": environment]))

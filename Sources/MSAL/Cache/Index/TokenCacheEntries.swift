@@ -122,8 +122,6 @@ package struct TokenCacheEntries: Sendable, Equatable {
                     "credential_type": "RefreshToken", "secret": secret, "family_id": response.familyID,
                     "target": rtTarget, "last_modification_time": String(now),
                 ]))
-        } else {
-            refreshToken = nil
         }
 
         if let rawIDToken = response.idToken, let claims {
@@ -143,9 +141,6 @@ package struct TokenCacheEntries: Sendable, Equatable {
                     "name": claims["name"]?.string, "given_name": claims["given_name"]?.string,
                     "family_name": claims["family_name"]?.string, "client_info": response.clientInfo,
                 ]))
-        } else {
-            idToken = nil
-            account = nil
         }
 
         appMetadata = KeyedCacheEntry(

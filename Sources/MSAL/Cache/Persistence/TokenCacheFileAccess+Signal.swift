@@ -13,16 +13,7 @@ extension TokenCacheFileAccess {
 
     /// The `cacheUnsafeFile` checks on a signal file's metadata (see ``signalStamp()``).
     func checkSignalSafe(_ info: stat) throws {
-        if info.isSymbolicLink {
-            throw MSALFailure.cacheUnsafe(path, "it is a symbolic link")
-        }
-        guard info.isRegularFile else {
-            throw MSALFailure.cacheUnsafe(path, "it is not a regular file (file type \(octal(info.fileType >> 12)))")
-        }
-        let euid = geteuid()
-        guard info.st_uid == euid else {
-            throw MSALFailure.cacheUnsafe(path, "it belongs to uid \(info.st_uid), not to this user (uid \(euid))")
-        }
+        try checkOwnRegularFile(info)
         guard info.st_size == 0 else {
             throw MSALFailure.cacheUnsafe(
                 path,

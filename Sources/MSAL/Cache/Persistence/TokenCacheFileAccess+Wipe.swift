@@ -18,11 +18,7 @@ extension TokenCacheFileAccess {
             throw MSALFailure.cacheIO(path, "open the file to wipe it", errno: errno)
         }
         defer { _ = Glibc.close(descriptor) }
-        let info: stat
-        switch POSIXCalls.status(of: descriptor) {
-        case .success(let value): info = value
-        case .failure(let failure): throw MSALFailure.cacheIO(path, "inspect the file", errno: failure.code)
-        }
+        let info = try POSIXCalls.status(of: descriptor).mapError { MSALFailure.cacheIO(path, "inspect the file", errno: $0.code) }.get()
         try checkSafe(info)
         let zeros = [UInt8](repeating: 0, count: 64 * 1024)
         var offset: off_t = 0
@@ -47,6 +43,12 @@ extension TokenCacheFileAccess {
     /// The names of files beside the cache that may hold tokens: moved-aside corrupt files
     /// (`<name>.corrupt-*`) and temporary files of interrupted writes (`<name>.tmp-*`), as paths.
     package func leftoverCopies() -> [String] {
+        directoryNames().filter { $0.hasPrefix(file.fileName + ".corrupt-") || $0.hasPrefix(file.fileName + ".tmp-") }
+            .map(file.pathInDirectory).sorted()
+    }
+
+    /// The names in the cache's directory (empty when it cannot be listed).
+    func directoryNames() -> [String] {
         let duplicate = dup(session.directory)
         guard duplicate >= 0 else { return [] }
         guard let stream = fdopendir(duplicate) else {
@@ -55,15 +57,11 @@ extension TokenCacheFileAccess {
         }
         defer { closedir(stream) }
         rewinddir(stream)
-        var found: [String] = []
+        var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name.hasPrefix(file.fileName + ".corrupt-") || name.hasPrefix(file.fileName + ".tmp-") {
-                found.append(file.pathInDirectory(name))
-            }
+            names.append(
+                withUnsafePointer(to: entry.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) })
         }
-        return found.sorted()
+        return names
     }
 }

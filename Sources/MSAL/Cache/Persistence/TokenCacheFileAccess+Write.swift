@@ -86,13 +86,8 @@ extension TokenCacheFileAccess {
         guard POSIXCalls.retrying({ fsync(descriptor) }) == 0 else {
             throw MSALFailure.cacheIO(path, "sync \(temporaryPath)", errno: errno)
         }
-        let stamp: TokenCacheFileStamp
-        switch POSIXCalls.status(of: descriptor) {
-        case .success(let info):
-            stamp = TokenCacheFileStamp(info)
-        case .failure(let failure):
-            throw MSALFailure.cacheIO(path, "inspect \(temporaryPath)", errno: failure.code)
-        }
+        let stamp = TokenCacheFileStamp(
+            try POSIXCalls.status(of: descriptor).mapError { MSALFailure.cacheIO(path, "inspect \(temporaryPath)", errno: $0.code) }.get())
         open = false
         guard Glibc.close(descriptor) == 0 else {
             throw MSALFailure.cacheIO(path, "close \(temporaryPath)", errno: errno)
@@ -188,30 +183,13 @@ extension TokenCacheFileAccess {
     /// Removes this user's `<name>.tmp-*` regular files older than the configured age: under the exclusive
     /// lock no live swift-msal writer can own one. Best effort; failures are ignored.
     private func removeStaleTemporaryFiles() {
-        let duplicate = dup(session.directory)
-        guard duplicate >= 0 else { return }
-        guard let stream = fdopendir(duplicate) else {
-            _ = Glibc.close(duplicate)
-            return
-        }
-        defer { closedir(stream) }
-        rewinddir(stream)
         let prefix = file.fileName + ".tmp-"
         let euid = geteuid()
         let cutoff = POSIXCalls.realtime().tv_sec - Int(file.options.staleTemporaryFileAge.rounded(.up))
-        var stale: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            guard name.hasPrefix(prefix), case .success(let info) = POSIXCalls.status(of: name, in: session.directory),
-                info.isRegularFile, info.st_uid == euid, info.st_mtim.tv_sec < cutoff
-            else {
-                continue
-            }
-            stale.append(name)
-        }
-        for name in stale {
+        for name in directoryNames() where name.hasPrefix(prefix) {
+            guard case .success(let info) = POSIXCalls.status(of: name, in: session.directory), info.isRegularFile,
+                info.st_uid == euid, info.st_mtim.tv_sec < cutoff
+            else { continue }
             _ = unlinkat(session.directory, name, 0)
         }
     }

@@ -72,13 +72,7 @@ package struct TokenCacheFileAccess {
             }
         }
         defer { _ = Glibc.close(descriptor) }
-        let info: stat
-        switch POSIXCalls.status(of: descriptor) {
-        case .success(let value):
-            info = value
-        case .failure(let failure):
-            throw MSALFailure.cacheIO(path, "inspect the file", errno: failure.code)
-        }
+        let info = try POSIXCalls.status(of: descriptor).mapError { MSALFailure.cacheIO(path, "inspect the file", errno: $0.code) }.get()
         try checkSafe(info)
         let limit = file.options.maximumFileSize
         guard info.st_size <= limit else {
@@ -130,6 +124,18 @@ package struct TokenCacheFileAccess {
 
     /// The `cacheUnsafeFile` checks on the file's metadata.
     func checkSafe(_ info: stat) throws {
+        try checkOwnRegularFile(info)
+        guard info.st_mode & 0o077 == 0 else {
+            throw MSALFailure.cacheUnsafe(
+                path, "it grants group or other access (mode \(octal(info.permissions)), expected 0600)")
+        }
+        guard info.st_nlink <= 1 else {
+            throw MSALFailure.cacheUnsafe(path, "it has \(info.st_nlink) hard links")
+        }
+    }
+
+    /// The checks every file swift-msal reads takes: not a link, a regular file, this user's.
+    func checkOwnRegularFile(_ info: stat) throws {
         if info.isSymbolicLink {
             throw MSALFailure.cacheUnsafe(path, "it is a symbolic link")
         }
@@ -139,13 +145,6 @@ package struct TokenCacheFileAccess {
         let euid = geteuid()
         guard info.st_uid == euid else {
             throw MSALFailure.cacheUnsafe(path, "it belongs to uid \(info.st_uid), not to this user (uid \(euid))")
-        }
-        guard info.st_mode & 0o077 == 0 else {
-            throw MSALFailure.cacheUnsafe(
-                path, "it grants group or other access (mode \(octal(info.permissions)), expected 0600)")
-        }
-        guard info.st_nlink <= 1 else {
-            throw MSALFailure.cacheUnsafe(path, "it has \(info.st_nlink) hard links")
         }
     }
 

@@ -18,20 +18,13 @@ package struct TokenCacheFileStamp: Sendable, Hashable, CustomStringConvertible 
     /// Modification time, nanoseconds within the second.
     package var modificationNanoseconds: Int64
 
-    /// Creates a stamp from its fields.
-    package init(device: UInt64, inode: UInt64, size: Int64, modificationSeconds: Int64, modificationNanoseconds: Int64) {
-        self.device = device
-        self.inode = inode
-        self.size = size
-        self.modificationSeconds = modificationSeconds
-        self.modificationNanoseconds = modificationNanoseconds
-    }
-
     /// The stamp of `info`.
     init(_ info: stat) {
-        self.init(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modificationSeconds: Int64(info.st_mtim.tv_sec), modificationNanoseconds: Int64(info.st_mtim.tv_nsec))
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modificationSeconds = Int64(info.st_mtim.tv_sec)
+        modificationNanoseconds = Int64(info.st_mtim.tv_nsec)
     }
 
     /// `dev:inode size@seconds.nanoseconds`.
