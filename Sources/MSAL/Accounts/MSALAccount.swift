@@ -35,15 +35,12 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An account whose identifier's parts the caller already split (`homeAccountId` is `identifier`'s).
-    package init(
+    package convenience init(
         identifier: String, username: String?, environment: String, tenantProfiles: [MSALTenantProfile], homeAccountId: MSALAccountId
     ) {
-        self.identifier = identifier
-        self.username = username
-        self.environment = environment
-        self.homeAccountId = homeAccountId
-        self.tenantProfiles = tenantProfiles
-        self.providedClaims = nil
+        self.init(
+            identifier: identifier, username: username, environment: environment, tenantProfiles: tenantProfiles,
+            homeAccountId: homeAccountId, providedClaims: nil)
     }
 
     /// An account of an app's external account provider, or a cached one it enriched: any part
@@ -62,13 +59,8 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
 
     /// The account of an app token (client credentials, managed identity): no user, so no
     /// identifier, username, home account id or tenant profiles.
-    package init(application environment: String) {
-        self.identifier = nil
-        self.username = nil
-        self.environment = environment
-        self.homeAccountId = nil
-        self.tenantProfiles = nil
-        self.providedClaims = nil
+    package convenience init(application environment: String) {
+        self.init(identifier: nil, username: nil, environment: environment, tenantProfiles: nil, homeAccountId: nil, providedClaims: nil)
     }
 
     /// The claims of the home tenant's ID token (of any tenant's, when the home tenant has none

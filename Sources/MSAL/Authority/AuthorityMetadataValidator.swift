@@ -112,30 +112,12 @@ package struct AuthorityMetadataValidator: Sendable {
             guard isMultiTenant else { throw mismatch("a template issuer is only valid for /common, /organizations and /consumers") }
             return host
         }
-        if Self.isGUID(issuerTenant) {
+        if CacheText.isGUID(issuerTenant) {
             // A domain or a multi-tenant alias resolves to a tenant id; a tenant id must be the same one.
-            guard !Self.isGUID(tenant) else { throw mismatch("it belongs to another tenant") }
+            guard !CacheText.isGUID(tenant) else { throw mismatch("it belongs to another tenant") }
             return host
         }
         throw mismatch("it belongs to another tenant")
-    }
-
-    /// `8-4-4-4-12` hexadecimal digits.
-    package static func isGUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
-                    continue
-                default: return false
-                }
-            }
-        }
-        return true
     }
 
     // MARK: Endpoints

@@ -46,12 +46,8 @@ extension AuthorityResolver {
             } catch {
                 return .init(.failure(MSALFailure(error, correlationID: correlationID)), timeToLive: nil)
             }
-        } catch let error as MSALFailure {
-            return .init(.failure(error), timeToLive: nil)
         } catch {
-            return .init(
-                .failure(MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)", correlationID: correlationID)),
-                timeToLive: nil)
+            return .uncached(error, correlationID: correlationID)
         }
     }
 
@@ -119,5 +115,16 @@ extension AuthorityResolver {
         } catch {
             throw MSALFailure(error, correlationID: correlationID)
         }
+    }
+}
+
+extension SingleFlightCache.Outcome where Failure == MSALFailure {
+    /// A failed load, not kept: `error` when it is an ``MSALFailure``, else an unexpected-error failure naming it.
+    static func uncached(_ error: any Error, correlationID: UUID) -> Self {
+        .init(
+            .failure(
+                error as? MSALFailure
+                    ?? MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)", correlationID: correlationID)),
+            timeToLive: nil)
     }
 }

@@ -18,9 +18,10 @@ package struct AuthorityResolver: Sendable {
         self.knownHostsKey = policy.knownHosts.sorted().joined(separator: " ")
     }
 
-    /// The warm path: the store's unexpired metadata, remembered for the last authority object asked
-    /// about so repeated requests skip building and hashing the store key.
-    private func warmMetadata(for authority: MSALAuthority) -> MSALAuthorityMetadata? {
+    /// The cached metadata, without I/O or parsing; `nil` when it must be resolved. The warm path:
+    /// the store's unexpired metadata, remembered for the last authority object asked about so
+    /// repeated requests skip building and hashing the store key.
+    package func cachedMetadata(for authority: MSALAuthority) -> MSALAuthorityMetadata? {
         let now = store.clock.now()
         if let metadata = recent.metadata(for: authority, now: now) { return metadata }
         guard let (result, expires) = store.metadata.cachedEntry(key(for: authority)), case .success(let metadata) = result else {
@@ -36,31 +37,21 @@ package struct AuthorityResolver: Sendable {
             mode: policy.mode(for: authority.components), knownHosts: knownHostsKey)
     }
 
-    /// The cached metadata, without I/O or parsing; `nil` when it must be resolved.
-    package func cachedMetadata(for authority: MSALAuthority) -> MSALAuthorityMetadata? {
-        warmMetadata(for: authority)
-    }
-
     /// The metadata of `authority`, from the store or discovered.
     ///
     /// - Throws: ``MSALFailure``: ``MSALInternalError/internalErrorFailedAuthorityValidation`` (`invalid_instance`),
     ///   ``MSALInternalError/invalidTenant``, ``MSALInternalError/invalidAuthorityMetadata``,
     ///   ``MSALInternalError/authorityIssuerMismatch``, ``MSALInternalError/insecureEndpoint``, or a network error.
     package func resolve(_ authority: MSALAuthority, correlationID: UUID) async throws -> MSALAuthorityMetadata {
-        if let metadata = warmMetadata(for: authority) { return metadata }
+        if let metadata = cachedMetadata(for: authority) { return metadata }
         let key = key(for: authority)
         let resolver = self
         return try await store.metadata.value(for: key) {
             do {
                 let metadata = try await resolver.discover(authority, correlationID: correlationID)
                 return .init(.success(metadata), timeToLive: AuthorityMetadataStore.metadataLifetime)
-            } catch let error as MSALFailure {
-                return .init(.failure(error), timeToLive: nil)
             } catch {
-                return .init(
-                    .failure(
-                        MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)", correlationID: correlationID)),
-                    timeToLive: nil)
+                return .uncached(error, correlationID: correlationID)
             }
         }
     }
@@ -144,13 +135,8 @@ package struct AuthorityResolver: Sendable {
                 let discovery = try InstanceDiscoveryResponse.parse(response.body, correlationID: correlationID)
                 let group = discovery.group(containing: components.hostAndPort) ?? Self.ownGroup(components)
                 return .init(.success(group), timeToLive: AuthorityMetadataStore.metadataLifetime)
-            } catch let error as MSALFailure {
-                return .init(.failure(error), timeToLive: nil)
             } catch {
-                return .init(
-                    .failure(
-                        MSALFailure(.internal, internalCode: .internalErrorUnexpected, message: "\(error)", correlationID: correlationID)),
-                    timeToLive: nil)
+                return .uncached(error, correlationID: correlationID)
             }
         }
     }

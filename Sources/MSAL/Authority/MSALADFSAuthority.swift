@@ -2,10 +2,6 @@ import Foundation
 
 /// An Active Directory Federation Services authority: `https://<host>/adfs`.
 public final class MSALADFSAuthority: MSALAuthority, @unchecked Sendable {
-    package override init(components: AuthorityComponents, options: MSALAuthorityOptions) {
-        super.init(components: components, options: options)
-    }
-
     /// Creates an ADFS authority.
     ///
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.

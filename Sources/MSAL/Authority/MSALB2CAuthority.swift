@@ -6,10 +6,6 @@ public final class MSALB2CAuthority: MSALAuthority, @unchecked Sendable {
     /// The user-flow or custom policy, as written.
     public var policy: String { components.policy ?? "" }
 
-    package override init(components: AuthorityComponents, options: MSALAuthorityOptions) {
-        super.init(components: components, options: options)
-    }
-
     /// Creates a B2C authority.
     ///
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.

@@ -9,10 +9,6 @@ public final class MSALOIDCAuthority: MSALAuthority, @unchecked Sendable {
     /// The issuer identifier.
     public var issuer: String { components.canonical }
 
-    package override init(components: AuthorityComponents, options: MSALAuthorityOptions) {
-        super.init(components: components, options: options)
-    }
-
     /// Creates an OpenID Connect authority from its issuer URL.
     ///
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/invalidAuthority``.

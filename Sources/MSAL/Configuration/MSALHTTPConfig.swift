@@ -85,13 +85,7 @@ public final class MSALHTTPConfig: Sendable {
     }
 
     /// The transport limits: the default size caps with these timeouts.
-    package func limits() -> MSALHTTPLimits {
-        let state = state.withLock { $0 }
-        var limits = Self.defaults.limits
-        limits.connectTimeout = state.timeoutIntervalForRequest
-        limits.totalTimeout = state.timeoutIntervalForResource
-        return limits
-    }
+    package func limits() -> MSALHTTPLimits { pipelineConfiguration().limits }
 
     /// The ``HTTPPipeline`` settings for a request started now: the pipeline defaults with these
     /// retries and timeouts (read together, so a concurrent change is seen whole or not at all).

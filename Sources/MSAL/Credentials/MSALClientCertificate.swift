@@ -35,7 +35,8 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
     ///   ``MSALInternalError/invalidCredential`` when a file cannot be read.
     public convenience init(privateKeyFile: String, certificateFile: String, privateKeyPassword: String? = nil) throws {
         try self.init(
-            privateKey: Self.readFile(privateKeyFile), certificates: Self.readFile(certificateFile), password: privateKeyPassword,
+            privateKey: CredentialFile.read(privateKeyFile, limit: Self.maximumSize),
+            certificates: CredentialFile.read(certificateFile, limit: Self.maximumSize), password: privateKeyPassword,
             sources: ("the private key file \(privateKeyFile)", "the certificate file \(certificateFile)"))
     }
 
@@ -56,12 +57,6 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
                 .internal, internalCode: error.code == .limitExceeded ? .invalidCredential : MSALInternalError(joseCode: error.code),
                 message: "The certificate credential cannot be used: \(error.message)\(source)", underlyingError: error)
         }
-    }
-
-    /// The file's bytes, refusing more than ``maximumSize`` without reading them all, and anything
-    /// but a regular file at once (``CredentialFile``).
-    static func readFile(_ path: String) throws -> [UInt8] {
-        try CredentialFile.read(path, limit: maximumSize)
     }
 
     /// The SHA-256 thumbprint of the key's certificate, as lowercase hex (how portals and `openssl

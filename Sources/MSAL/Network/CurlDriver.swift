@@ -95,7 +95,7 @@ final class CurlDriver: @unchecked Sendable {
             while let (context, code) = multi.nextFinished() {
                 let id = Int(bitPattern: context)
                 guard let transfer = transfers[id] else { continue }
-                transfer.exchange.finish(MSALCurlTransport.outcome(of: transfer, code: code))
+                MSALCurlTransport.finish(transfer, code: code)
                 remove(id)
             }
 

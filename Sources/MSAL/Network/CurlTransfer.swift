@@ -181,11 +181,6 @@ final class CurlTransfer: @unchecked Sendable {
         }
         return bytes.count
     }
-
-    /// Whether the final response head arrived; its status code.
-    var finalStatusCode: Int? {
-        headComplete ? statusCode : nil
-    }
 }
 
 private let curlWriteCallback: msal_curl_data_callback = { data, size, count, context in

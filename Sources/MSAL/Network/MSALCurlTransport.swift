@@ -66,23 +66,17 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         }
     }
 
-    /// The outcome of a transfer libcurl finished with `code`.
-    static func outcome(of transfer: CurlTransfer, code: CURLcode) -> Result<MSALHTTPResponse, any Error> {
-        let host = transfer.exchange.host
+    /// Ends the exchange of a transfer libcurl finished with `code`: the reason a callback stopped
+    /// it, libcurl's error, or the response (the exchange records only a final head; none means no
+    /// response at all).
+    static func finish(_ transfer: CurlTransfer, code: CURLcode) {
         if let reason = transfer.abortReason {
-            return .failure(reason)
+            transfer.exchange.finish(.failure(reason))
+        } else if code != CURLE_OK {
+            transfer.exchange.finish(.failure(error(for: code, message: transfer.easy.errorMessage, host: transfer.exchange.host)))
+        } else {
+            transfer.exchange.finishWithCollectedResponse()
         }
-        guard code == CURLE_OK else {
-            return .failure(error(for: code, message: transfer.easy.errorMessage, host: host))
-        }
-        // The exchange recorded the final head when it ended; none means no response at all.
-        guard transfer.finalStatusCode != nil, let response = transfer.exchange.response(fallbackStatus: nil, fallbackHeaders: [:]) else {
-            return .failure(
-                MSALFailure(
-                    .internal, internalCode: .networkFailure,
-                    message: "The request to \(host) completed without an HTTP response"))
-        }
-        return .success(response)
     }
 
     /// Maps a libcurl result to an ``MSALFailure``.

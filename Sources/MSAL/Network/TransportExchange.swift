@@ -108,15 +108,6 @@ package final class TransportExchange: Sendable {
         state.withLock { $0.lastActivity = .now }
     }
 
-    /// The response collected so far; `fallbackStatus` is used when no head was recorded.
-    package func response(fallbackStatus: Int?, fallbackHeaders: MSALHTTPHeaders) -> MSALHTTPResponse? {
-        state.withLock { state in
-            guard let status = state.statusCode ?? fallbackStatus else { return nil }
-            let headers = state.statusCode == nil ? fallbackHeaders : state.headers
-            return MSALHTTPResponse(statusCode: status, headers: headers, body: state.body)
-        }
-    }
-
     /// The timeout error when a deadline has passed at `now`, or the next instant to check again;
     /// `nil` once finished.
     package func checkDeadlines(now: ContinuousClock.Instant) -> Result<ContinuousClock.Instant, MSALFailure>? {
@@ -142,7 +133,12 @@ package final class TransportExchange: Sendable {
     /// Ends the exchange with the response collected so far (`fallbackStatus` and `fallbackHeaders`
     /// when no head was recorded), or with ``MSALInternalError/networkFailure`` when there is none.
     package func finishWithCollectedResponse(fallbackStatus: Int? = nil, fallbackHeaders: MSALHTTPHeaders = [:]) {
-        if let response = response(fallbackStatus: fallbackStatus, fallbackHeaders: fallbackHeaders) {
+        let response = state.withLock { state -> MSALHTTPResponse? in
+            guard let status = state.statusCode ?? fallbackStatus else { return nil }
+            return MSALHTTPResponse(
+                statusCode: status, headers: state.statusCode == nil ? fallbackHeaders : state.headers, body: state.body)
+        }
+        if let response {
             finish(.success(response))
         } else {
             finish(

@@ -8,15 +8,7 @@ package enum TokenRequests {
     /// The `scope` value: the requested scopes (reserved ones and duplicates dropped, order kept),
     /// then `extra`, then the reserved scopes.
     package static func scopeParameter(_ scopes: [String], extra: [String] = []) -> String {
-        var seen = Set<String>()
-        var out: [String] = []
-        for scope in scopes + extra {
-            let trimmed = trimmed(scope)
-            let folded = trimmed.lowercased()
-            guard !trimmed.isEmpty, !reservedScopes.contains(folded), seen.insert(folded).inserted else { continue }
-            out.append(trimmed)
-        }
-        return (out + reservedScopes).joined(separator: " ")
+        (resourceScopes(scopes + extra) + reservedScopes).joined(separator: " ")
     }
 
     /// `scope` without surrounding whitespace; `scope` itself when it starts and ends with a visible
@@ -93,14 +85,13 @@ package enum TokenRequests {
         codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true,
         authentication: [(String, String)] = []
     ) -> MSALHTTPRequest {
-        var parameters: [(String, String)] = [
+        let parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "authorization_code"), ("code", code),
             ("redirect_uri", redirectURI), ("scope", scope), ("code_verifier", codeVerifier),
         ]
-        if microsoft { parameters.append(("client_info", "1")) }
-        if let claims { parameters.append(("claims", claims)) }
-        parameters += authentication
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: false, microsoft: microsoft)
+        return tokenRequest(
+            tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication, extraQueryParameters,
+            idempotent: false, microsoft: microsoft)
     }
 
     /// The refresh token request. Retried once on a network failure or 5xx: redeeming a refresh
@@ -118,10 +109,9 @@ package enum TokenRequests {
             ("client_id", clientID), ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
         ]
         if let scope { parameters.append(("scope", scope)) }
-        if microsoft { parameters.append(("client_info", "1")) }
-        if let claims { parameters.append(("claims", claims)) }
-        parameters += authentication
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
+        return tokenRequest(
+            tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication, extraQueryParameters,
+            idempotent: true, microsoft: microsoft)
     }
 
     /// The client credentials request (RFC 6749 §4.4) for an app token, with the client's
@@ -131,11 +121,9 @@ package enum TokenRequests {
         tokenEndpoint: URL, clientID: String, scope: String, claims: String?, authentication: [(String, String)],
         extraQueryParameters: [String: String]?
     ) -> MSALHTTPRequest {
-        var parameters: [(String, String)] = [("client_id", clientID), ("grant_type", "client_credentials"), ("scope", scope)]
-        parameters.append(("client_info", "1"))
-        if let claims { parameters.append(("claims", claims)) }
-        parameters += authentication
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true)
+        tokenRequest(
+            tokenEndpoint, [("client_id", clientID), ("grant_type", "client_credentials"), ("scope", scope)], clientInfo: true,
+            claims: claims, authentication: authentication, extraQueryParameters, idempotent: true)
     }
 
     /// The on-behalf-of request (the JWT bearer grant of RFC 7523 §2.1 with Entra's
@@ -147,39 +135,45 @@ package enum TokenRequests {
         tokenEndpoint: URL, clientID: String, assertion: String, scope: String, claims: String?, authentication: [(String, String)],
         extraQueryParameters: [String: String]?, microsoft: Bool = true
     ) -> MSALHTTPRequest {
-        var parameters: [(String, String)] = [
+        let parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion),
             ("requested_token_use", "on_behalf_of"), ("scope", scope),
         ]
-        if microsoft { parameters.append(("client_info", "1")) }
-        if let claims { parameters.append(("claims", claims)) }
-        parameters += authentication
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
+        return tokenRequest(
+            tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication, extraQueryParameters,
+            idempotent: true, microsoft: microsoft)
     }
 
     /// The device authorization request (RFC 8628 §3.1).
     package static func deviceCode(
         endpoint: URL, clientID: String, scope: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true
     ) -> MSALHTTPRequest {
-        var parameters: [(String, String)] = [("client_id", clientID), ("scope", scope)]
-        if let claims { parameters.append(("claims", claims)) }
-        return tokenRequest(endpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
+        tokenRequest(
+            endpoint, [("client_id", clientID), ("scope", scope)], clientInfo: false, claims: claims, extraQueryParameters,
+            idempotent: true, microsoft: microsoft)
     }
 
     /// One device code poll (RFC 8628 §3.4).
     package static func deviceCodePoll(
         tokenEndpoint: URL, clientID: String, deviceCode: String, extraQueryParameters: [String: String]?, microsoft: Bool = true
     ) -> MSALHTTPRequest {
-        var parameters: [(String, String)] = [
+        let parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode),
         ]
-        if microsoft { parameters.append(("client_info", "1")) }
-        return tokenRequest(tokenEndpoint, parameters, extraQueryParameters, idempotent: true, microsoft: microsoft)
+        return tokenRequest(
+            tokenEndpoint, parameters, clientInfo: microsoft, claims: nil, extraQueryParameters, idempotent: true, microsoft: microsoft)
     }
 
+    /// A form POST of `parameters`, then `client_info=1` when `clientInfo`, the claims, and the
+    /// client's authentication fields; the extra parameters go in the query.
     private static func tokenRequest(
-        _ endpoint: URL, _ parameters: [(String, String)], _ extra: [String: String]?, idempotent: Bool, microsoft: Bool = true
+        _ endpoint: URL, _ parameters: [(String, String)], clientInfo: Bool, claims: String?, authentication: [(String, String)] = [],
+        _ extra: [String: String]?, idempotent: Bool, microsoft: Bool = true
     ) -> MSALHTTPRequest {
+        var parameters = parameters
+        if clientInfo { parameters.append(("client_info", "1")) }
+        if let claims { parameters.append(("claims", claims)) }
+        parameters += authentication
         let url = appendingQuery(endpoint, extraParameters(extra, reserved: protocolParameters))
         var request = MSALHTTPRequest.form(url: url, parameters: parameters)
         request.isIdempotent = idempotent

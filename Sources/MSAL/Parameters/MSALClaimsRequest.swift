@@ -31,22 +31,11 @@ import MSALSupport
 public final class MSALClaimsRequest: Sendable, CustomStringConvertible {
     /// The claims of each target, in the order they were first requested.
     private struct Claims: Sendable {
-        var idToken: [MSALIndividualClaimRequest.Snapshot] = []
-        var accessToken: [MSALIndividualClaimRequest.Snapshot] = []
+        private var byTarget: [MSALClaimsRequestTarget: [MSALIndividualClaimRequest.Snapshot]] = [:]
 
         subscript(target: MSALClaimsRequestTarget) -> [MSALIndividualClaimRequest.Snapshot] {
-            get {
-                switch target {
-                case .idToken: idToken
-                case .accessToken: accessToken
-                }
-            }
-            set {
-                switch target {
-                case .idToken: idToken = newValue
-                case .accessToken: accessToken = newValue
-                }
-            }
+            get { byTarget[target, default: []] }
+            set { byTarget[target] = newValue }
         }
 
         /// Adds `claim` to `target`, in the place of the claim of the same name if there is one.

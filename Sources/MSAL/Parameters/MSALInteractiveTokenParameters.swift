@@ -3,7 +3,8 @@ import MSALSupport
 
 /// The parameters of ``MSALPublicClientApplication/acquireToken(with:completionBlock:)``.
 public final class MSALInteractiveTokenParameters: MSALTokenParameters, @unchecked Sendable {
-    private struct Interactive: Sendable {
+    /// The interactive values, copied at once when a request starts (``interactiveSnapshot``).
+    package struct Interactive: Sendable {
         var promptType: MSALPromptType = .default
         var loginHint: String?
         var domainHint: String?
@@ -65,22 +66,6 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
         set { interactive.withLock { $0.webviewParameters = newValue } }
     }
 
-    package struct InteractiveValues: Sendable {
-        var promptType: MSALPromptType
-        var loginHint: String?
-        var domainHint: String?
-        var extraScopesToConsent: [String]
-        var webviewParameters: MSALWebviewParameters
-        var preferredAuthMethod: MSALPreferredAuthMethod
-    }
-
     /// One consistent copy of the interactive values, taken when a request starts.
-    package var interactiveSnapshot: InteractiveValues {
-        interactive.withLock {
-            InteractiveValues(
-                promptType: $0.promptType, loginHint: $0.loginHint, domainHint: $0.domainHint,
-                extraScopesToConsent: $0.extraScopesToConsent ?? [], webviewParameters: $0.webviewParameters,
-                preferredAuthMethod: $0.preferredAuthMethod)
-        }
-    }
+    package var interactiveSnapshot: Interactive { interactive.withLock { $0 } }
 }

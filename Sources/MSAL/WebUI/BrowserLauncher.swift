@@ -50,17 +50,12 @@ package struct BrowserLauncher: Sendable {
         if commands.isEmpty, failures.isEmpty {
             failures.append("no browser command")
         }
-        throw Self.launchFailedError(url: url, reasons: failures)
-    }
-
-    /// The error for a URL no browser could be launched for.
-    package static func launchFailedError(url: URL, reasons: [String]) -> MSALFailure {
         var error = MSALFailure(
             .internal, internalCode: .browserLaunchFailed,
-            message: "No browser could be launched (\(reasons.joined(separator: "; "))). "
+            message: "No browser could be launched (\(failures.joined(separator: "; "))). "
                 + "Open this URL in a browser to sign in: \(url.absoluteString)")
         error.authorizationURL = url
-        return error
+        throw error
     }
 
     /// Whether `url` may be handed to a launcher: only `https` and `http` URLs are.

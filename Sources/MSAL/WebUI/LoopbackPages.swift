@@ -64,17 +64,12 @@ package struct LoopbackPages: Sendable {
     private static func visible(_ text: String, limit: Int) -> (String.UnicodeScalarView, truncated: Bool) {
         var kept = String.UnicodeScalarView()
         var count = 0
-        for scalar in text.unicodeScalars where !isHidden(scalar) {
+        for scalar in text.unicodeScalars where !UntrustedText.isUnsafe(scalar) {
             guard count < limit else { return (kept, true) }
             kept.append(scalar)
             count += 1
         }
         return (kept, false)
-    }
-
-    /// The characters the rule for untrusted text escapes (``UntrustedText``): on a page they are dropped.
-    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-        UntrustedText.isUnsafe(scalar)
     }
 
     /// `template` with each placeholder replaced in one pass: inserted text is never scanned again.

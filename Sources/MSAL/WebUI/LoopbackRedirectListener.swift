@@ -57,8 +57,19 @@ package final class LoopbackRedirectListener: Sendable {
 
     /// Starts a listener for the app's configured redirect URI.
     ///
-    /// - Parameter redirectURI: `nil` (→ `http://localhost:<ephemeral>/`), `http://localhost[:port][/path]` or
-    ///   `http://127.0.0.1[:port][/path]`; anything else throws ``MSALInternalError/internalErrorInvalidRedirectURI``.
+    /// - Parameters:
+    ///   - redirectURI: `nil` (→ `http://localhost:<ephemeral>/`), `http://localhost[:port][/path]` or
+    ///     `http://127.0.0.1[:port][/path]`; anything else throws ``MSALInternalError/internalErrorInvalidRedirectURI``.
+    ///   - expectedState: The `state` of the authorization request; the only redirect accepted carries it.
+    ///   - timeout: Seconds to wait for the redirect (at most a day); then ``waitForRedirect()`` throws
+    ///     ``MSALInternalError/redirectTimeout`` and the port is closed.
+    ///   - successPageHTML: The page after a successful redirect; `nil` is the built-in one.
+    ///   - failurePageHTML: The failure page template (see ``MSALWebviewParameters/failurePageHTML``).
+    ///   - maximumRequestBytes: The most bytes a connection may send before it gets 431 and is closed.
+    ///   - connectionTimeout: Seconds a connection has to deliver its request.
+    /// - Throws: ``MSALInternalError/internalErrorInvalidRedirectURI`` for a bad redirect URI,
+    ///   ``MSALInternalError/internalErrorInvalidParameter`` for an empty state or a bad timeout or cap,
+    ///   ``MSALInternalError/loopbackListenerFailed`` when the port cannot be bound.
     package static func start(
         redirectURI: String?,
         expectedState: String,
@@ -68,41 +79,7 @@ package final class LoopbackRedirectListener: Sendable {
         maximumRequestBytes: Int = defaultMaximumRequestBytes,
         connectionTimeout: TimeInterval = defaultConnectionTimeout
     ) async throws(MSALFailure) -> LoopbackRedirectListener {
-        let parsed = try LoopbackRedirectURI(parsing: redirectURI)
-        return try await start(
-            path: parsed.path, port: parsed.port ?? 0, host: parsed.host, expectedState: expectedState, timeout: timeout,
-            successPageHTML: successPageHTML, failurePageHTML: failurePageHTML,
-            maximumRequestBytes: maximumRequestBytes, connectionTimeout: connectionTimeout)
-    }
-
-    /// Starts a listener on `path` and `port` (0: ephemeral).
-    ///
-    /// - Parameters:
-    ///   - path: The redirect path, `/` by default.
-    ///   - port: A fixed port, or 0 for an ephemeral one.
-    ///   - host: The host name of the redirect URI.
-    ///   - expectedState: The `state` of the authorization request; the only redirect accepted carries it.
-    ///   - timeout: Seconds to wait for the redirect (at most a day); then ``waitForRedirect()`` throws
-    ///     ``MSALInternalError/redirectTimeout`` and the port is closed.
-    ///   - successPageHTML: The page after a successful redirect; `nil` is the built-in one.
-    ///   - failurePageHTML: The failure page template (see ``MSALWebviewParameters/failurePageHTML``).
-    ///   - maximumRequestBytes: The most bytes a connection may send before it gets 431 and is closed.
-    ///   - connectionTimeout: Seconds a connection has to deliver its request.
-    /// - Throws: ``MSALInternalError/internalErrorInvalidRedirectURI`` for a bad path or port,
-    ///   ``MSALInternalError/internalErrorInvalidParameter`` for an empty state or a bad timeout or cap,
-    ///   ``MSALInternalError/loopbackListenerFailed`` when the port cannot be bound.
-    package static func start(
-        path: String = "/",
-        port: Int = 0,
-        host: LoopbackRedirectURI.Host = .localhost,
-        expectedState: String,
-        timeout: TimeInterval,
-        successPageHTML: String? = nil,
-        failurePageHTML: String? = nil,
-        maximumRequestBytes: Int = defaultMaximumRequestBytes,
-        connectionTimeout: TimeInterval = defaultConnectionTimeout
-    ) async throws(MSALFailure) -> LoopbackRedirectListener {
-        let redirect = try LoopbackRedirectURI(host: host, port: port == 0 ? nil : port, path: path)
+        let redirect = try LoopbackRedirectURI(parsing: redirectURI)
         guard !expectedState.isEmpty else {
             throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The expected state is empty.")
         }

@@ -128,11 +128,6 @@ extension LoopbackRedirectURI {
     /// Whether `text` is a redirect URI the loopback listener can serve (`nil` means the default
     /// `http://localhost`).
     package static func isLoopback(_ text: String?) -> Bool {
-        do throws(MSALFailure) {
-            _ = try LoopbackRedirectURI(parsing: text)
-            return true
-        } catch {
-            return false
-        }
+        (try? LoopbackRedirectURI(parsing: text)) != nil
     }
 }

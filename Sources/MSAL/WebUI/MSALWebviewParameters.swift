@@ -48,10 +48,13 @@ public final class MSALWebviewParameters: Sendable {
         self.webUI = webUI
     }
 
-    /// Takes `other`'s settings (``copy()``).
-    package func copySettings(from other: MSALWebviewParameters) {
-        let settings = other.values.withLock { $0 }
-        values.withLock { $0 = settings }
+    /// An independent copy (MSAL for iOS's `copy()`, from `NSCopying`): the same web UI and the
+    /// settings as they are now; changing either object later does not change the other.
+    public func copy() -> MSALWebviewParameters {
+        let copy = MSALWebviewParameters(webUI: webUI)
+        let settings = values.withLock { $0 }
+        copy.values.withLock { $0 = settings }
+        return copy
     }
 
     /// How long the loopback listener waits for the browser's redirect, in seconds. Default 300.
