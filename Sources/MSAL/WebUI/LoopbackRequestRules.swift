@@ -16,7 +16,7 @@ package struct LoopbackRequestRules: Sendable {
         /// The expected `state` but neither `code` nor `error`: the sign-in fails with `invalidRedirect`.
         case unusable(reason: String)
         /// A request for the single-use start path, with its method: the first `GET` is redirected to the
-        /// authorization URL; any other request for it ends the sign-in (see ``LoopbackListenerCore/claimStart(method:)``).
+        /// authorization URL; any other request for it ends the sign-in (see ``LoopbackListenerCore/claimStart(method:answering:)``).
         case start(method: String)
     }
 

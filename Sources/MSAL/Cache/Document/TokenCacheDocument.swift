@@ -11,8 +11,8 @@ package struct TokenCacheDocument: Sendable, Equatable {
     /// The entries of each known section (indexed by ``CacheSection/rawValue``), by key.
     ///
     /// Keys are stored lower-cased (AppMetadata keys included, for matching); legacy mixed-case
-    /// keys are normalized on read. ``originalKeys`` remembers keys that were written in
-    /// another case so the writer can keep an AppMetadata key's client id as it was.
+    /// keys are normalized on read. The writer builds each AppMetadata key again from its entry,
+    /// so the client id keeps the case it was written in.
     package var sections: [[String: CacheEntry]]
     /// Top-level members other than the five sections, in document order.
     package var unknownMembers: [RawMember]

@@ -1,6 +1,9 @@
 import Glibc
 
 extension TokenCacheFileAccess {
+    /// Seconds the cache file's modification time is set ahead of the clock on each write.
+    static let modificationTimeLead = 2
+
     /// Replaces the file with `bytes` atomically and returns the new content's stamp. Exclusive lock only.
     ///
     /// Writes a new file `<path>.tmp-<pid>-<random>` (`O_CREAT|O_EXCL`, mode 0600) in the same directory,
@@ -10,9 +13,6 @@ extension TokenCacheFileAccess {
     /// (`ENOSPC`/`EDQUOT` named as a full disk). Refuses to replace an unsafe file (`cacheUnsafeFile`, as
     /// ``read()``) and content over the size limit (`cacheTooLarge`). Removes `<path>.tmp-*` files left by
     /// killed writers once they are older than ``TokenCacheFileOptions/staleTemporaryFileAge``.
-    /// Seconds the cache file's modification time is set ahead of the clock on each write.
-    static let modificationTimeLead = 2
-
     package func write(_ bytes: [UInt8]) throws -> TokenCacheFileStamp {
         try write(bytes, signal: false)
     }

@@ -44,7 +44,6 @@ package struct TokenCacheFileAccess {
         try readStamped()?.source.allBytes
     }
 
-    /// The file's bytes with the stamp of the descriptor they were read from, or `nil` when there is no file.
     /// Whether the file differs from `stamp` now or within the next 200 ms (checked every 50 ms):
     /// a writer is still at work on it.
     package func isStillChanging(from stamp: TokenCacheFileStamp) throws -> Bool {
@@ -55,6 +54,7 @@ package struct TokenCacheFileAccess {
         return false
     }
 
+    /// The file's bytes with the stamp of the descriptor they were read from, or `nil` when there is no file.
     ///
     /// The bytes are read straight into the ``CacheSource`` the cache's reader keeps, so loading
     /// never holds the file twice.
