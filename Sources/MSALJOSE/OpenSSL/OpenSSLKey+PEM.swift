@@ -46,6 +46,11 @@ extension OpenSSLKey {
         withKeyPointer { EVP_PKEY_is_a($0, "RSA") } == 1
     }
 
+    /// Whether this is an EC key.
+    var isEC: Bool {
+        withKeyPointer { EVP_PKEY_is_a($0, "EC") } == 1
+    }
+
     /// The private key as an unencrypted PKCS#8 `PRIVATE KEY` PEM block.
     func privateKeyPEM() throws(JOSEError) -> [UInt8] {
         let bio = try OpenSSLMemoryBIO()

@@ -1,0 +1,74 @@
+import Foundation
+import MSALJOSE
+import MSALJSON
+
+/// DPoP proofs (RFC 9449 §4): a JWT of type `dpop+jwt`, signed with the client's ``ProofKey`` and
+/// carrying its public key, that binds one HTTP request — its method and target URI, at a time,
+/// with a unique id — and, at a resource, the access token it presents (`ath`).
+package enum DPoPProof {
+    /// The proof's JWT type.
+    package static let type = "dpop+jwt"
+
+    /// A proof for one request.
+    ///
+    /// - Parameters:
+    ///   - key: A ``ProofKey/Kind/dpop`` key.
+    ///   - method: The request's method (`htm`), as sent (upper case).
+    ///   - url: The request's target; its query and fragment are left out of `htu` (``targetURI(_:)``).
+    ///   - accessToken: At a resource, the token presented: its hash is `ath`. `nil` at the token endpoint.
+    ///   - nonce: The server's last `DPoP-Nonce`, when it gave one.
+    ///   - issuedAt: `iat`, whole seconds since 1970.
+    /// - Throws: ``MSALFailure`` when the random id or the signature cannot be made.
+    package static func make(
+        key: ProofKey, method: String, url: URL, accessToken: String? = nil, nonce: String? = nil, issuedAt: Int64
+    ) throws(MSALFailure) -> String {
+        var claims: [JSONMember] = [
+            JSONMember(name: "jti", value: .string(try uniqueID())),
+            JSONMember(name: "htm", value: .string(method)),
+            JSONMember(name: "htu", value: .string(targetURI(url))),
+            JSONMember(name: "iat", value: .number(String(issuedAt))),
+        ]
+        if let accessToken { claims.append(JSONMember(name: "ath", value: .string(try tokenHash(accessToken)))) }
+        if let nonce { claims.append(JSONMember(name: "nonce", value: .string(nonce))) }
+        return try key.sign(
+            header: [
+                JSONMember(name: "typ", value: .string(type)),
+                JSONMember(name: "alg", value: .string(key.signingKey.algorithm.rawValue)),
+                JSONMember(name: "jwk", value: key.publicJWK),
+            ],
+            claims: .object(claims))
+    }
+
+    /// `htu`: the URI without its query and fragment, with the scheme and host in lower case and a
+    /// default port left out (RFC 9449 §4.2, with RFC 3986 §6.2.2–6.2.3 normalization: an empty
+    /// path is `/`).
+    package static func targetURI(_ url: URL) -> String {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased(),
+            let host = components.percentEncodedHost?.lowercased()
+        else { return url.absoluteString }
+        var text = scheme + "://" + host
+        if let port = components.port, !(scheme == "https" && port == 443), !(scheme == "http" && port == 80) {
+            text += ":\(port)"
+        }
+        let path = components.percentEncodedPath
+        return text + (path.isEmpty ? "/" : path)
+    }
+
+    /// `ath`: the base64url SHA-256 of the access token's ASCII bytes.
+    package static func tokenHash(_ accessToken: String) throws(MSALFailure) -> String {
+        do throws(JOSEError) {
+            return Base64URL.encode(try MessageDigest.sha256(Array(accessToken.utf8)))
+        } catch {
+            throw MSALFailure(error)
+        }
+    }
+
+    /// `jti`: 128 random bits, base64url.
+    private static func uniqueID() throws(MSALFailure) -> String {
+        do throws(JOSEError) {
+            return Base64URL.encode(try SecureRandom.bytes(count: 16))
+        } catch {
+            throw MSALFailure(error)
+        }
+    }
+}
