@@ -1,5 +1,6 @@
 import Foundation
 import MSALJOSE
+import MSALJSON
 
 extension EmulatorCore {
     /// `POST /{tenant}/oauth2/v2.0/token`.
@@ -32,7 +33,7 @@ extension EmulatorCore {
         let now = self.now()
         do {
             let proof = try authenticateClient(form, client: client, selector: selector, segment: segment, now: now)
-            let issue: TokenIssue
+            var issue: TokenIssue
             switch grant {
             case .authorizationCode: issue = try redeemCode(form, client: client, selector: selector, now: now)
             case .refreshToken: issue = try redeemRefreshToken(form, client: client, selector: selector, now: now)
@@ -42,10 +43,29 @@ extension EmulatorCore {
             case .jwtBearer: issue = try redeemOnBehalfOf(form, client: client, selector: selector, proof: proof, now: now)
             }
             info.username = issue.user.username
+            issue.proofKeyID = try Self.proofKeyID(form)
             return try issueTokens(issue, now: now)
         } catch {
             return errorResponse(error, info: info)
         }
+    }
+
+    /// The key a proof-of-possession request binds its token to: with `token_type=pop`, the `kid` of
+    /// `req_cnf` (base64url JSON, as Microsoft Entra reads it); `nil` for a bearer request.
+    static func proofKeyID(_ form: EmulatorParameters) throws(EmulatorOAuthError) -> String? {
+        guard let type = form.nonEmpty("token_type"), type.lowercased() != "bearer" else { return nil }
+        guard type.lowercased() == "pop" else {
+            throw EmulatorOAuthError(
+                "invalid_request", 900144, "The token_type '\(EmulatorText.sanitized(type, limit: 32))' is not supported.")
+        }
+        guard let confirmation = form.nonEmpty("req_cnf") else { throw .missing("req_cnf") }
+        guard let bytes = try? Base64URL.decode(confirmation),
+            let document = try? JSONDocument(parsing: bytes, limits: .document), document.root.kind == .object,
+            let keyID = document.root["kid"]?.string, !keyID.isEmpty
+        else {
+            throw EmulatorOAuthError("invalid_request", 900144, "The req_cnf parameter is not a base64url JSON object with a kid.")
+        }
+        return keyID
     }
 
     /// The user a token request is about, looked up without using the grant.

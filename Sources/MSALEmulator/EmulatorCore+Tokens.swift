@@ -13,6 +13,9 @@ struct TokenIssue: Sendable {
     var includesClientInfo: Bool
     /// The lineage of the refresh token to issue (shared with the code or token it descends from).
     var lineage: String
+    /// The key a proof-of-possession token is bound to (`req_cnf`'s `kid`, with `token_type=pop`):
+    /// the access token names it in `cnf`, and the answer's `token_type` is `pop`. `nil`: a bearer token.
+    var proofKeyID: String? = nil
 }
 
 extension EmulatorCore {
@@ -28,7 +31,7 @@ extension EmulatorCore {
         let tokenID = String(Self.randomToken().prefix(22))
         let accessExpiry = issued + Int64(lifetimes.accessToken)
 
-        let accessClaims = JSON.object([
+        var accessClaims = JSON.object([
             "aud": .string(issue.scope.resource),
             "iss": .string(issuer),
             "iat": .integer(issued),
@@ -45,6 +48,9 @@ extension EmulatorCore {
             "uti": .string(tokenID),
             "ver": .string("2.0"),
         ])
+        if let keyID = issue.proofKeyID {
+            accessClaims = accessClaims.replacingMembers([(key: "cnf", value: JSON.object(["kid": .string(keyID)]))])
+        }
         let accessToken: String
         do {
             accessToken = try signingKey.sign(claims: accessClaims)
@@ -58,7 +64,7 @@ extension EmulatorCore {
         }
 
         var members: [JSONMember] = [
-            JSONMember(name: "token_type", value: .string("Bearer")),
+            JSONMember(name: "token_type", value: .string(issue.proofKeyID == nil ? "Bearer" : "pop")),
             JSONMember(name: "scope", value: .string(issue.scope.granted)),
             JSONMember(name: "expires_in", value: .integer(lifetimes.accessToken)),
             JSONMember(name: "ext_expires_in", value: .integer(max(lifetimes.accessToken, lifetimes.extendedAccessToken))),

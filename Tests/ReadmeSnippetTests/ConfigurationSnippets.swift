@@ -4,7 +4,8 @@
 // compiled, not run. `PartitionedCacheSerializer` needs a confidential client and its provider: it
 // is compiled here, and a store doing the same runs against the local provider in
 // MSALEmulatorTests (PartitionedCacheTests); so is `VersionedPartitionStore`
-// (PartitionedStoreTests).
+// (PartitionedStoreTests). `proofOfPossessionHeader` is compiled only: the same calls run against
+// the local provider in MSALEmulatorTests (ProofOfPossessionSignInTests).
 
 import Foundation
 import MSAL
@@ -141,6 +142,14 @@ func signInWithDeviceCode(_ application: MSALPublicClientApplication, scopes: [S
         // "To sign in, use a web browser to open the page https://microsoft.com/devicelogin and enter the code …"
         print(info.message)
     }
+}
+
+/// The `Authorization` header for one call to `url`: a token bound to this application's key,
+/// presented as a signed HTTP request for that call (`PoP eyJ…`).
+func proofOfPossessionHeader(_ application: MSALPublicClientApplication, account: MSALAccount, url: URL) async throws -> String {
+    let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+    parameters.authenticationScheme = MSALAuthenticationSchemePop(httpMethod: .GET, request: url, nonce: nil, additionalParameters: nil)
+    return try await application.acquireTokenSilent(with: parameters).authorizationHeader
 }
 
 /// Process-wide logging and HTTP settings, set once at launch.

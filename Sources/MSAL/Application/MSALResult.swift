@@ -18,8 +18,9 @@ public enum MSALTokenSource: Int, Sendable, Hashable, CustomStringConvertible {
 
 /// A token and what it was issued for.
 public final class MSALResult: Sendable, CustomStringConvertible {
-    /// The access token: send it as ``authorizationHeader``.
-    public var accessToken: String { token.accessToken }
+    /// The access token: send it as ``authorizationHeader``. For a proof-of-possession token
+    /// (``MSALAuthenticationSchemePop``), the signed HTTP request that presents it, as in MSAL for iOS.
+    public var accessToken: String { presentation?.token ?? token.accessToken }
     /// When the access token expires.
     public var expiresOn: Date? { token.expiresOn }
     /// Whether the token is past its regular lifetime and was returned only because the service
@@ -81,6 +82,16 @@ public final class MSALResult: Sendable, CustomStringConvertible {
 
     private let token: Token
 
+    /// How a bound token is presented: the scheme's name, the `Authorization` scheme, and the
+    /// signed request made for this result. `nil`: a bearer token, presented as it is.
+    private struct Presentation: Sendable {
+        let scheme: String
+        let headerScheme: String
+        let token: String
+    }
+
+    private let presentation: Presentation?
+
     private enum ScopesStorage: Sendable {
         case list([String])
         /// A space-separated target, split on access.
@@ -128,30 +139,43 @@ public final class MSALResult: Sendable, CustomStringConvertible {
             refreshOn: refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
     }
 
-    private init(token: Token, authority: MSALAuthority, correlationId: UUID) {
+    private init(token: Token, authority: MSALAuthority, correlationId: UUID, presentation: Presentation? = nil) {
         self.token = token
         self.authority = authority
         self.correlationId = correlationId
+        self.presentation = presentation
     }
 
     /// This result as told to a caller that joined another caller's request for the same token:
     /// everything the same but the correlation id, which is the joiner's own.
     package func correlated(_ correlationID: UUID) -> MSALResult {
         guard correlationId != correlationID else { return self }
-        return MSALResult(token: token, authority: authority, correlationId: correlationID)
+        return MSALResult(token: token, authority: authority, correlationId: correlationID, presentation: presentation)
     }
 
     /// This result as the answer to another request for the same token: everything the same but
     /// the request's authority object and correlation id.
     package func reissued(authority: MSALAuthority, correlationID: UUID) -> MSALResult {
-        MSALResult(token: token, authority: authority, correlationId: correlationID)
+        MSALResult(token: token, authority: authority, correlationId: correlationID, presentation: presentation)
     }
 
-    /// The scheme of the token: `Bearer`.
-    public var authenticationScheme: String { "Bearer" }
+    /// The token as issued, whatever presents it: what a signed HTTP request signs.
+    package var boundAccessToken: String { token.accessToken }
 
-    /// The `Authorization` header value: `Bearer <access token>`.
-    public var authorizationHeader: String { "Bearer \(accessToken)" }
+    /// This result presenting its token as `token` (a signed HTTP request), with `scheme` as
+    /// ``authenticationScheme`` and `headerScheme` in ``authorizationHeader``.
+    package func presented(scheme: String, headerScheme: String, token presented: String) -> MSALResult {
+        MSALResult(
+            token: token, authority: authority, correlationId: correlationId,
+            presentation: Presentation(scheme: scheme, headerScheme: headerScheme, token: presented))
+    }
+
+    /// The scheme of the token: `Bearer`, or `Pop` for a proof-of-possession token (as MSAL for iOS names it).
+    public var authenticationScheme: String { presentation?.scheme ?? "Bearer" }
+
+    /// The `Authorization` header value: `Bearer <access token>`, or `PoP <signed HTTP request>`
+    /// for a proof-of-possession token.
+    public var authorizationHeader: String { "\(presentation?.headerScheme ?? "Bearer") \(accessToken)" }
 
     /// The claims of the ID token, decoded on each access.
     public var idTokenClaims: [String: any Sendable]? {

@@ -33,6 +33,12 @@ package struct AuthorizationCodeFlow: Sendable {
                         + OAuthErrorResponse.sanitized(parameters.redirectUri, limit: 200),
                     correlationID: correlationID)
             }
+            guard try client.tokenScheme(values.authenticationScheme, correlationID: correlationID).presentation == nil else {
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
+                    message: "A web app's sign-in gives bearer tokens; ask for a proof-of-possession token with acquireTokenSilent",
+                    correlationID: correlationID)
+            }
             let authority = client.defaultAuthority
             let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
             let secrets = try client.interactiveSecrets(correlationID: correlationID)

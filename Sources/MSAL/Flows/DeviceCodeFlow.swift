@@ -12,6 +12,7 @@ package struct DeviceCodeFlow: Sendable {
         let correlationID = values.correlationId ?? client.correlationIDs.make()
         let authority = values.authority ?? client.defaultAuthority
         let scopes = TokenRequests.resourceScopes(values.scopes)
+        let (scheme, presentation) = try client.tokenScheme(values.authenticationScheme, correlationID: correlationID)
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
         let microsoft = authority.kind.isMicrosoft
         guard
@@ -51,10 +52,11 @@ package struct DeviceCodeFlow: Sendable {
 
         let redemption = TokenRedemption(
             authority: authority, metadata: metadata, scopes: scopes, nonce: nil, expectedAccount: nil,
-            grant: .deviceCode, correlationID: correlationID)
+            grant: .deviceCode, correlationID: correlationID, scheme: scheme)
         let poll = TokenRequests.deviceCodePoll(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, deviceCode: code.deviceCode,
-            extraQueryParameters: client.withSlice(values.extraQueryParameters), microsoft: microsoft)
+            extraQueryParameters: client.withSlice(values.extraQueryParameters), microsoft: microsoft,
+            schemeFields: client.tokenRequestFields(presentation))
         var interval = Double(code.interval)
         while true {
             // The last wait ends at the code's expiry, not an interval after it (as MSAL Go's context
@@ -75,7 +77,7 @@ package struct DeviceCodeFlow: Sendable {
                 throw Self.canceled(correlationID)
             }
             if answer.statusCode == 200 {
-                return try await client.informingExternalAccounts(client.accept(answer.body, redemption))
+                return try client.present(await client.informingExternalAccounts(client.accept(answer.body, redemption)), presentation)
             }
             let error = OAuthErrorResponse(body: answer.body).error?.lowercased()
             switch error {

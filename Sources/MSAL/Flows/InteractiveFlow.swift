@@ -18,6 +18,7 @@ package struct InteractiveFlow: Sendable {
                 .internal, internalCode: .internalErrorInvalidParameter, message: "The request names no scopes",
                 correlationID: correlationID)
         }
+        let (scheme, presentation) = try client.tokenScheme(values.authenticationScheme, correlationID: correlationID)
         let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
 
         let secrets = try client.interactiveSecrets(correlationID: correlationID)
@@ -118,13 +119,14 @@ package struct InteractiveFlow: Sendable {
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: redirectURI,
             scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent ?? []), codeVerifier: pkce.verifier,
             claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: client.withSlice(values.extraQueryParameters),
-            microsoft: authority.kind.isMicrosoft)
-        return try await client.informingExternalAccounts(
+            microsoft: authority.kind.isMicrosoft, schemeFields: client.tokenRequestFields(presentation))
+        let result = try await client.informingExternalAccounts(
             client.redeem(
                 request,
                 TokenRedemption(
                     authority: authority, metadata: metadata, scopes: scopes, nonce: nonce, expectedAccount: values.account,
-                    grant: .authorizationCode, correlationID: correlationID)))
+                    grant: .authorizationCode, correlationID: correlationID, scheme: scheme)))
+        return try client.present(result, presentation)
     }
 
     private enum Outcome: Sendable {

@@ -24,7 +24,7 @@ package struct SilentFlow: TokenRecipe {
     /// Reads and checks the parameters.
     package func request(_ parameters: MSALSilentTokenParameters) throws -> Request {
         let values = parameters.snapshot
-        var basics = try client.basics(values, forceRefresh: parameters.forceRefresh, noScopes: nil)
+        var basics = try client.basics(values, forceRefresh: parameters.forceRefresh, noScopes: nil, allowsProofOfPossession: true)
         guard let account = values.account, let identifier = account.identifier, !identifier.isEmpty else {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorAccountRequired,
@@ -51,7 +51,11 @@ package struct SilentFlow: TokenRecipe {
     package static func memoizedResult(_ parameters: MSALSilentTokenParameters, client: TokenClient) -> MSALResult? {
         guard !parameters.forceRefresh else { return nil }
         let request: (key: SilentHitKey, correlationID: UUID?)? = parameters.withValues { values in
-            guard values.claimsRequest == nil, let account = values.account else { return nil }
+            // A bound token is presented afresh by each call: never from the memo.
+            guard values.claimsRequest == nil,
+                values.authenticationScheme == nil || values.authenticationScheme is MSALAuthenticationSchemeBearer,
+                let account = values.account
+            else { return nil }
             return (SilentHitKey(account: account, authority: values.authority, scopes: values.scopes), values.correlationId)
         }
         guard let request else { return nil }
@@ -93,8 +97,9 @@ package struct SilentFlow: TokenRecipe {
     /// Runs the request (``TokenAcquisition``). Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
         do {
-            return try await client.informingExternalAccounts(
+            let result = try await client.informingExternalAccounts(
                 TokenAcquisition(self, flights: client.refreshFlights, clock: client.clock, logger: client.logger).run(request))
+            return try client.present(result, request.presentation)
         } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
@@ -218,7 +223,7 @@ package struct SilentFlow: TokenRecipe {
             extendedLifeTimeToken: isExtended, idToken: idToken, target: token.target,
             tenantProfile: profile, account: account, authority: request.authority, correlationId: request.correlationID,
             tokenSource: .cache, refreshOn: refreshOn.map { Date(timeIntervalSince1970: Double($0)) })
-        if !extended, let seen {
+        if !extended, request.scheme == .bearer, let seen {
             client.silentHits.remember(
                 result, for: request.hitKey, seen: seen, expiresOn: token.expiresOn, refreshOn: refreshOn, expiryBuffer: buffer,
                 now: now)
@@ -333,7 +338,8 @@ package struct SilentFlow: TokenRecipe {
             tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret,
             scope: microsoft ? TokenRequests.scopeParameter(request.scopes) : nil, claims: request.claims,
             extraQueryParameters: request.extraQueryParameters, microsoft: microsoft,
-            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority))
+            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),
+            schemeFields: client.tokenRequestFields(request.presentation))
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
             expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID, scheme: request.scheme)

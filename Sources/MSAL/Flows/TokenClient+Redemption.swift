@@ -73,7 +73,7 @@ extension TokenClient {
             clientID: clientID, environment: redemption.metadata.cacheEnvironment,
             authorityTenant: redemption.authority.components.tenant, isADFS: redemption.authority.kind == .adfs,
             requestedScopes: redemption.scopes, now: now,
-            redeemedAccountID: isRefresh ? redemption.expectedAccount?.identifier : nil)
+            redeemedAccountID: isRefresh ? redemption.expectedAccount?.identifier : nil, scheme: redemption.scheme)
         let entries: TokenCacheEntries
         let assertionHash = redemption.userAssertionHash
         do throws(MSALFailure) {

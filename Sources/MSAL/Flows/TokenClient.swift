@@ -53,6 +53,8 @@ package final class TokenClient: Sendable {
     package let appTokenHits = CacheHitMemo<AppTokenHitKey>()
     /// The tokens `acquireTokenSilent` found in the cache last (``SilentFlow``).
     package let silentHits = CacheHitMemo<SilentHitKey>()
+    /// The keys bound tokens are bound to (issue 40).
+    package let proofKeys = ProofKeys()
     /// The public client's part; `nil` for a confidential client.
     package let publicClient: PublicClient?
     /// A confidential client's authentication; `nil` for a public client.

@@ -14,16 +14,21 @@ package struct TokenRequestBasics: Sendable {
     /// A forced refresh or a claims challenge: the cache is not read first.
     var skipsCache: Bool
     var scheme = TokenScheme.bearer
+    /// How results present a bound token (``scheme`` not bearer); `nil` for a bearer token.
+    var presentation: TokenPresentation?
 }
 
 extension TokenClient {
     /// Reads `values`: the correlation id (a new one when the parameters name none), the resource
     /// scopes, and the authority (the configuration's when the parameters name none).
     ///
-    /// - Parameter noScopes: The message when the parameters name no resource scope; `nil` lets a
-    ///   request with only reserved scopes through (a silent request checks its own scopes).
+    /// - Parameters:
+    ///   - noScopes: The message when the parameters name no resource scope; `nil` lets a request
+    ///     with only reserved scopes through (a silent request checks its own scopes).
+    ///   - allowsProofOfPossession: Whether the flow obtains bound tokens; other flows refuse a
+    ///     parameter that asks for one rather than answer with a bearer token.
     package func basics(
-        _ values: MSALTokenParameters.Values, forceRefresh: Bool, noScopes: String?
+        _ values: MSALTokenParameters.Values, forceRefresh: Bool, noScopes: String?, allowsProofOfPossession: Bool = false
     ) throws -> TokenRequestBasics {
         let correlationID = values.correlationId ?? correlationIDs.make()
         // Trimmed and de-duplicated without Foundation on the common path (TokenRequests).
@@ -31,10 +36,17 @@ extension TokenClient {
         if let noScopes, scopes.isEmpty {
             throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: noScopes, correlationID: correlationID)
         }
+        let (scheme, presentation) = try tokenScheme(values.authenticationScheme, correlationID: correlationID)
+        if presentation != nil, !allowsProofOfPossession {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "This request gives bearer tokens only: proof-of-possession tokens come from acquireTokenSilent and acquireToken",
+                correlationID: correlationID)
+        }
         return TokenRequestBasics(
             scopes: scopes, authority: values.authority ?? defaultAuthority, claims: claimsParameter(values.claimsRequest),
             extraQueryParameters: values.extraQueryParameters, correlationID: correlationID,
-            skipsCache: forceRefresh || values.claimsRequest != nil)
+            skipsCache: forceRefresh || values.claimsRequest != nil, scheme: scheme, presentation: presentation)
     }
 }
 

@@ -55,7 +55,7 @@ package enum TokenRequests {
         "client_id", "response_type", "redirect_uri", "scope", "state", "nonce", "code_challenge",
         "code_challenge_method", "code", "code_verifier", "grant_type", "refresh_token", "device_code",
         "client_info", "claims", "prompt", "login_hint", "domain_hint", "client_secret", "client_assertion",
-        "client_assertion_type", "assertion", "requested_token_use",
+        "client_assertion_type", "assertion", "requested_token_use", "token_type", "req_cnf",
     ]
 
     /// The authorization request URL (authorization code flow with PKCE).
@@ -83,15 +83,15 @@ package enum TokenRequests {
     package static func authorizationCode(
         tokenEndpoint: URL, clientID: String, code: String, redirectURI: String, scope: String,
         codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true,
-        authentication: [(String, String)] = []
+        authentication: [(String, String)] = [], schemeFields: [(String, String)] = []
     ) -> MSALHTTPRequest {
         let parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "authorization_code"), ("code", code),
             ("redirect_uri", redirectURI), ("scope", scope), ("code_verifier", codeVerifier),
         ]
         return tokenRequest(
-            tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication, extraQueryParameters,
-            idempotent: false, microsoft: microsoft)
+            tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication + schemeFields,
+            extraQueryParameters, idempotent: false, microsoft: microsoft)
     }
 
     /// The refresh token request. Retried once on a network failure or 5xx: redeeming a refresh
@@ -100,18 +100,20 @@ package enum TokenRequests {
     /// `scope` `nil` leaves the parameter out, which RFC 6749 §6 defines as the scope originally
     /// granted: what a generic OpenID Connect provider is asked (it may refuse a wider one).
     ///
-    /// A confidential client adds its `authentication` fields.
+    /// A confidential client adds its `authentication` fields; a proof-of-possession request its
+    /// `schemeFields` (``TokenClient/tokenRequestFields(_:)``).
     package static func refresh(
         tokenEndpoint: URL, clientID: String, refreshToken: String, scope: String?, claims: String?,
-        extraQueryParameters: [String: String]?, microsoft: Bool = true, authentication: [(String, String)] = []
+        extraQueryParameters: [String: String]?, microsoft: Bool = true, authentication: [(String, String)] = [],
+        schemeFields: [(String, String)] = []
     ) -> MSALHTTPRequest {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
         ]
         if let scope { parameters.append(("scope", scope)) }
         return tokenRequest(
-            tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication, extraQueryParameters,
-            idempotent: true, microsoft: microsoft)
+            tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication + schemeFields,
+            extraQueryParameters, idempotent: true, microsoft: microsoft)
     }
 
     /// The client credentials request (RFC 6749 §4.4) for an app token, with the client's
@@ -155,13 +157,15 @@ package enum TokenRequests {
 
     /// One device code poll (RFC 8628 §3.4).
     package static func deviceCodePoll(
-        tokenEndpoint: URL, clientID: String, deviceCode: String, extraQueryParameters: [String: String]?, microsoft: Bool = true
+        tokenEndpoint: URL, clientID: String, deviceCode: String, extraQueryParameters: [String: String]?, microsoft: Bool = true,
+        schemeFields: [(String, String)] = []
     ) -> MSALHTTPRequest {
         let parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode),
         ]
         return tokenRequest(
-            tokenEndpoint, parameters, clientInfo: microsoft, claims: nil, extraQueryParameters, idempotent: true, microsoft: microsoft)
+            tokenEndpoint, parameters, clientInfo: microsoft, claims: nil, authentication: schemeFields, extraQueryParameters,
+            idempotent: true, microsoft: microsoft)
     }
 
     /// A form POST of `parameters`, then `client_info=1` when `clientInfo`, the claims, and the

@@ -17,6 +17,8 @@ public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
         var claimsRequest: MSALClaimsRequest?
         var extraQueryParameters: [String: String]?
         var correlationId: UUID?
+        /// `nil`: bearer.
+        var authenticationScheme: (any MSALAuthenticationSchemeProtocol)?
     }
 
     private let values: Mutex<Values>
@@ -66,6 +68,14 @@ public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
     public override var correlationId: UUID? {
         get { values.withLock { $0.correlationId } }
         set { values.withLock { $0.correlationId = newValue } }
+    }
+
+    /// The scheme the token is asked for and presented with: ``MSALAuthenticationSchemeBearer``
+    /// (the default) or ``MSALAuthenticationSchemePop`` (a token bound to the application's key,
+    /// presented as a signed HTTP request). Setting `nil` is the default.
+    public var authenticationScheme: (any MSALAuthenticationSchemeProtocol)? {
+        get { values.withLock { $0.authenticationScheme } ?? MSALAuthenticationSchemeBearer.shared }
+        set { values.withLock { $0.authenticationScheme = newValue } }
     }
 
     /// One consistent copy of the values, taken when a request starts.

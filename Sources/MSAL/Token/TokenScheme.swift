@@ -1,29 +1,62 @@
 /// How an access token is presented to a resource, carried by whatever must tell tokens of
 /// different schemes apart: the request (``TokenAcquisitionRequest``), the flight that obtains the
-/// token (``RefreshFlightKey``), the cache lookup (a cached token's `token_type`) and the check of
-/// the token response.
+/// token (``RefreshFlightKey``), the cache lookup (a cached token's `token_type`, and the key a
+/// bound token names) and the check of the token response.
 ///
-/// Only bearer tokens exist yet. The proof-of-possession kinds (MSAL's signed-request PoP, DPoP,
-/// mutual TLS; issue 40) add cases here, so that a bearer token and a bound token for the same
-/// account, scopes and authority are never one flight or one answer.
+/// A bearer token and a bound token for the same account, scopes and authority are never one
+/// flight or one answer, and a bound token is found only for the key it is bound to.
 package enum TokenScheme: Hashable, Sendable {
     /// RFC 6750: whoever holds the token may use it.
     case bearer
+    /// MSAL's proof of possession for Microsoft Entra (`token_type=pop`): the token is bound to
+    /// the key whose RFC 7638 thumbprint is `keyID` (`req_cnf`), and each use is a signed HTTP request.
+    case pop(keyID: String)
 
-    /// The `token_type` a token of this scheme is cached and answered with.
-    package var tokenType: String {
-        switch self {
-        case .bearer: "Bearer"
+    /// A scheme without its key: what a cache index records of each access token.
+    package enum Kind: UInt8, Hashable, Sendable {
+        case bearer
+        case pop
+
+        /// The kind whose `token_type` is `tokenType` (UTF-8, ASCII case ignored); `nil` for one this
+        /// library does not know.
+        package init?(tokenType: UnsafeBufferPointer<UInt8>) {
+            for kind in [Kind.bearer, .pop] {
+                var name = kind.tokenType
+                if name.withUTF8({ CacheText.equalIgnoringASCIICase(tokenType, $0) }) {
+                    self = kind
+                    return
+                }
+            }
+            return nil
+        }
+
+        /// The `token_type` a token of this kind is cached and answered with.
+        package var tokenType: String {
+            switch self {
+            case .bearer: "Bearer"
+            case .pop: "pop"
+            }
         }
     }
 
-    /// The scheme whose `token_type` is `tokenType` (UTF-8, ASCII case ignored); `nil` for one this
-    /// library does not know.
-    package init?(tokenType: UnsafeBufferPointer<UInt8>) {
-        var bearer = Self.bearer.tokenType
-        guard bearer.withUTF8({ CacheText.equalIgnoringASCIICase(tokenType, $0) }) else { return nil }
-        self = .bearer
+    /// The kind.
+    package var kind: Kind {
+        switch self {
+        case .bearer: .bearer
+        case .pop: .pop
+        }
     }
+
+    /// The key a bound token is bound to (the cached entry's `kid`); `nil` for a bearer token.
+    package var keyID: String? {
+        switch self {
+        case .bearer: nil
+        case .pop(let keyID): keyID
+        }
+    }
+
+    /// The `token_type` a token of this scheme is cached and answered with.
+    package var tokenType: String { kind.tokenType }
 
     /// Whether a token response's `token_type` names this scheme (RFC 6749 §5.1: ASCII case ignored).
     package func accepts(tokenType: String) -> Bool {

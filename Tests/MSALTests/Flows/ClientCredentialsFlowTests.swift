@@ -348,4 +348,16 @@ struct ClientCredentialsFlowTests {
         #expect(harness.sent.count == 5, "instance discovery once per host; the configuration once per tenant")
         try harness.transport.verifyAllInteractionsUsed()
     }
+
+    @Test("A proof-of-possession scheme on an app token request is refused before any request, never answered with a bearer token")
+    func proofOfPossessionRefused() async throws {
+        let harness = try ConfidentialReplayHarness("cc-pop-refused", [])
+        let parameters = Self.parameters()
+        parameters.authenticationScheme = MSALAuthenticationSchemePop(
+            httpMethod: .GET, request: URL(string: "https://graph.microsoft.com/v1.0/users")!, nonce: nil, additionalParameters: nil)
+        let error = await #expect(throws: MSALFailure.self) { _ = try await harness.app.acquireTokenForClient(with: parameters) }
+        #expect(error?.internalCode == .internalErrorInvalidParameter)
+        #expect(error?.correlationID == parameters.correlationId)
+        #expect(harness.sent.isEmpty)
+    }
 }

@@ -86,4 +86,65 @@ struct TokenSchemeTests {
         #expect(identity?.message.contains("token_type") == true)
         #expect(try ManagedIdentityResponse.parse(body("BEARER"), now: 1_000_000, source: .imds).tokenType == "Bearer")
     }
+
+    @Test("MSAL's PoP: a pop response is accepted in any case and cached as pop; a bearer answer to a pop request is refused")
+    func popResponseCheck() throws {
+        func body(_ tokenType: String) -> [UInt8] {
+            Array(#"{"access_token": "at", "token_type": "\#(tokenType)", "expires_in": 3600}"#.utf8)
+        }
+        let scheme = TokenScheme.pop(keyID: "thumbprint")
+        #expect(try TokenResponse(parsing: body("PoP"), scheme: scheme).tokenType == "pop")
+        for other in ["Bearer", "DPoP", "mtls_pop"] {
+            let error = #expect(throws: MSALFailure.self) { try TokenResponse(parsing: body(other), scheme: scheme) }
+            #expect(error?.internalCode == .internalErrorInvalidResponse)
+        }
+    }
+
+    @Test("A PoP lookup takes only a pop token bound to the same key (key_id, else kid); a bearer lookup never takes one")
+    func popLookupMatchesTheKey() throws {
+        func document(_ binding: String) throws -> TokenCacheContents {
+            let json = """
+                {"AccessToken": {"uid.utid-login.microsoftonline.com-accesstoken_with_authscheme-\(Self.client)-tenant-\(Self.resource)-pop":
+                 {"home_account_id": "uid.utid", "environment": "login.microsoftonline.com", "credential_type": "AccessToken",
+                  "client_id": "\(Self.client)", "secret": "bound", "realm": "tenant", "token_type": "pop", \(binding)
+                  "target": "\(Self.resource)", "cached_at": "1000000", "expires_on": "1003600"}}}
+                """
+            return TokenCacheContents(document: try TokenCacheDocument(parsing: Array(json.utf8)))
+        }
+        func lookup(_ contents: TokenCacheContents, _ scheme: TokenScheme) -> String? {
+            contents.accessTokenAndIDToken(
+                homeAccountID: "uid.utid", environment: "login.microsoftonline.com", clientID: Self.client, realms: ["tenant"],
+                scopes: [Self.resource], scheme: scheme, now: 1_000_100, expiryBuffer: 300)?.token.secret
+        }
+        let byKeyID = try document(#""key_id": "k1","#)
+        #expect(lookup(byKeyID, .pop(keyID: "k1")) == "bound")
+        #expect(lookup(byKeyID, .pop(keyID: "k2")) == nil)
+        #expect(lookup(byKeyID, .bearer) == nil)
+        #expect(lookup(try document(#""kid": "k1","#), .pop(keyID: "k1")) == "bound")
+        #expect(lookup(try document(""), .pop(keyID: "k1")) == nil)
+    }
+
+    @Test(
+        "Saving a token replaces only overlapping tokens of its own scheme: a bearer and a bound token for the same scopes live side by side"
+    )
+    func saveKeepsSchemesApart() throws {
+        var contents = TokenCacheContents()
+        func save(_ tokenType: String, _ scheme: TokenScheme, secret: String) throws {
+            let response = try TokenResponse(
+                parsing: Array(
+                    #"{"access_token": "\#(secret)", "token_type": "\#(tokenType)", "expires_in": 3600, "client_info": "eyJ1aWQiOiJ1aWQiLCJ1dGlkIjoidXRpZCJ9"}"#
+                        .utf8), scheme: scheme)
+            let context = TokenCacheWriteContext(
+                clientID: Self.client, environment: "login.microsoftonline.com", authorityTenant: "tenant",
+                requestedScopes: [Self.resource],
+                now: 1_000_000, scheme: scheme)
+            contents.save(try TokenCacheEntries(response: response, context: context), clientID: Self.client)
+        }
+        try save("Bearer", .bearer, secret: "bearer-1")
+        try save("pop", .pop(keyID: "k1"), secret: "bound-1")
+        #expect(contents.document.sections[CacheSection.accessToken.rawValue].count == 2)
+        try save("Bearer", .bearer, secret: "bearer-2")
+        let secrets = contents.document.sections[CacheSection.accessToken.rawValue].values.compactMap { $0["secret"] }.sorted()
+        #expect(secrets == ["bearer-2", "bound-1"])
+    }
 }

@@ -1,8 +1,19 @@
 /// The keys of the unified cache schema: fields joined with `-`, lower-cased (AppMetadata aside).
 package enum CacheKey {
     /// `<home_account_id>-<environment>-accesstoken-<client_id>-<realm>-<target>`, lower-cased.
-    package static func accessToken(homeAccountID: String, environment: String, clientID: String, realm: String, target: String) -> String {
-        CacheText.lowercased([homeAccountID, environment, "accesstoken", clientID, realm, target].joined(separator: "-"))
+    /// A bound token's key (``TokenScheme/Kind/pop``) says so, as MSAL.NET and MSAL for iOS key it:
+    /// `…-accesstoken_with_authscheme-<client_id>-<realm>-<target>-<token type>`.
+    package static func accessToken(
+        homeAccountID: String, environment: String, clientID: String, realm: String, target: String, scheme: TokenScheme.Kind = .bearer
+    ) -> String {
+        switch scheme {
+        case .bearer:
+            return CacheText.lowercased([homeAccountID, environment, "accesstoken", clientID, realm, target].joined(separator: "-"))
+        case .pop:
+            return CacheText.lowercased(
+                [homeAccountID, environment, "accesstoken_with_authscheme", clientID, realm, target, scheme.tokenType].joined(
+                    separator: "-"))
+        }
     }
 
     /// `<home_account_id>-<environment>-refreshtoken-<client_id or family id>--<target>`, lower-cased.

@@ -154,10 +154,13 @@ extension TokenCacheContents {
             var best: (index: Int, entry: CacheEntry, expiresOn: Int64)?
             // By position, so only the candidates' fields are touched (no copy of every item).
             for index in items.indices where items[index].section == .accessToken {
-                guard items[index].client == client, items[index].realm == realm, items[index].scheme == scheme,
+                guard items[index].client == client, items[index].realm == realm, items[index].scheme == scheme.kind,
                     scopes.isSubset(of: items[index].scopes)
                 else { continue }
                 let entry = items[index].entry
+                // A bound token is found only for the key it is bound to (`key_id`, as MSAL for
+                // Python and MSAL.js write it, else `kid`, as MSAL.NET and MSAL for iOS do).
+                if let keyID = scheme.keyID, (entry[.keyID] ?? entry["kid"]) != keyID { continue }
                 guard entry.hasString(.secret), let expiresOn = entry.seconds(.expiresOn),
                     (usingExtendedExpiry ? (Self.extendedExpiresOn(entry) ?? expiresOn) : expiresOn) - now > expiryBuffer
                 else { continue }

@@ -16,9 +16,13 @@ extension TokenCacheContents {
         let tokenHome = entries.userAssertionHash.map { TokenCacheIndex.assertionHome(hash: $0) } ?? entries.homeAccountID
         if let environment = accessToken["environment"] {
             let granted = CacheText.scopeSet(entries.target).subtracting(Self.overlapNeutralScopes)
+            // A token replaces only tokens of its own scheme: a bearer token and a bound one for the same scopes live side by side.
+            let kind = accessToken.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme.Kind(tokenType: $0) } ?? .bearer
             for record in accessTokenKeys(
                 homeAccountID: tokenHome, environment: environment, clientID: clientID, realm: entries.realm)
-            where record.key != entries.accessToken.key && !record.scopes.subtracting(Self.overlapNeutralScopes).isDisjoint(with: granted) {
+            where record.key != entries.accessToken.key && record.scheme == kind
+                && !record.scopes.subtracting(Self.overlapNeutralScopes).isDisjoint(with: granted)
+            {
                 remove(key: record.key, from: .accessToken)
             }
         }

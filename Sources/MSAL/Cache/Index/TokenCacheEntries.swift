@@ -21,12 +21,17 @@ package struct TokenCacheWriteContext: Sendable {
     /// sends no `client_info`), and the tokens then stay with the account whose refresh token was
     /// redeemed.
     package var redeemedAccountID: String?
+    /// The scheme the access token was asked for: a bound token's key carries its token type, and
+    /// its entry the key it is bound to.
+    package var scheme: TokenScheme
 
     package init(
         clientID: String, environment: String, authorityTenant: String, isADFS: Bool = false,
-        requestedScopes: [String], now: Int64, policy: TokenCacheWritePolicy = .default, redeemedAccountID: String? = nil
+        requestedScopes: [String], now: Int64, policy: TokenCacheWritePolicy = .default, redeemedAccountID: String? = nil,
+        scheme: TokenScheme = .bearer
     ) {
         self.redeemedAccountID = redeemedAccountID
+        self.scheme = scheme
         self.clientID = clientID
         self.environment = environment
         self.authorityTenant = authorityTenant
@@ -104,12 +109,15 @@ package struct TokenCacheEntries: Sendable, Equatable {
         let extendedExpiresOn = now + max(response.extendedExpiresIn ?? 0, response.expiresIn)
         accessToken = KeyedCacheEntry(
             key: CacheKey.accessToken(
-                homeAccountID: homeAccountID, environment: environment, clientID: clientID, realm: realm, target: target),
+                homeAccountID: homeAccountID, environment: environment, clientID: clientID, realm: realm, target: target,
+                scheme: context.scheme.kind),
             entry: CacheEntry([
                 "home_account_id": homeAccountID, "environment": environment, "client_id": clientID,
                 "credential_type": "AccessToken", "secret": response.accessToken, "realm": realm, "target": target,
                 "cached_at": String(now), "expires_on": String(expiresOn), "extended_expires_on": String(extendedExpiresOn),
                 "refresh_on": response.refreshIn.map { String(now + $0) }, "token_type": response.tokenType,
+                // The key a bound token is bound to, under both names other MSALs read it by.
+                "key_id": context.scheme.keyID, "kid": context.scheme.keyID,
             ]))
 
         if let secret = response.refreshToken {

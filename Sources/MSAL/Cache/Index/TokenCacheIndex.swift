@@ -48,7 +48,7 @@ package struct TokenCacheIndex: Sendable {
         package var target: String
         /// An access token's scheme, from its `token_type` (none or empty: bearer); `nil` for a type this
         /// library does not know, and for the other sections.
-        package var scheme: TokenScheme? = nil
+        package var scheme: TokenScheme.Kind? = nil
     }
 
     /// What a change to the tables touched, so callers can tell which accounts to look at again.
@@ -138,7 +138,7 @@ package struct TokenCacheIndex: Sendable {
             item.scopes = scopes
             item.target = target
             // No `token_type`, or an empty one, is a bearer token, as older writers leave it.
-            item.scheme = entry.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme(tokenType: $0) } ?? .bearer
+            item.scheme = entry.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme.Kind(tokenType: $0) } ?? .bearer
         case .refreshToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
             if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
