@@ -93,6 +93,12 @@ package final class TokenCache: Sendable {
         hookQueue.setSpecific(key: hookQueueKey, value: true)
     }
 
+    /// The path of the cache file when the cache is stored in one (not the Secret Service's signal file).
+    package var cacheFilePath: String? {
+        if case .file(let file) = backing { return file.path }
+        return nil
+    }
+
     /// The cache file, when the cache is stored in one; for the Secret Service, its signal file,
     /// whose lock files (and refresh locks) order the processes that share the item.
     package var file: TokenCacheFile? {

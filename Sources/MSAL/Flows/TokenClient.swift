@@ -53,8 +53,8 @@ package final class TokenClient: Sendable {
     package let appTokenHits = CacheHitMemo<AppTokenHitKey>()
     /// The tokens `acquireTokenSilent` found in the cache last (``SilentFlow``).
     package let silentHits = CacheHitMemo<SilentHitKey>()
-    /// The keys bound tokens are bound to (issue 40).
-    package let proofKeys = ProofKeys()
+    /// The keys bound tokens are bound to (issue 40), kept beside a cache file.
+    package let proofKeys: ProofKeys
     /// The public client's part; `nil` for a confidential client.
     package let publicClient: PublicClient?
     /// A confidential client's authentication; `nil` for a public client.
@@ -71,6 +71,7 @@ package final class TokenClient: Sendable {
         self.pipeline = wiring.pipeline
         self.resolver = wiring.resolver
         self.cache = wiring.cache
+        self.proofKeys = ProofKeys(cachePath: wiring.cache.cacheFilePath)
         self.clock = wiring.clock
         self.readsSystemClock = wiring.clock is MSALSystemClock
         self.secrets = secrets

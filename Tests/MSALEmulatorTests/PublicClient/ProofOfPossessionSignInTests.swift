@@ -103,7 +103,7 @@ struct ProofOfPossessionSignInTests {
     }
 
     @Test(
-        "The cache file keeps a bound token under its own key (accesstoken_with_authscheme, …-pop) with token_type pop and the key's thumbprint; another application object (another key) does not use it"
+        "The cache file keeps a bound token under its own key (accesstoken_with_authscheme, …-pop) with token_type pop and the key's thumbprint; the key is kept beside it (0600), so the next application uses the token; a new key does not"
     )
     func cacheKeysAndKeyBinding() async throws {
         try await EmulatorHarness.with { harness in
@@ -132,12 +132,22 @@ struct ProofOfPossessionSignInTests {
             #expect(key.contains("-accesstoken_with_authscheme-") && key.hasSuffix("-pop"))
             #expect(entry["credential_type"] as? String == "AccessToken" && entry["token_type"] as? String == "pop")
             #expect(entry["key_id"] as? String == kid && entry["kid"] as? String == kid)
+            let keyFile = path + ".shr-key.pem"
+            let attributes = try FileManager.default.attributesOfItem(atPath: keyFile)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
-            // Another application object has its own key: the cached token is not bound to it.
-            let second = try app()
+            // The next application object (a new process would do the same) reads the kept key: a cache hit.
             let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
             parameters.authenticationScheme = Self.pop()
-            let refreshed = try await second.acquireTokenSilent(with: parameters)
+            let tokenRequests = harness.emulator.requestCount(.token)
+            let again = try await app().acquireTokenSilent(with: parameters)
+            #expect(again.tokenSource == .cache)
+            #expect(try SignedRequest(again.authorizationHeader).header["kid"] as? String == kid)
+            #expect(harness.emulator.requestCount(.token) == tokenRequests)
+
+            // Without the key the cached token cannot be used: a new key, and a token bound to it.
+            try FileManager.default.removeItem(atPath: keyFile)
+            let refreshed = try await app().acquireTokenSilent(with: parameters)
             #expect(refreshed.tokenSource == .identityProvider)
             let otherKid = try #require(try SignedRequest(refreshed.authorizationHeader).header["kid"] as? String)
             #expect(otherKid != kid)
