@@ -105,7 +105,8 @@ enum TokenOutput {
         case .json:
             CommandOutput.writeJSON(json(result))
         case .text:
-            CommandOutput.write(result.accessToken)
+            // A bound token is printed as the header that presents it; a bearer token as itself.
+            CommandOutput.write(result.authenticationScheme == "Bearer" ? result.accessToken : result.authorizationHeader)
             let username = result.account.username ?? "-"
             CommandOutput.write(
                 "# \(username) (\(result.account.identifier ?? "-")), scopes \(result.scopes.joined(separator: " ")), expires \(CommandOutput.epochDescription(result.expiresOn?.timeIntervalSince1970)), from \(result.tokenSource)",
@@ -121,6 +122,8 @@ enum TokenOutput {
         }
         return .object([
             JSONMember(name: "access_token", value: .string(result.accessToken)),
+            JSONMember(name: "authentication_scheme", value: .string(result.authenticationScheme)),
+            JSONMember(name: "authorization_header", value: .string(result.authorizationHeader)),
             JSONMember(name: "expires_on", value: result.expiresOn.map { .integer(Int(Int64($0.timeIntervalSince1970))) } ?? .null),
             JSONMember(name: "scopes", value: .array(result.scopes.map { .string($0) })),
             JSONMember(name: "token_source", value: .string(result.tokenSource.description)),
@@ -246,6 +249,46 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The browser command for --interactive-fallback.", valueName: "command"))
     var browser: String?
 
+    @Option(
+        name: .customLong("auth-scheme"),
+        help: ArgumentHelp(
+            "bearer (the default) or pop: a token bound to this application's key (kept beside the cache file), printed as the PoP header for one request (--http-method, --url, --nonce).",
+            valueName: "bearer|pop"))
+    var authScheme = AuthSchemeOption.bearer
+
+    @Option(
+        name: .customLong("http-method"),
+        help: ArgumentHelp("The resource request's method, for --auth-scheme pop (default GET).", valueName: "method"))
+    var httpMethod: String?
+
+    @Option(help: ArgumentHelp("The resource request's URL, for --auth-scheme pop.", valueName: "url"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("The resource's nonce, for --auth-scheme pop (default: a random one).", valueName: "nonce"))
+    var nonce: String?
+
+    func validate() throws {
+        guard authScheme == .pop else {
+            if httpMethod != nil || url != nil || nonce != nil {
+                throw ValidationError("--http-method, --url and --nonce go with --auth-scheme pop")
+            }
+            return
+        }
+        guard url != nil else { throw ValidationError("--auth-scheme pop needs --url (the resource request's URL)") }
+        if let httpMethod, MSALHttpMethod.allCases.first(where: { MSALParameterStringForHttpMethod($0) == httpMethod.uppercased() }) == nil
+        {
+            throw ValidationError("--http-method must be one of GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE, PATCH")
+        }
+    }
+
+    /// The scheme the options ask for; `nil` for bearer.
+    private func scheme() throws -> MSALAuthenticationSchemePop? {
+        guard authScheme == .pop, let url else { return nil }
+        guard let requestURL = URL(string: url) else { throw ValidationError("--url is not a URL: \(url)") }
+        let method = MSALHttpMethod.allCases.first { MSALParameterStringForHttpMethod($0) == (httpMethod ?? "GET").uppercased() } ?? .GET
+        return MSALAuthenticationSchemePop(httpMethod: method, request: requestURL, nonce: nonce, additionalParameters: nil)
+    }
+
     func run() async throws {
         do {
             let application = try app.application(expirationBuffer: expirationBuffer)
@@ -262,6 +305,7 @@ struct TokenCommand: AsyncParsableCommand {
             let parameters = MSALSilentTokenParameters(scopes: app.scopeList, account: signedIn)
             parameters.forceRefresh = forceRefresh
             parameters.claimsRequest = claimsRequest
+            parameters.authenticationScheme = try scheme()
             do {
                 TokenOutput.write(try await application.acquireTokenSilent(with: parameters), format: app.output)
             } catch let error as MSALFailure where error.code == .interactionRequired && interactiveFallback {
@@ -279,6 +323,7 @@ struct TokenCommand: AsyncParsableCommand {
         let parameters = MSALInteractiveTokenParameters(scopes: app.scopeList, webviewParameters: try LoginCommand.webview(browser))
         parameters.account = account
         parameters.claimsRequest = claims
+        parameters.authenticationScheme = try scheme()
         parameters.promptType = .promptIfNecessary
         return try await application.acquireToken(with: parameters)
     }
