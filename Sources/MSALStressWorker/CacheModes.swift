@@ -9,7 +9,18 @@ enum CacheModes {
         "cache-count": WorkerMode(usage: "PATH COUNT TAG", run: count),
         "cache-kill-at": WorkerMode(usage: "PATH TAG STEP", run: killAt),
         "cache-save-limited": WorkerMode(usage: "PATH TAG", run: saveLimited),
+        "proof-key": WorkerMode(usage: "PATH KIND", run: proofKey),
     ]
+
+    /// Prints the thumbprint of the proof key of KIND (`dpop`, `shr`) kept beside the cache at PATH
+    /// (a file path, or `secret:SIGNAL`), making and keeping one when there is none.
+    static func proofKey(_ arguments: [String]) throws {
+        guard arguments.count == 2, let kind = ProofKey.Kind(rawValue: arguments[1]) else {
+            WorkerMode.fail(usage: "usage: proof-key PATH dpop|shr")
+        }
+        let cache = try TokenCache(config: storageConfig(arguments[0]))
+        print(try ProofKeys(place: { try cache.proofKeyPlace() }).key(kind).thumbprint)
+    }
 
     struct LostUpdate: Error, CustomStringConvertible {
         var description: String

@@ -93,10 +93,20 @@ package final class TokenCache: Sendable {
         hookQueue.setSpecific(key: hookQueueKey, value: true)
     }
 
-    /// The path of the cache file when the cache is stored in one (not the Secret Service's signal file).
-    package var cacheFilePath: String? {
-        if case .file(let file) = backing { return file.path }
-        return nil
+    /// Where proof keys are kept beside this cache (``ProofKeys``): a file beside the cache file, an
+    /// item beside the Secret Service item, or memory (a memory, custom or partitioned cache, or a
+    /// Secret Service cache that fell back to memory). Deciding it may look the Secret Service up.
+    package func proofKeyPlace() throws -> ProofKeys.Place {
+        switch backing {
+        case .file(let file): return .file(cachePath: file.path)
+        case .secretService(let store):
+            switch try store.resolved() {
+            case .file(let file): return .file(cachePath: file.path)
+            case .secretService(let item): return .secretService(store, item)
+            case .memory: return .memory
+            }
+        case .memory, .custom, .partitioned: return .memory
+        }
     }
 
     /// The cache file, when the cache is stored in one; for the Secret Service, its signal file,

@@ -71,7 +71,8 @@ package final class TokenClient: Sendable {
         self.pipeline = wiring.pipeline
         self.resolver = wiring.resolver
         self.cache = wiring.cache
-        self.proofKeys = ProofKeys(cachePath: wiring.cache.cacheFilePath)
+        let cache = wiring.cache
+        self.proofKeys = ProofKeys(place: { try cache.proofKeyPlace() })
         self.clock = wiring.clock
         self.readsSystemClock = wiring.clock is MSALSystemClock
         self.secrets = secrets

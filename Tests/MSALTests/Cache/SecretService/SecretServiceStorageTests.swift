@@ -327,6 +327,30 @@ struct SecretServiceStorageTests {
         #expect(item.contains("\"at-x-0\""))
     }
 
+    @Test(
+        "A proof key beside a Secret Service cache is a keyring item of its own: the next process gets the same key, and no key file is written"
+    )
+    func proofKeyInTheKeyring() async throws {
+        let session = try await SecretServiceSession()
+        defer { session.stop() }
+        let signal = session.home.appendingPathComponent("cache.signal").path
+        let schema = try Self.schema(signal)
+        let first = try await session.run(StressWorker.executable.path, ["proof-key", "secret:\(signal)", "shr"])
+        #expect(first.status == 0, "\(first.errors)")
+        let thumbprint = first.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(thumbprint.utf8.count == 43)
+        let second = try await session.run(StressWorker.executable.path, ["proof-key", "secret:\(signal)", "shr"])
+        #expect(second.output.trimmingCharacters(in: .whitespacesAndNewlines) == thumbprint, "\(second.errors)")
+        let item = try await session.run(
+            "/usr/bin/secret-tool", ["search", "--all", "--unlock", "xdg:schema", schema + ".proof-key", "proof_key", "shr"])
+        #expect(item.output.contains("BEGIN PRIVATE KEY"), "\(item.errors)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: session.home.path)
+        #expect(!files.contains { $0.contains("key.pem") }, "\(files)")
+        // Each kind has its own item.
+        let dpop = try await session.run(StressWorker.executable.path, ["proof-key", "secret:\(signal)", "dpop"])
+        #expect(dpop.status == 0 && dpop.output.trimmingCharacters(in: .whitespacesAndNewlines) != thumbprint, "\(dpop.errors)")
+    }
+
     @Test("A signal file that holds data (a plaintext cache) is refused, left as it is")
     func signalFileWithData() async throws {
         let session = try await SecretServiceSession()

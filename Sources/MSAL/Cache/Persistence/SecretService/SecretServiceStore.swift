@@ -133,6 +133,16 @@ package final class SecretServiceStore: Sendable {
             timeout: settings.operationTimeout)
     }
 
+    /// The item a proof key of `kind` is kept under beside the cache (``ProofKeySecret``): the schema
+    /// name with `.proof-key` appended, the same attributes plus `proof_key` = the kind.
+    func proofKeyItem(of item: SecretServiceItem, kind: ProofKey.Kind) throws(MSALFailure) -> SecretServiceItem {
+        var attributes = settings.attributes
+        attributes["proof_key"] = kind.rawValue
+        return try SecretServiceItem(
+            library: item.library, schemaName: schemaName + ".proof-key", attributes: attributes,
+            label: "swift-msal: proof-of-possession key (\(kind.rawValue))", timeout: item.timeout)
+    }
+
     /// The item under which a document that is not a cache is kept aside: the schema name with
     /// `.corrupt` appended, the same attributes plus `quarantined` = `time`.
     func quarantineItem(of item: SecretServiceItem, time: String) throws(MSALFailure) -> SecretServiceItem {
