@@ -22,6 +22,9 @@ public enum MSALHttpMethod: UInt, Sendable, Hashable, CaseIterable {
 }
 
 /// The method's name as sent on the wire (`GET`, `POST`, …), as MSAL for iOS's function of the same name.
+///
+/// - Parameter httpMethod: The method.
+/// - Returns: Its name, in capitals.
 public func MSALParameterStringForHttpMethod(_ httpMethod: MSALHttpMethod) -> String {
     switch httpMethod {
     case .GET: "GET"
