@@ -47,7 +47,7 @@ struct ProofKeyFileTests {
         let file = ProofKeyFile(cachePath: cache, kind: .dpop)
         // Garbage, then a key of the other kind: both replaced.
         for content in [Data("not a key".utf8), Data(try ProofKey.generate(.signedHTTPRequest).privateKeyPEM())] {
-            FileManager.default.createFile(atPath: file.path, contents: content, attributes: [.posixPermissions: 0o600])
+            #expect(FileManager.default.createFile(atPath: file.path, contents: content, attributes: [.posixPermissions: 0o600]))
             let key = try file.key()
             #expect(
                 try ProofKey(kind: .dpop, privateKeyPEM: Array(Data(contentsOf: URL(fileURLWithPath: file.path)))).thumbprint
@@ -55,7 +55,7 @@ struct ProofKeyFileTests {
             try FileManager.default.removeItem(atPath: file.path)
         }
         // Readable by others: refused, untouched.
-        FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8), attributes: [.posixPermissions: 0o644])
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data("x".utf8), attributes: [.posixPermissions: 0o644]))
         let exposed = #expect(throws: MSALFailure.self) { try file.key() }
         #expect(exposed?.internalCode == .cacheUnsafeFile)
         #expect(try Data(contentsOf: URL(fileURLWithPath: file.path)) == Data("x".utf8))

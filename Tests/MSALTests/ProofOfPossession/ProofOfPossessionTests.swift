@@ -182,3 +182,63 @@ struct ProofOfPossessionTests {
         #expect((checked["claims"] as? [String: Any])?["at"] as? String == "at-value")
     }
 }
+
+@Suite("MSAL for Python on a cache holding our proof-of-possession tokens")
+struct ProofOfPossessionPythonCacheTests {
+    static let client = "6b0c2e4a-8d1f-4c3b-9a5e-7f2d1c0b3a49"
+    static let tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+
+    /// A cache document with the user's tokens for User.Read: a bearer access token, a bound one, or both.
+    static func document(bearer: Bool, bound: Bool) throws -> [UInt8] {
+        var contents = TokenCacheContents()
+        func save(_ secret: String, _ scheme: TokenScheme) throws {
+            let claims = #"{"oid":"uid","tid":"\#(tenant)","sub":"uid","preferred_username":"ben@contoso.example"}"#
+            let response = TokenResponse(
+                accessToken: secret, tokenType: scheme.tokenType, expiresIn: 3600, refreshToken: "rt",
+                idToken: "e30." + Base64URL.encode(Array(claims.utf8)) + ".c2ln",
+                clientInfo: Base64URL.encode(Array(#"{"uid":"uid","utid":"\#(tenant)"}"#.utf8)), scope: "User.Read")
+            let context = TokenCacheWriteContext(
+                clientID: client, environment: "login.microsoftonline.com", authorityTenant: tenant, requestedScopes: ["User.Read"],
+                now: Int64(Date().timeIntervalSince1970), scheme: scheme)
+            contents.save(try TokenCacheEntries(response: response, context: context), clientID: client)
+        }
+        if bearer { try save("bearer-at", .bearer) }
+        if bound { try save("bound-at", .pop(keyID: "key-thumbprint")) }
+        return contents.document.serialized()
+    }
+
+    @Test(
+        "MSAL for Python answers a bearer request with our bearer token when both are cached, and writes the bound token back unchanged; with only a bound token it hands that one out (token_type pop), as with a cache MSAL.NET writes"
+    )
+    func roundTrip() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-pop-python-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func run(_ name: String, bearer: Bool) async throws -> ([String: Any], TokenCacheContents) {
+            let input = folder.appendingPathComponent("\(name).json")
+            let output = folder.appendingPathComponent("\(name)-out.json")
+            try Data(try Self.document(bearer: bearer, bound: true)).write(to: input)
+            let report = try await PythonMSAL.runChecked(
+                "pop_cache.py",
+                [input.path, output.path, Self.client, "https://login.microsoftonline.com/\(Self.tenant)", "User.Read"]
+            ).jsonObject()
+            let written = TokenCacheContents(document: try TokenCacheDocument(parsing: Array(try Data(contentsOf: output))))
+            return (report, written)
+        }
+        func bound(_ contents: TokenCacheContents) -> String? {
+            contents.accessTokenAndIDToken(
+                homeAccountID: "uid.\(Self.tenant)", environment: "login.microsoftonline.com", clientID: Self.client, realms: [Self.tenant],
+                scopes: ["user.read"], scheme: .pop(keyID: "key-thumbprint"), now: Int64(Date().timeIntervalSince1970), expiryBuffer: 300
+            )?.token.secret
+        }
+
+        let (both, written) = try await run("both", bearer: true)
+        #expect(both["accounts"] as? Int == 1)
+        #expect(both["access_token"] as? String == "bearer-at" && both["token_type"] as? String == "Bearer")
+        // Its serialize() keeps our bound token as we wrote it: we still find it by its key.
+        #expect(bound(written) == "bound-at")
+
+        let (only, _) = try await run("only", bearer: false)
+        #expect(only["access_token"] as? String == "bound-at" && only["token_type"] as? String == "pop")
+    }
+}
