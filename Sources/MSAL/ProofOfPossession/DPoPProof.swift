@@ -44,23 +44,25 @@ package enum DPoPProof {
     /// path is `/`).
     package static func targetURI(_ url: URL) -> String {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased(),
-            let host = components.percentEncodedHost?.lowercased()
+            let host = hostAndPort(components)
         else { return url.absoluteString }
-        var text = scheme + "://" + host
-        if let port = components.port, !(scheme == "https" && port == 443), !(scheme == "http" && port == 80) {
-            text += ":\(port)"
-        }
         let path = components.percentEncodedPath
-        return text + (path.isEmpty ? "/" : path)
+        return scheme + "://" + host + (path.isEmpty ? "/" : path)
+    }
+
+    /// The host in lower case, with a port other than the scheme's default; `nil` without a host.
+    /// DPoP's `htu` and the signed HTTP request's `u` both name it so.
+    static func hostAndPort(_ components: URLComponents) -> String? {
+        guard let host = components.percentEncodedHost?.lowercased(), !host.isEmpty else { return nil }
+        let scheme = components.scheme?.lowercased()
+        guard let port = components.port, !(scheme == "https" && port == 443), !(scheme == "http" && port == 80) else { return host }
+        return host + ":\(port)"
     }
 
     /// `ath`: the base64url SHA-256 of the access token's ASCII bytes.
     package static func tokenHash(_ accessToken: String) throws(MSALFailure) -> String {
-        do throws(JOSEError) {
-            return Base64URL.encode(try MessageDigest.sha256(Array(accessToken.utf8)))
-        } catch {
-            throw MSALFailure(error)
-        }
+        // The same digest as an on-behalf-of assertion's cache key.
+        try OnBehalfOfFlow.assertionHash(accessToken)
     }
 
     /// `jti`: 128 random bits, base64url.

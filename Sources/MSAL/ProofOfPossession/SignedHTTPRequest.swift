@@ -35,10 +35,8 @@ package enum SignedHTTPRequest {
             JSONMember(name: "m", value: .string(method)),
         ]
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        if let host = components?.percentEncodedHost?.lowercased(), !host.isEmpty {
-            let scheme = components?.scheme?.lowercased()
-            let port = components?.port.flatMap { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : $0 }
-            claims.append(JSONMember(name: "u", value: .string(host + (port.map { ":\($0)" } ?? ""))))
+        if let host = components.flatMap(DPoPProof.hostAndPort) {
+            claims.append(JSONMember(name: "u", value: .string(host)))
         }
         if let path = components?.percentEncodedPath, !path.isEmpty {
             claims.append(JSONMember(name: "p", value: .string(path)))

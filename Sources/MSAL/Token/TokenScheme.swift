@@ -19,15 +19,18 @@ package enum TokenScheme: Hashable, Sendable {
 
         /// The kind whose `token_type` is `tokenType` (UTF-8, ASCII case ignored); `nil` for one this
         /// library does not know.
+        /// Called for every access token a cache index reads: two byte comparisons, no allocation.
         package init?(tokenType: UnsafeBufferPointer<UInt8>) {
-            for kind in [Kind.bearer, .pop] {
-                var name = kind.tokenType
-                if name.withUTF8({ CacheText.equalIgnoringASCIICase(tokenType, $0) }) {
-                    self = kind
-                    return
-                }
+            func named(_ name: StaticString) -> Bool {
+                name.withUTF8Buffer { CacheText.equalIgnoringASCIICase(tokenType, $0) }
             }
-            return nil
+            if named("Bearer") {
+                self = .bearer
+            } else if named("pop") {
+                self = .pop
+            } else {
+                return nil
+            }
         }
 
         /// The `token_type` a token of this kind is cached and answered with.
