@@ -14,5 +14,7 @@ struct AuthorizationCodeGrant: Sendable {
     var expiresAt: Date
     /// Shared by the code and every refresh token descended from it, so a replayed code can revoke them.
     var lineage: String
+    /// The `dpop_jkt` of the authorization request: the DPoP key whose proof must redeem the code (RFC 9449 §10).
+    var dpopThumbprint: String? = nil
     var isRedeemed = false
 }

@@ -11,6 +11,8 @@ struct AuthorizeRequest: Sendable {
     var codeChallenge: String
     var prompt: String?
     var loginHint: String?
+    /// `dpop_jkt`: the DPoP key the code is bound to.
+    var dpopThumbprint: String? = nil
     var selector: EmulatorCore.TenantSelector
     /// The protocol parameters as received, for the sign-in form to post back.
     var parameters: [(name: String, value: String)]
@@ -144,7 +146,8 @@ extension EmulatorCore {
             state.codes[code] = AuthorizationCodeGrant(
                 clientID: authorization.client.clientID, redirectURI: authorization.redirectURI, codeChallenge: authorization.codeChallenge,
                 nonce: authorization.nonce, scope: authorization.scope, userID: user.objectID, tenantID: tenantID,
-                expiresAt: now.addingTimeInterval(TimeInterval(state.lifetimes.authorizationCode)), lineage: Self.randomToken())
+                expiresAt: now.addingTimeInterval(TimeInterval(state.lifetimes.authorizationCode)), lineage: Self.randomToken(),
+                dpopThumbprint: authorization.dpopThumbprint)
         }
         var parameters = [("code", code)]
         if let state = authorization.state { parameters.append(("state", state)) }
@@ -211,8 +214,8 @@ extension EmulatorCore {
         return .valid(
             AuthorizeRequest(
                 client: client, redirectURI: redirectURI, state: state, nonce: parameters["nonce"], scope: scopeText,
-                codeChallenge: challenge, prompt: prompt, loginHint: parameters.nonEmpty("login_hint"), selector: selector,
-                parameters: protocolParameters))
+                codeChallenge: challenge, prompt: prompt, loginHint: parameters.nonEmpty("login_hint"),
+                dpopThumbprint: parameters.nonEmpty("dpop_jkt"), selector: selector, parameters: protocolParameters))
     }
 
     private func errorPage(_ error: EmulatorOAuthError, info: EmulatorRequestInfo, status: Int? = nil) -> EmulatorHTTPResponse {

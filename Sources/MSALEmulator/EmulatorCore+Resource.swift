@@ -19,8 +19,9 @@ extension EmulatorCore {
         }
         guard let header = request.header("authorization") else { return unauthorized(nil) }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            return unauthorized("The Authorization header is not a Bearer token.")
+        let scheme = parts.first?.lowercased()
+        guard parts.count == 2, scheme == "bearer" || scheme == "dpop" else {
+            return unauthorized("The Authorization header is not a Bearer or DPoP token.")
         }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
         let jwt: JWT
@@ -28,6 +29,11 @@ extension EmulatorCore {
             jwt = try JWTVerifier(keySet: keySet, allowedAlgorithms: [.rs256], maximumTokenSize: 16 * 1024).verify(token)
         } catch {
             return unauthorized("The token's signature is invalid or it was not issued by this emulator.")
+        }
+        // RFC 9449 §7: a DPoP-bound token only with a proof of its key, never as a bearer token.
+        let boundTo = jwt.claims.root["cnf"]?["jkt"]?.string
+        if scheme == "dpop" || boundTo != nil {
+            if let refusal = dpopRefusal(request, token: token, boundTo: boundTo, scheme: scheme) { return refusal }
         }
         guard let tenantID = jwt.stringClaim("tid"), tenantSelector(Substring(tenantID)) != nil,
             !EmulatorText.reservedTenants.contains(tenantID),
@@ -58,5 +64,37 @@ extension EmulatorCore {
                 "clientId": .string(jwt.stringClaim("azp") ?? ""),
                 "scopes": .array((jwt.stringClaim("scp") ?? "").split(separator: " ").map { .string(String($0)) }),
             ]))
+    }
+
+    /// The resource's 401 for a DPoP request whose token or proof fails (RFC 9449 §7.1); `nil` when
+    /// the token is presented as `DPoP` with a valid proof of the key it is bound to.
+    private func dpopRefusal(_ request: EmulatorHTTPRequest, token: String, boundTo: String?, scheme: String?) -> EmulatorHTTPResponse? {
+        func refuse(_ error: String, _ description: String, nonce: String? = nil) -> EmulatorHTTPResponse {
+            let quoted = description.replacingOccurrences(of: "\"", with: "'")
+            var headers = [("WWW-Authenticate", "DPoP algs=\"ES256 RS256 PS256\", error=\"\(error)\", error_description=\"\(quoted)\"")]
+            if let nonce { headers.append(("DPoP-Nonce", nonce)) }
+            var response = EmulatorHTTPResponse.json(
+                .object([
+                    JSONMember(name: "error", value: .string(error)), JSONMember(name: "error_description", value: .string(description)),
+                ]),
+                status: 401, headers: headers)
+            response.oauthError = error
+            return response
+        }
+        guard let boundTo else { return refuse("invalid_token", "The token is not bound to a DPoP key.") }
+        guard scheme == "dpop" else {
+            return refuse("invalid_token", "The token is bound to a DPoP key: present it as DPoP, with a proof.")
+        }
+        let proof: DPoPProofVerifier.Proof?
+        do throws(EmulatorOAuthError) {
+            proof = try dpopProof(request, accessToken: token)
+        } catch {
+            return refuse(error.error, error.description, nonce: error.headers.first { $0.name == "DPoP-Nonce" }?.value)
+        }
+        guard let proof else { return refuse("invalid_dpop_proof", "The request carries no DPoP proof.") }
+        guard proof.thumbprint == boundTo else {
+            return refuse("invalid_dpop_proof", "The DPoP proof is signed by another key than the token's.")
+        }
+        return nil
     }
 }

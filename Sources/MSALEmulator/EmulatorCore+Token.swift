@@ -31,12 +31,13 @@ extension EmulatorCore {
             return errorResponse(fault, info: info)
         }
         let now = self.now()
-        do {
+        do throws(EmulatorOAuthError) {
             let proof = try authenticateClient(form, client: client, selector: selector, segment: segment, now: now)
+            let dpop = try dpopProof(request)
             var issue: TokenIssue
             switch grant {
-            case .authorizationCode: issue = try redeemCode(form, client: client, selector: selector, now: now)
-            case .refreshToken: issue = try redeemRefreshToken(form, client: client, selector: selector, now: now)
+            case .authorizationCode: issue = try redeemCode(form, client: client, selector: selector, dpop: dpop, now: now)
+            case .refreshToken: issue = try redeemRefreshToken(form, client: client, selector: selector, dpop: dpop, now: now)
             case .deviceCode: issue = try redeemDeviceCode(form, client: client, now: now)
             case .clientCredentials:
                 return try redeemClientCredentials(form, client: client, selector: selector, proof: proof, now: now)
@@ -44,6 +45,12 @@ extension EmulatorCore {
             }
             info.username = issue.user.username
             issue.proofKeyID = try Self.proofKeyID(form)
+            if let dpop {
+                guard issue.proofKeyID == nil else {
+                    throw EmulatorOAuthError("invalid_request", 900144, "A request cannot ask for a pop token and carry a DPoP proof.")
+                }
+                issue.dpopThumbprint = dpop.thumbprint
+            }
             return try issueTokens(issue, now: now)
         } catch {
             return errorResponse(error, info: info)
@@ -91,7 +98,7 @@ extension EmulatorCore {
     // MARK: Authorization code
 
     private func redeemCode(
-        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, now: Date
+        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, dpop: DPoPProofVerifier.Proof?, now: Date
     ) throws(EmulatorOAuthError) -> TokenIssue {
         guard let code = form.nonEmpty("code") else { throw .missing("code") }
         guard let redirectURI = form.nonEmpty("redirect_uri") else { throw .missing("redirect_uri") }
@@ -141,6 +148,7 @@ extension EmulatorCore {
             return .success(grant)
         }
         let grant = try outcome.get()
+        try Self.checkBinding(grant.dpopThumbprint, proof: dpop, what: "authorization code (dpop_jkt)")
         guard let user = user(homeObjectID: grant.userID) else { throw .invalidGrant(50034, "The user account no longer exists.") }
         let granted: EmulatorScope
         if let requested { granted = requested } else { granted = try EmulatorScope.parse(grant.scope) }
@@ -152,7 +160,7 @@ extension EmulatorCore {
     // MARK: Refresh token
 
     private func redeemRefreshToken(
-        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, now: Date
+        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, dpop: DPoPProofVerifier.Proof?, now: Date
     ) throws(EmulatorOAuthError) -> TokenIssue {
         guard let token = form.nonEmpty("refresh_token") else { throw .missing("refresh_token") }
         let requested = try scope(form)
@@ -183,6 +191,12 @@ extension EmulatorCore {
             }
             guard grant.expiresAt > now else {
                 return .failure(.invalidGrant(700082, "The refresh token has expired due to inactivity."))
+            }
+            do throws(EmulatorOAuthError) {
+                // Checked before the token rotates: a refused proof leaves the refresh token usable.
+                try Self.checkBinding(grant.dpopThumbprint, proof: dpop, what: "refresh token")
+            } catch {
+                return .failure(error)
             }
             guard grant.clientID == client.clientID || (grant.isFamily && client.isFamilyMember) else {
                 return .failure(.invalidGrant(70000, "The refresh token was issued to a different client.", subError: "client_mismatch"))

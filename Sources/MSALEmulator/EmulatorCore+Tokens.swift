@@ -16,6 +16,10 @@ struct TokenIssue: Sendable {
     /// The key a proof-of-possession token is bound to (`req_cnf`'s `kid`, with `token_type=pop`):
     /// the access token names it in `cnf`, and the answer's `token_type` is `pop`. `nil`: a bearer token.
     var proofKeyID: String? = nil
+    /// The RFC 7638 thumbprint of the DPoP key whose proof came with the request: the access token
+    /// names it in `cnf.jkt`, the answer's `token_type` is `DPoP`, and a public client's refresh
+    /// token is bound to it. `nil`: no DPoP proof.
+    var dpopThumbprint: String? = nil
 }
 
 extension EmulatorCore {
@@ -50,6 +54,8 @@ extension EmulatorCore {
         ])
         if let keyID = issue.proofKeyID {
             accessClaims = accessClaims.replacingMembers([(key: "cnf", value: JSON.object(["kid": .string(keyID)]))])
+        } else if let thumbprint = issue.dpopThumbprint {
+            accessClaims = accessClaims.replacingMembers([(key: "cnf", value: JSON.object(["jkt": .string(thumbprint)]))])
         }
         let accessToken: String
         do {
@@ -64,7 +70,8 @@ extension EmulatorCore {
         }
 
         var members: [JSONMember] = [
-            JSONMember(name: "token_type", value: .string(issue.proofKeyID == nil ? "Bearer" : "pop")),
+            JSONMember(
+                name: "token_type", value: .string(issue.proofKeyID != nil ? "pop" : issue.dpopThumbprint != nil ? "DPoP" : "Bearer")),
             JSONMember(name: "scope", value: .string(issue.scope.granted)),
             JSONMember(name: "expires_in", value: .integer(lifetimes.accessToken)),
             JSONMember(name: "ext_expires_in", value: .integer(max(lifetimes.accessToken, lifetimes.extendedAccessToken))),
@@ -74,7 +81,8 @@ extension EmulatorCore {
             let refreshToken = Self.randomToken()
             let grant = RefreshTokenGrant(
                 clientID: issue.client.clientID, isFamily: issue.client.isFamilyMember, userID: user.objectID, tenantID: issue.tenantID,
-                expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.refreshToken)), lineage: issue.lineage)
+                expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.refreshToken)), lineage: issue.lineage,
+                dpopThumbprint: issue.client.isConfidential ? nil : issue.dpopThumbprint)
             state.withLock {
                 $0.prune(now: now)
                 $0.refreshTokens[refreshToken] = grant

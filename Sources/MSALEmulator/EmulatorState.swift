@@ -26,6 +26,10 @@ struct EmulatorState: Sendable {
     /// The Azure Arc challenges issued and not yet answered, oldest first: the SHA-256 of each
     /// secret and the key file it was written to.
     var arcChallenges: [(digest: [UInt8], path: String)] = []
+    /// The nonce DPoP proofs must carry (``MSALEmulator/requireDPoPNonce(_:)``); `nil`: none required.
+    var dpopNonce: String?
+    /// The `jti` of DPoP proofs seen, with when each may be forgotten.
+    var dpopProofIDs: [String: Date] = [:]
 
     /// Most unanswered Arc challenges remembered; older ones are forgotten (and refused).
     static let maximumArcChallenges = 1024
@@ -53,6 +57,9 @@ struct EmulatorState: Sendable {
         if accessTokens.count > Self.pruneThreshold {
             accessTokens = accessTokens.filter { $0.value.expiresAt > now }
             revokedAccessTokens = revokedAccessTokens.filter { accessTokens[$0] != nil }
+        }
+        if dpopProofIDs.count > Self.pruneThreshold {
+            dpopProofIDs = dpopProofIDs.filter { $0.value > now }
         }
         if clientAssertions.count > Self.pruneThreshold {
             clientAssertions = clientAssertions.filter { $0.value.expiresAt > now }

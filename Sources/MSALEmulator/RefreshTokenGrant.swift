@@ -17,5 +17,7 @@ struct RefreshTokenGrant: Sendable {
     var tenantID: String
     var expiresAt: Date
     var lineage: String
+    /// The RFC 7638 thumbprint of the DPoP key a public client's refresh token is bound to (RFC 9449 §5).
+    var dpopThumbprint: String? = nil
     var status = Status.active
 }

@@ -1,0 +1,115 @@
+import MSALJSON
+
+/// Checks a DPoP proof (RFC 9449 §4.3) as an authorization server or a resource does: a compact
+/// JWS of `typ` `dpop+jwt`, signed with an allow-listed asymmetric algorithm by the public key in
+/// its own `jwk` header (never a private one), for this request's method (`htm`) and target URI
+/// (`htu`), issued within the accepted window (`iat`), with a `jti`, and — when the server asked
+/// for them — its nonce and the hash of the access token it accompanies (`ath`).
+///
+/// Replay of a `jti` is the caller's to refuse (it keeps the ids it has seen for the window), as
+/// is the comparison of the returned thumbprint with the token's `cnf.jkt`.
+package struct DPoPProofVerifier: Sendable {
+    /// What a valid proof says.
+    package struct Proof: Sendable, Equatable {
+        /// The RFC 7638 thumbprint of the proof's key: the `jkt` a bound token names.
+        package var thumbprint: String
+        /// The proof's unique id.
+        package var jti: String
+        /// When it was made, in seconds since 1970.
+        package var issuedAt: Int64
+        /// The nonce it carries, if any.
+        package var nonce: String?
+    }
+
+    /// How old a proof may be, in seconds.
+    package var maximumAge: Int64
+    /// How far in the future `iat` may be, in seconds (clock differences).
+    package var clockSkew: Int64
+    /// The longest proof accepted, in bytes.
+    package var maximumSize: Int
+
+    package init(maximumAge: Int64 = 300, clockSkew: Int64 = 60, maximumSize: Int = 8192) {
+        self.maximumAge = maximumAge
+        self.clockSkew = clockSkew
+        self.maximumSize = maximumSize
+    }
+
+    /// Checks `proof` for one request.
+    ///
+    /// - Parameters:
+    ///   - method: The request's method, as received.
+    ///   - targetURI: The request's URI as the server is reached (scheme, host, port and path);
+    ///     compared with `htu` after both lose their query and fragment and are normalized.
+    ///   - accessToken: At a resource, the token the request presents: `ath` must be its hash.
+    ///     `nil` at a token endpoint (an `ath` there is ignored).
+    ///   - nonce: The nonce the server requires; `nil` accepts a proof with or without one.
+    ///   - now: The current time in seconds since 1970.
+    /// - Throws: ``JOSEError`` naming the first check that failed.
+    package func verify(
+        _ proof: String, method: String, targetURI: String, accessToken: String?, nonce: String?, now: Int64
+    ) throws(JOSEError) -> Proof {
+        var token = proof
+        let (jws, claims, signingInput) = try token.withUTF8Bytes {
+            (utf8) throws(JOSEError) -> (CompactJWS, JSONDocument, [UInt8]) in
+            let jws = try CompactJWS(utf8: utf8, maximumSize: maximumSize)
+            let claims = try JWT.decodeClaims(utf8, (jws.firstDot + 1)..<jws.secondDot)
+            return (jws, claims, Array(UnsafeBufferPointer(rebasing: utf8[0..<jws.secondDot])))
+        }
+        let header = jws.header.root
+        guard header["typ"]?.string == "dpop+jwt" else {
+            throw JOSEError(.invalidHeader, "the DPoP proof's typ is not dpop+jwt")
+        }
+        guard let jwk = header["jwk"], jwk.kind == .object else {
+            throw JOSEError(.invalidHeader, "the DPoP proof's header has no jwk object")
+        }
+        // RFC 9449 §4.3 item 7: a private key in the header is a broken client, never accepted.
+        for member in ["d", "p", "q", "dp", "dq", "qi", "k"] where jwk[member] != nil {
+            throw JOSEError(.invalidKey, "the DPoP proof's jwk carries private key material")
+        }
+        let key = try JSONWebKey(jwk: jwk)
+        guard try key.verify(signature: jws.signature, over: signingInput, algorithm: jws.algorithm) else {
+            throw JOSEError(.invalidSignature, "the DPoP proof's signature does not verify with its jwk")
+        }
+        let root = claims.root
+        guard let jti = root["jti"]?.string, !jti.isEmpty, jti.utf8.count <= 256 else {
+            throw JOSEError(.missingClaim, "the DPoP proof has no jti (or one over 256 bytes)")
+        }
+        guard let htm = root["htm"]?.string else { throw JOSEError(.missingClaim, "the DPoP proof has no htm") }
+        guard htm == method else { throw JOSEError(.invalidClaim, "the DPoP proof's htm is not this request's method") }
+        guard let htu = root["htu"]?.string else { throw JOSEError(.missingClaim, "the DPoP proof has no htu") }
+        guard Self.normalized(htu) == Self.normalized(targetURI) else {
+            throw JOSEError(.invalidClaim, "the DPoP proof's htu is not this request's URI")
+        }
+        guard let issuedAt = root["iat"]?.int64 else { throw JOSEError(.missingClaim, "the DPoP proof has no integer iat") }
+        guard issuedAt <= now + clockSkew else { throw JOSEError(.tokenIssuedInFuture, "the DPoP proof was issued in the future") }
+        guard issuedAt >= now - maximumAge else { throw JOSEError(.tokenExpired, "the DPoP proof is too old") }
+        let carried = root["nonce"]?.string
+        if let nonce, carried != nonce {
+            throw JOSEError(
+                .nonceMismatch, carried == nil ? "the DPoP proof has no nonce" : "the DPoP proof's nonce is not the current one")
+        }
+        if let accessToken {
+            guard let ath = root["ath"]?.string else { throw JOSEError(.missingClaim, "the DPoP proof has no ath") }
+            guard ath == Base64URL.encode(try MessageDigest.sha256(Array(accessToken.utf8))) else {
+                throw JOSEError(.invalidClaim, "the DPoP proof's ath is not the hash of the access token presented")
+            }
+        }
+        return Proof(thumbprint: try key.thumbprint(), jti: jti, issuedAt: issuedAt, nonce: carried)
+    }
+
+    /// `uri` as `htu` is compared (RFC 9449 §4.3 item 9, RFC 3986 §6.2.2–6.2.3): without query and
+    /// fragment, scheme and host in lower case, no default port, an empty path as `/`.
+    package static func normalized(_ uri: String) -> String {
+        var text = Substring(uri)
+        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
+        guard let schemeEnd = text.range(of: "://") else { return String(text) }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        let rest = text[schemeEnd.upperBound...]
+        let pathStart = rest.firstIndex(of: "/") ?? rest.endIndex
+        var authority = rest[..<pathStart].lowercased()
+        if scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
+        if scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
+        let path = rest[pathStart...]
+        return scheme + "://" + authority + (path.isEmpty ? "/" : String(path))
+    }
+}
