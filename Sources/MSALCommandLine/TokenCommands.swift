@@ -100,13 +100,18 @@ struct ApplicationOptions: ParsableArguments {
 
 /// Writes a token result in the chosen format.
 enum TokenOutput {
-    static func write(_ result: MSALResult, format: OutputFormat) {
+    /// Writes `result`; `dpopProof` is the DPoP proof made for the resource request the options named.
+    static func write(_ result: MSALResult, format: OutputFormat, dpopProof: String? = nil) {
         switch format {
         case .json:
-            CommandOutput.writeJSON(json(result))
+            var members = json(result)
+            if let dpopProof { members = members.replacingMembers([(key: "dpop_proof", value: .string(dpopProof))]) }
+            CommandOutput.writeJSON(members)
         case .text:
             // A bound token is printed as the header that presents it; a bearer token as itself.
             CommandOutput.write(result.authenticationScheme == "Bearer" ? result.accessToken : result.authorizationHeader)
+            // DPoP's second header, on its own line.
+            if let dpopProof { CommandOutput.write(dpopProof) }
             let username = result.account.username ?? "-"
             CommandOutput.write(
                 "# \(username) (\(result.account.identifier ?? "-")), scopes \(result.scopes.joined(separator: " ")), expires \(CommandOutput.epochDescription(result.expiresOn?.timeIntervalSince1970)), from \(result.tokenSource)",
@@ -163,12 +168,20 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long to wait for the browser's redirect, in seconds (default 300).", valueName: "seconds"))
     var timeout: Double?
 
+    @Flag(
+        help:
+            "Ask for DPoP-bound tokens (RFC 9449): proofs signed with this application's key, kept beside the cache file; use msal token --auth-scheme dpop afterwards."
+    )
+    var dpop = false
+
     func run() async throws {
         do {
             let application = try app.application()
             let result: MSALResult
+            let scheme: (any MSALAuthenticationSchemeProtocol)? = dpop ? MSALAuthenticationSchemeDPoP() : nil
             if deviceCode {
                 let parameters = MSALTokenParameters(scopes: app.scopeList)
+                parameters.authenticationScheme = scheme
                 result = try await DeviceCodeProgress.run(format: app.output) { callback in
                     try await application.acquireTokenWithDeviceCode(with: parameters, deviceCodeCallback: callback)
                 }
@@ -177,6 +190,7 @@ struct LoginCommand: AsyncParsableCommand {
                     scopes: app.scopeList, webviewParameters: try Self.webview(browser, timeout: timeout))
                 if let prompt { parameters.promptType = try Self.promptType(prompt) }
                 parameters.loginHint = loginHint
+                parameters.authenticationScheme = scheme
                 result = try await application.acquireToken(with: parameters)
             }
             TokenOutput.write(result, format: app.output)
@@ -252,29 +266,37 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("auth-scheme"),
         help: ArgumentHelp(
-            "bearer (the default) or pop: a token bound to this application's key (kept beside the cache file), printed as the PoP header for one request (--http-method, --url, --nonce).",
-            valueName: "bearer|pop"))
+            "bearer (the default); pop: a token bound to this application's key (kept beside the cache file), printed as the PoP header for one request (--http-method, --url, --nonce); dpop: a DPoP-bound token, printed as its DPoP header, then the proof for the request --url names.",
+            valueName: "bearer|pop|dpop"))
     var authScheme = AuthSchemeOption.bearer
 
     @Option(
         name: .customLong("http-method"),
-        help: ArgumentHelp("The resource request's method, for --auth-scheme pop (default GET).", valueName: "method"))
+        help: ArgumentHelp("The resource request's method, for --auth-scheme pop or dpop (default GET).", valueName: "method"))
     var httpMethod: String?
 
-    @Option(help: ArgumentHelp("The resource request's URL, for --auth-scheme pop.", valueName: "url"))
+    @Option(help: ArgumentHelp("The resource request's URL, for --auth-scheme pop or dpop.", valueName: "url"))
     var url: String?
 
-    @Option(help: ArgumentHelp("The resource's nonce, for --auth-scheme pop (default: a random one).", valueName: "nonce"))
+    @Option(
+        help: ArgumentHelp(
+            "The resource's nonce, for --auth-scheme pop (default: a random one) or dpop (its DPoP-Nonce).", valueName: "nonce"))
     var nonce: String?
 
     func validate() throws {
-        guard authScheme == .pop else {
+        switch authScheme {
+        case .bearer:
             if httpMethod != nil || url != nil || nonce != nil {
-                throw ValidationError("--http-method, --url and --nonce go with --auth-scheme pop")
+                throw ValidationError("--http-method, --url and --nonce go with --auth-scheme pop or dpop")
             }
             return
+        case .pop:
+            guard url != nil else { throw ValidationError("--auth-scheme pop needs --url (the resource request's URL)") }
+        case .dpop:
+            if url == nil, httpMethod != nil || nonce != nil {
+                throw ValidationError("--http-method and --nonce make a DPoP proof, which needs --url (the resource request's URL)")
+            }
         }
-        guard url != nil else { throw ValidationError("--auth-scheme pop needs --url (the resource request's URL)") }
         if let httpMethod, MSALHttpMethod.allCases.first(where: { MSALParameterStringForHttpMethod($0) == httpMethod.uppercased() }) == nil
         {
             throw ValidationError("--http-method must be one of GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE, PATCH")
@@ -282,11 +304,31 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     /// The scheme the options ask for; `nil` for bearer.
-    private func scheme() throws -> MSALAuthenticationSchemePop? {
-        guard authScheme == .pop, let url else { return nil }
+    private func scheme() throws -> (any MSALAuthenticationSchemeProtocol)? {
+        switch authScheme {
+        case .bearer: return nil
+        case .dpop: return MSALAuthenticationSchemeDPoP()
+        case .pop:
+            guard let (method, requestURL) = try resourceRequest() else { return nil }
+            return MSALAuthenticationSchemePop(httpMethod: method, request: requestURL, nonce: nonce, additionalParameters: nil)
+        }
+    }
+
+    /// The resource request `--http-method` and `--url` name; `nil` without `--url`.
+    private func resourceRequest() throws -> (MSALHttpMethod, URL)? {
+        guard let url else { return nil }
         guard let requestURL = URL(string: url) else { throw ValidationError("--url is not a URL: \(url)") }
         let method = MSALHttpMethod.allCases.first { MSALParameterStringForHttpMethod($0) == (httpMethod ?? "GET").uppercased() } ?? .GET
-        return MSALAuthenticationSchemePop(httpMethod: method, request: requestURL, nonce: nonce, additionalParameters: nil)
+        return (method, requestURL)
+    }
+
+    /// Writes `result`, with the DPoP proof for the resource request the options name.
+    private func write(_ result: MSALResult) throws {
+        var proof: String?
+        if authScheme == .dpop, let (method, requestURL) = try resourceRequest() {
+            proof = try result.dpopProof(httpMethod: method, requestUrl: requestURL, nonce: nonce)
+        }
+        TokenOutput.write(result, format: app.output, dpopProof: proof)
     }
 
     func run() async throws {
@@ -299,7 +341,7 @@ struct TokenCommand: AsyncParsableCommand {
                         .interactionRequired, internalCode: .internalErrorAccountRequired,
                         message: "No account is signed in: run msal login")
                 }
-                TokenOutput.write(try await interactive(application, account: nil, claims: claimsRequest), format: app.output)
+                try write(try await interactive(application, account: nil, claims: claimsRequest))
                 return
             }
             let parameters = MSALSilentTokenParameters(scopes: app.scopeList, account: signedIn)
@@ -307,10 +349,10 @@ struct TokenCommand: AsyncParsableCommand {
             parameters.claimsRequest = claimsRequest
             parameters.authenticationScheme = try scheme()
             do {
-                TokenOutput.write(try await application.acquireTokenSilent(with: parameters), format: app.output)
+                try write(try await application.acquireTokenSilent(with: parameters))
             } catch let error as MSALFailure where error.code == .interactionRequired && interactiveFallback {
                 let challenge = try error.claims.map { try MSALClaimsRequest(jsonString: $0) } ?? claimsRequest
-                TokenOutput.write(try await interactive(application, account: signedIn, claims: challenge), format: app.output)
+                try write(try await interactive(application, account: signedIn, claims: challenge))
             }
         } catch {
             throw CommandOutput.fail(error, format: app.output)

@@ -152,6 +152,20 @@ func proofOfPossessionHeader(_ application: MSALPublicClientApplication, account
     return try await application.acquireTokenSilent(with: parameters).authorizationHeader
 }
 
+/// The `Authorization` and `DPoP` headers for one call to `url` with a DPoP-bound token; `nonce`
+/// is the resource's `DPoP-Nonce` when it asked for one (`MSALResult.dpopNonce`).
+func dpopHeaders(
+    _ application: MSALPublicClientApplication, account: MSALAccount, url: URL, nonce: String? = nil
+) async throws -> [String: String] {
+    let parameters = MSALSilentTokenParameters(scopes: ["api://orders/read"], account: account)
+    parameters.authenticationScheme = MSALAuthenticationSchemeDPoP()
+    let result = try await application.acquireTokenSilent(with: parameters)
+    return [
+        "Authorization": result.authorizationHeader,
+        "DPoP": try result.dpopProof(httpMethod: .GET, requestUrl: url, nonce: nonce),
+    ]
+}
+
 /// Process-wide logging and HTTP settings, set once at launch.
 func configureLoggingAndHTTP() {
     MSALGlobalConfig.loggerConfig.logLevel = .info  // default .error

@@ -88,6 +88,8 @@ public final class MSALResult: Sendable, CustomStringConvertible {
         let scheme: String
         let headerScheme: String
         let token: String
+        /// The key of a DPoP token, which signs the proofs of resource requests.
+        let dpopKey: ProofKey?
     }
 
     private let presentation: Presentation?
@@ -162,20 +164,25 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     /// The token as issued, whatever presents it: what a signed HTTP request signs.
     package var boundAccessToken: String { token.accessToken }
 
-    /// This result presenting its token as `token` (a signed HTTP request), with `scheme` as
-    /// ``authenticationScheme`` and `headerScheme` in ``authorizationHeader``.
-    package func presented(scheme: String, headerScheme: String, token presented: String) -> MSALResult {
+    /// This result presenting its token as `token` (a signed HTTP request, or the token itself for
+    /// DPoP), with `scheme` as ``authenticationScheme`` and `headerScheme` in ``authorizationHeader``.
+    package func presented(scheme: String, headerScheme: String, token presented: String, dpopKey: ProofKey? = nil) -> MSALResult {
         MSALResult(
             token: token, authority: authority, correlationId: correlationId,
-            presentation: Presentation(scheme: scheme, headerScheme: headerScheme, token: presented))
+            presentation: Presentation(scheme: scheme, headerScheme: headerScheme, token: presented, dpopKey: dpopKey))
     }
 
-    /// The scheme of the token: `Bearer`, or `Pop` for a proof-of-possession token (as MSAL for iOS names it).
+    /// The scheme of the token: `Bearer`, `Pop` for a proof-of-possession token (as MSAL for iOS
+    /// names it), or `DPoP`.
     public var authenticationScheme: String { presentation?.scheme ?? "Bearer" }
 
-    /// The `Authorization` header value: `Bearer <access token>`, or `PoP <signed HTTP request>`
-    /// for a proof-of-possession token.
+    /// The `Authorization` header value: `Bearer <access token>`, `PoP <signed HTTP request>` for a
+    /// proof-of-possession token, or `DPoP <access token>` for a DPoP token (send it with a
+    /// `DPoP` header from ``dpopProof(httpMethod:requestUrl:nonce:)``).
     public var authorizationHeader: String { "\(presentation?.headerScheme ?? "Bearer") \(accessToken)" }
+
+    /// The DPoP key of a DPoP token; `nil` for any other.
+    package var dpopKey: ProofKey? { presentation?.dpopKey }
 
     /// The claims of the ID token, decoded on each access.
     public var idTokenClaims: [String: any Sendable]? {

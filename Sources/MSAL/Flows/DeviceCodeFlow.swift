@@ -52,7 +52,7 @@ package struct DeviceCodeFlow: Sendable {
 
         let redemption = TokenRedemption(
             authority: authority, metadata: metadata, scopes: scopes, nonce: nil, expectedAccount: nil,
-            grant: .deviceCode, correlationID: correlationID, scheme: scheme)
+            grant: .deviceCode, correlationID: correlationID, scheme: scheme, presentation: presentation)
         let poll = TokenRequests.deviceCodePoll(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, deviceCode: code.deviceCode,
             extraQueryParameters: client.withSlice(values.extraQueryParameters), microsoft: microsoft,
@@ -72,7 +72,7 @@ package struct DeviceCodeFlow: Sendable {
             guard client.clock.now() < expiresOn else { throw Self.expired(correlationID) }
             let answer: MSALHTTPResponse
             do {
-                answer = try await client.pipeline.send(poll, correlationID: correlationID)
+                answer = try await client.sendTokenRequest(poll, presentation: presentation, correlationID: correlationID)
             } catch is CancellationError {
                 throw Self.canceled(correlationID)
             }

@@ -58,7 +58,7 @@ package struct InteractiveFlow: Sendable {
             loginHint: interactive.loginHint ?? values.account?.username, domainHint: interactive.domainHint,
             claims: client.claimsParameter(values.claimsRequest),
             extraQueryParameters: interactive.preferredAuthMethod.authorizeParameters(client.withSlice(values.extraQueryParameters)),
-            microsoft: authority.kind.isMicrosoft)
+            microsoft: authority.kind.isMicrosoft, dpopKeyThumbprint: presentation?.dpopKey?.thumbprint)
 
         // A launched browser gets a single-use start URL on the listener, never the authorization URL:
         // a process's command line is readable by every local user (issue 19, finding 3).
@@ -125,7 +125,7 @@ package struct InteractiveFlow: Sendable {
                 request,
                 TokenRedemption(
                     authority: authority, metadata: metadata, scopes: scopes, nonce: nonce, expectedAccount: values.account,
-                    grant: .authorizationCode, correlationID: correlationID, scheme: scheme)))
+                    grant: .authorizationCode, correlationID: correlationID, scheme: scheme, presentation: presentation)))
         return try client.present(result, presentation)
     }
 

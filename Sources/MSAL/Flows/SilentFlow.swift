@@ -308,18 +308,45 @@ package struct SilentFlow: TokenRecipe {
         CacheText.lowercased(accountIdentifier) + "|" + CacheEnvironmentAliases.builtIn.group(of: authority.components.hostAndPort)
     }
 
+    /// Throws unless `request` can prove possession of the DPoP key `keyID` its refresh token is bound to
+    /// (RFC 9449 §5), before the refresh token is sent: a bearer request is refused (the provider would
+    /// answer a DPoP-bound token, and may have rotated the refresh token by then), and a key this
+    /// application no longer has means the user must sign in again.
+    private func checkRefreshTokenKey(_ keyID: String, _ request: Request) throws(MSALFailure) {
+        guard case .dpop(let key) = request.presentation else {
+            var error = MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "This account's refresh token is bound to the application's DPoP key: ask for its tokens with "
+                    + "MSALAuthenticationSchemeDPoP, or sign in again for bearer tokens",
+                correlationID: request.correlationID)
+            error.homeAccountID = request.account.identifier
+            throw error
+        }
+        guard key.thumbprint == keyID else {
+            var error = MSALFailure(
+                .interactionRequired, internalCode: nil,
+                message: "This account's refresh token is bound to a DPoP key the application no longer has: the user must sign in",
+                correlationID: request.correlationID)
+            error.homeAccountID = request.account.identifier
+            throw error
+        }
+    }
+
     private func redeemRefreshToken(_ request: Request) async throws -> MSALResult {
         let clientID = client.clientID
         let identifier = request.account.identifier ?? ""
         let environment = request.authority.components.hostAndPort
         let correlationID = request.correlationID
         let stored = try await client.cache.read(clientID: clientID, partition: .account(identifier)) {
-            contents -> (key: String, secret: String, familyID: String?, familyAssumed: Bool)? in
+            contents -> (key: String, secret: String, familyID: String?, familyAssumed: Bool, keyID: String?)? in
             guard let hit = contents.refreshToken(homeAccountID: identifier, environment: environment, clientID: clientID),
                 let secret = hit.entry["secret"], !secret.isEmpty
             else { return nil }
             let familyID = hit.entry["family_id"].flatMap { $0.isEmpty ? nil : $0 }
-            return (hit.key, secret, familyID, familyID != nil && contents.index.familyIsAssumed(for: CacheText.lowercased(clientID)))
+            return (
+                hit.key, secret, familyID, familyID != nil && contents.index.familyIsAssumed(for: CacheText.lowercased(clientID)),
+                hit.entry[.keyID].flatMap { $0.isEmpty ? nil : $0 }
+            )
         }
         guard let stored else {
             var error = MSALFailure(
@@ -329,6 +356,7 @@ package struct SilentFlow: TokenRecipe {
             error.homeAccountID = identifier
             throw error
         }
+        if let boundTo = stored.keyID { try checkRefreshTokenKey(boundTo, request) }
         let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
         // Microsoft's platform takes any scope the grant allows, and the reserved ones keep the ID
         // token and refresh token coming. A generic provider may not widen the grant on refresh
@@ -342,8 +370,9 @@ package struct SilentFlow: TokenRecipe {
             schemeFields: client.tokenRequestFields(request.presentation))
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
-            expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID, scheme: request.scheme)
-        let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
+            expectedAccount: request.account, grant: .refreshToken, correlationID: correlationID, scheme: request.scheme,
+            presentation: request.presentation)
+        let response = try await client.sendTokenRequest(httpRequest, presentation: request.presentation, correlationID: correlationID)
         guard response.statusCode == 200 else {
             var error = MSALFailure(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
             error.homeAccountID = identifier

@@ -21,6 +21,8 @@ package struct TokenRedemption: Sendable {
     package var userAssertionHash: String? = nil
     /// The scheme the token was asked for: the response must name it (`token_type`), and the token is cached as it.
     package var scheme = TokenScheme.bearer
+    /// How the token is presented; a DPoP key signs a proof for each token request.
+    package var presentation: TokenPresentation? = nil
 }
 
 extension TokenClient {
@@ -31,7 +33,7 @@ extension TokenClient {
     /// Nothing is cached unless every check passed.
     package func redeem(_ request: MSALHTTPRequest, _ redemption: TokenRedemption) async throws -> MSALResult {
         logger.verbose("Token request to \(host: request.url)", correlationID: redemption.correlationID)
-        let response = try await pipeline.send(request, correlationID: redemption.correlationID)
+        let response = try await sendTokenRequest(request, presentation: redemption.presentation, correlationID: redemption.correlationID)
         guard response.statusCode == 200 else {
             throw MSALFailure(tokenEndpointResponse: response, grant: redemption.grant, correlationID: redemption.correlationID)
         }
@@ -69,11 +71,14 @@ extension TokenClient {
                     + "(the provider must return an ID token for the openid scope)",
                 correlationID: correlationID)
         }
-        let context = TokenCacheWriteContext(
+        var writeContext = TokenCacheWriteContext(
             clientID: clientID, environment: redemption.metadata.cacheEnvironment,
             authorityTenant: redemption.authority.components.tenant, isADFS: redemption.authority.kind == .adfs,
             requestedScopes: redemption.scopes, now: now,
             redeemedAccountID: isRefresh ? redemption.expectedAccount?.identifier : nil, scheme: redemption.scheme)
+        // RFC 9449 §5: a public client's refresh token is bound to the DPoP key its request proved.
+        if publicClient != nil, let key = redemption.presentation?.dpopKey { writeContext.refreshTokenKeyID = key.thumbprint }
+        let context = writeContext
         let entries: TokenCacheEntries
         let assertionHash = redemption.userAssertionHash
         do throws(MSALFailure) {

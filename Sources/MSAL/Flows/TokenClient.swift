@@ -55,6 +55,8 @@ package final class TokenClient: Sendable {
     package let silentHits = CacheHitMemo<SilentHitKey>()
     /// The keys bound tokens are bound to (issue 40), kept beside a cache file.
     package let proofKeys: ProofKeys
+    /// The DPoP nonces servers gave (``TokenClient/sendTokenRequest(_:presentation:correlationID:)``).
+    package let dpopNonces = DPoPNonces()
     /// The public client's part; `nil` for a confidential client.
     package let publicClient: PublicClient?
     /// A confidential client's authentication; `nil` for a public client.

@@ -40,7 +40,8 @@ extension TokenClient {
         if presentation != nil, !allowsProofOfPossession {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter,
-                message: "This request gives bearer tokens only: proof-of-possession tokens come from acquireTokenSilent and acquireToken",
+                message: "This request gives bearer tokens only: proof-of-possession and DPoP tokens come from acquireTokenSilent, "
+                    + "acquireToken and the device code flow",
                 correlationID: correlationID)
         }
         return TokenRequestBasics(

@@ -54,7 +54,12 @@ package struct HTTPPipeline: Sendable {
     /// followed), 429 and 5xx (``MSALError/internal``, as MSAL for iOS reports them, after the retry; internal code
     /// ``MSALInternalError/throttled`` for a 429 or a `Retry-After`), and repeats of a
     /// throttled request (the stored error with ``MSALFailure/isThrottlingCacheHit``), which never reach the transport.
-    package func send(_ request: MSALHTTPRequest, correlationID: UUID) async throws -> MSALHTTPResponse {
+    ///
+    /// `eachAttempt` adds what must be made afresh for every attempt, the retry included (a DPoP
+    /// proof, whose `jti` a server refuses to see twice).
+    package func send(
+        _ request: MSALHTTPRequest, correlationID: UUID, eachAttempt: (@Sendable (inout MSALHTTPRequest) throws(MSALFailure) -> Void)? = nil
+    ) async throws -> MSALHTTPResponse {
         var request = request
         if request.sendsMicrosoftHeaders {
             for (name, value) in Self.telemetryHeaders where !request.headers.contains(name) {
@@ -83,8 +88,16 @@ package struct HTTPPipeline: Sendable {
                 maximumRetryWait: configuration.maximumRetryWait))
         while true {
             let response: MSALHTTPResponse
+            var attempt = request
+            if let eachAttempt {
+                do throws(MSALFailure) {
+                    try eachAttempt(&attempt)
+                } catch {
+                    throw error.correlated(correlationID)
+                }
+            }
             do {
-                response = try await transport.send(request, limits: configuration.limits)
+                response = try await transport.send(attempt, limits: configuration.limits)
             } catch {
                 if error is CancellationError { throw error }
                 var failure = Self.networkError(error, host: host, correlationID: correlationID)

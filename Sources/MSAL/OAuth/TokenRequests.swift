@@ -55,14 +55,15 @@ package enum TokenRequests {
         "client_id", "response_type", "redirect_uri", "scope", "state", "nonce", "code_challenge",
         "code_challenge_method", "code", "code_verifier", "grant_type", "refresh_token", "device_code",
         "client_info", "claims", "prompt", "login_hint", "domain_hint", "client_secret", "client_assertion",
-        "client_assertion_type", "assertion", "requested_token_use", "token_type", "req_cnf",
+        "client_assertion_type", "assertion", "requested_token_use", "token_type", "req_cnf", "dpop_jkt",
     ]
 
-    /// The authorization request URL (authorization code flow with PKCE).
+    /// The authorization request URL (authorization code flow with PKCE). `dpopKeyThumbprint` binds
+    /// the authorization code to the DPoP key whose proof will redeem it (`dpop_jkt`, RFC 9449 §10).
     package static func authorizeURL(
         endpoint: URL, clientID: String, redirectURI: String, scope: String, state: String, nonce: String,
         codeChallenge: String, prompt: String?, loginHint: String?, domainHint: String?, claims: String?,
-        extraQueryParameters: [String: String]?, microsoft: Bool = true
+        extraQueryParameters: [String: String]?, microsoft: Bool = true, dpopKeyThumbprint: String? = nil
     ) -> URL {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope),
@@ -74,6 +75,7 @@ package enum TokenRequests {
         if let loginHint, !loginHint.isEmpty { parameters.append(("login_hint", loginHint)) }
         if let domainHint, !domainHint.isEmpty { parameters.append(("domain_hint", domainHint)) }
         if let claims { parameters.append(("claims", claims)) }
+        if let dpopKeyThumbprint { parameters.append(("dpop_jkt", dpopKeyThumbprint)) }
         if microsoft { parameters += [("x-client-SKU", "MSAL.Swift.Linux"), ("x-client-Ver", MSALVersion)] }
         parameters += extraParameters(extraQueryParameters, reserved: protocolParameters.union(["response_mode"]))
         return appendingQuery(endpoint, parameters)

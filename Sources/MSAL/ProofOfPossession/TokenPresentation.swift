@@ -1,16 +1,27 @@
 import Foundation
 
-/// How a request's results present a bound token: as a signed HTTP request for one resource
-/// request, made afresh for each result (MSAL's PoP scheme, ``MSALAuthenticationSchemePop``).
-package struct TokenPresentation: Sendable {
+/// How a request's results present a bound token.
+package enum TokenPresentation: Sendable {
+    /// MSAL's PoP scheme (``MSALAuthenticationSchemePop``): as a signed HTTP request for one
+    /// resource request — its method as sent, its URL and the resource's nonce — made afresh for
+    /// each result.
+    case signedHTTPRequest(key: ProofKey, method: String, url: URL, nonce: String?)
+    /// DPoP (``MSALAuthenticationSchemeDPoP``): the token as issued, with `DPoP` as its
+    /// `Authorization` scheme; each token request carries a proof, and the result makes the proofs
+    /// of resource requests.
+    case dpop(key: ProofKey)
+
     /// The key the token is bound to.
-    package var key: ProofKey
-    /// The resource request's method, as sent.
-    package var method: String
-    /// The resource request's URL.
-    package var url: URL
-    /// The resource's nonce, when it gave one.
-    package var nonce: String?
+    package var key: ProofKey {
+        switch self {
+        case .signedHTTPRequest(let key, _, _, _), .dpop(let key): key
+        }
+    }
+
+    /// The DPoP key, when the token requests carry DPoP proofs.
+    package var dpopKey: ProofKey? {
+        if case .dpop(let key) = self { key } else { nil }
+    }
 }
 
 extension TokenClient {
@@ -18,7 +29,8 @@ extension TokenClient {
     /// token (the application's key of that kind, made when first needed).
     ///
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for a scheme
-    ///   swift-msal does not know or a resource URL that is not `https` or `http` with a host.
+    ///   swift-msal does not know or a resource URL that is not `https` or `http` with a host; the
+    ///   failure to make or read the key.
     package func tokenScheme(
         _ requested: (any MSALAuthenticationSchemeProtocol)?, correlationID: UUID
     ) throws(MSALFailure) -> (scheme: TokenScheme, presentation: TokenPresentation?) {
@@ -40,36 +52,50 @@ extension TokenClient {
             }
             return (
                 .pop(keyID: key.thumbprint),
-                TokenPresentation(key: key, method: MSALParameterStringForHttpMethod(pop.httpMethod), url: pop.requestUrl, nonce: pop.nonce)
+                .signedHTTPRequest(
+                    key: key, method: MSALParameterStringForHttpMethod(pop.httpMethod), url: pop.requestUrl, nonce: pop.nonce)
             )
+        case is MSALAuthenticationSchemeDPoP:
+            let key: ProofKey
+            do throws(MSALFailure) {
+                key = try proofKeys.key(.dpop)
+            } catch {
+                throw error.correlated(correlationID)
+            }
+            return (.dpop(keyID: key.thumbprint), .dpop(key: key))
         case let other?:
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter,
                 message:
-                    "The authentication scheme \(type(of: other)) is not one swift-msal knows (MSALAuthenticationSchemeBearer or MSALAuthenticationSchemePop)",
+                    "The authentication scheme \(type(of: other)) is not one swift-msal knows (MSALAuthenticationSchemeBearer, MSALAuthenticationSchemePop or MSALAuthenticationSchemeDPoP)",
                 correlationID: correlationID)
         }
     }
 
     /// The token request fields of `scheme`: `token_type=pop` and `req_cnf` (the key's thumbprint)
-    /// for MSAL's proof of possession; none for a bearer token.
+    /// for MSAL's proof of possession; none for a bearer token or DPoP (whose proof is a header).
     package func tokenRequestFields(_ presentation: TokenPresentation?) -> [(String, String)] {
-        guard let presentation else { return [] }
-        return [("token_type", TokenScheme.Kind.pop.tokenType), ("req_cnf", SignedHTTPRequest.requestConfirmation(presentation.key))]
+        guard case .signedHTTPRequest(let key, _, _, _) = presentation else { return [] }
+        return [("token_type", TokenScheme.Kind.pop.tokenType), ("req_cnf", SignedHTTPRequest.requestConfirmation(key))]
     }
 
-    /// `result` as `presentation` shows it: its access token in a signed HTTP request made now;
-    /// `result` itself for a bearer token.
+    /// `result` as `presentation` shows it: its access token in a signed HTTP request made now, or
+    /// as a DPoP token whose result makes resource proofs; `result` itself for a bearer token.
     package func present(_ result: MSALResult, _ presentation: TokenPresentation?) throws(MSALFailure) -> MSALResult {
-        guard let presentation else { return result }
-        let signed: String
-        do throws(MSALFailure) {
-            signed = try SignedHTTPRequest.make(
-                key: presentation.key, accessToken: result.boundAccessToken, method: presentation.method, url: presentation.url,
-                nonce: presentation.nonce, timestamp: nowSeconds)
-        } catch {
-            throw error.correlated(result.correlationId)
+        switch presentation {
+        case nil:
+            return result
+        case .dpop(let key):
+            return result.presented(scheme: "DPoP", headerScheme: "DPoP", token: result.boundAccessToken, dpopKey: key)
+        case .signedHTTPRequest(let key, let method, let url, let nonce):
+            let signed: String
+            do throws(MSALFailure) {
+                signed = try SignedHTTPRequest.make(
+                    key: key, accessToken: result.boundAccessToken, method: method, url: url, nonce: nonce, timestamp: nowSeconds)
+            } catch {
+                throw error.correlated(result.correlationId)
+            }
+            return result.presented(scheme: "Pop", headerScheme: "PoP", token: signed)
         }
-        return result.presented(scheme: "Pop", headerScheme: "PoP", token: signed)
     }
 }

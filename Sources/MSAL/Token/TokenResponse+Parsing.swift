@@ -39,7 +39,10 @@ extension TokenResponse {
             throw Self.invalid("has no token_type")
         }
         guard scheme.accepts(tokenType: tokenType) else {
-            throw Self.invalid("has the unsupported token_type \(OAuthErrorResponse.sanitized(tokenType, limit: 40))")
+            // A request for a bound token never gets a bearer one, nor a bearer request a bound one.
+            throw Self.invalid(
+                "has the token_type \(OAuthErrorResponse.sanitized(tokenType, limit: 40)), not the \(scheme.tokenType) this request asked for"
+                    + (scheme == .bearer ? "" : " (the provider may not support this scheme)"))
         }
         guard let expiresIn = try Self.seconds(root["expires_in"], "expires_in") else {
             throw Self.invalid("has no expires_in")

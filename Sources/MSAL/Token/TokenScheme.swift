@@ -11,15 +11,19 @@ package enum TokenScheme: Hashable, Sendable {
     /// MSAL's proof of possession for Microsoft Entra (`token_type=pop`): the token is bound to
     /// the key whose RFC 7638 thumbprint is `keyID` (`req_cnf`), and each use is a signed HTTP request.
     case pop(keyID: String)
+    /// DPoP (RFC 9449) for OpenID providers (`token_type` `DPoP`): the token is bound to the key whose
+    /// RFC 7638 thumbprint is `keyID` (`cnf.jkt`), and each use carries a proof signed with it.
+    case dpop(keyID: String)
 
     /// A scheme without its key: what a cache index records of each access token.
     package enum Kind: UInt8, Hashable, Sendable {
         case bearer
         case pop
+        case dpop
 
         /// The kind whose `token_type` is `tokenType` (UTF-8, ASCII case ignored); `nil` for one this
         /// library does not know.
-        /// Called for every access token a cache index reads: two byte comparisons, no allocation.
+        /// Called for every access token a cache index reads: a few byte comparisons, no allocation.
         package init?(tokenType: UnsafeBufferPointer<UInt8>) {
             func named(_ name: StaticString) -> Bool {
                 name.withUTF8Buffer { CacheText.equalIgnoringASCIICase(tokenType, $0) }
@@ -28,6 +32,8 @@ package enum TokenScheme: Hashable, Sendable {
                 self = .bearer
             } else if named("pop") {
                 self = .pop
+            } else if named("DPoP") {
+                self = .dpop
             } else {
                 return nil
             }
@@ -38,6 +44,7 @@ package enum TokenScheme: Hashable, Sendable {
             switch self {
             case .bearer: "Bearer"
             case .pop: "pop"
+            case .dpop: "DPoP"
             }
         }
     }
@@ -47,6 +54,7 @@ package enum TokenScheme: Hashable, Sendable {
         switch self {
         case .bearer: .bearer
         case .pop: .pop
+        case .dpop: .dpop
         }
     }
 
@@ -54,7 +62,7 @@ package enum TokenScheme: Hashable, Sendable {
     package var keyID: String? {
         switch self {
         case .bearer: nil
-        case .pop(let keyID): keyID
+        case .pop(let keyID), .dpop(let keyID): keyID
         }
     }
 

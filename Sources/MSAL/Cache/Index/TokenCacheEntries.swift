@@ -24,6 +24,10 @@ package struct TokenCacheWriteContext: Sendable {
     /// The scheme the access token was asked for: a bound token's key carries its token type, and
     /// its entry the key it is bound to.
     package var scheme: TokenScheme
+    /// The DPoP key a public client's refresh token is bound to (RFC 9449 §5: the provider binds it
+    /// when a proof came with the request): the entry names it in `key_id`, so every later refresh
+    /// carries a proof of it. `nil` for an unbound refresh token.
+    package var refreshTokenKeyID: String? = nil
 
     package init(
         clientID: String, environment: String, authorityTenant: String, isADFS: Bool = false,
@@ -128,7 +132,7 @@ package struct TokenCacheEntries: Sendable, Equatable {
                 entry: CacheEntry([
                     "home_account_id": homeAccountID, "environment": environment, "client_id": clientID,
                     "credential_type": "RefreshToken", "secret": secret, "family_id": response.familyID,
-                    "target": rtTarget, "last_modification_time": String(now),
+                    "target": rtTarget, "last_modification_time": String(now), "key_id": context.refreshTokenKeyID,
                 ]))
         }
 
