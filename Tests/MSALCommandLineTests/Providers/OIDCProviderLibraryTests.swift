@@ -302,4 +302,104 @@ struct OIDCProviderLibraryTests {
             #expect(try await provider.requestCount() == 0)
         }
     }
+
+    /// The claims of a JWT's payload, or of a compact JWS's header when `segment` is 0.
+    static func jwtPart(_ token: String, segment: Int) throws -> [String: Any] {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        try #require(parts.count == 3)
+        var base64 = parts[segment].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        let data = try #require(Data(base64Encoded: base64))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test(
+        "DPoP with glewlwyd (RFC 9449, a provider nobody here wrote): sign-in with dpop_jkt and a proof gives a DPoP token bound to our key (cnf.jkt = the thumbprint of the proof's jwk) that glewlwyd's userinfo takes with our resource proof (and not with a wrong or missing one), a cache hit with no request, a forced refresh with the bound refresh token and a new proof; a bearer request is refused before anything is sent, and glewlwyd itself refuses the bound refresh token without a proof (invalid_dpop_proof)"
+    )
+    func dpop() async throws {
+        try await LocalOIDCProvider.with(.glewlwyd) { provider, directory in
+            let cachePath = directory.appendingPathComponent("cache.json").path
+            let redirectURI = try #require(try await Self.redirectURI(for: provider))
+            let app = try App(provider, cachePath: cachePath, redirectURI: redirectURI)
+            let agent = provider.kind.directory.appendingPathComponent(Agent.scripted.rawValue).path
+            let webview = MSALWebviewParameters(
+                browserCommand: [
+                    LocalOIDCProvider.python.path, agent, "--username", "alice", "--password=" + (try provider.password("alice")), "%s",
+                ])
+            webview.timeout = 120
+            let interactive = MSALInteractiveTokenParameters(scopes: Self.scopes, webviewParameters: webview)
+            interactive.authenticationScheme = MSALAuthenticationSchemeDPoP()
+            let signedIn = try await app.application.acquireToken(with: interactive)
+            #expect(signedIn.authenticationScheme == "DPoP" && signedIn.authorizationHeader == "DPoP \(signedIn.accessToken)")
+
+            // glewlwyd bound its access token to the key our proofs carry.
+            let userinfo = URL(string: provider.issuer + "/userinfo")!
+            let proof = try signedIn.dpopProof(httpMethod: .GET, requestUrl: userinfo)
+            let jwk = try #require(try Self.jwtPart(proof, segment: 0)["jwk"] as? [String: Any])
+            let thumbprint = try JSONWebKey(json: JSONSerialization.data(withJSONObject: jwk)).thumbprint()
+            let cnf = try #require(try Self.jwtPart(signedIn.accessToken, segment: 1)["cnf"] as? [String: Any])
+            #expect(cnf["jkt"] as? String == thumbprint, "glewlwyd's cnf: \(cnf)")
+
+            // glewlwyd's userinfo endpoint takes the token as DPoP with our proof for that request.
+            var call = MSALHTTPRequest(method: .get, url: userinfo)
+            call.headers.add(name: "Authorization", value: signedIn.authorizationHeader)
+            call.headers.add(name: "DPoP", value: proof)
+            let claims = try await MSALCurlTransport().send(call, limits: .default)
+            #expect(
+                claims.statusCode == 200,
+                "userinfo answered \(claims.statusCode): \(String(decoding: claims.body, as: UTF8.self).prefix(300))")
+
+            // It checks the proof: one made for another method, or none, is refused.
+            for wrong in [try signedIn.dpopProof(httpMethod: .POST, requestUrl: userinfo), nil] {
+                var bad = MSALHTTPRequest(method: .get, url: userinfo)
+                bad.headers.add(name: "Authorization", value: signedIn.authorizationHeader)
+                if let wrong { bad.headers.add(name: "DPoP", value: wrong) }
+                let refusedCall = try await MSALCurlTransport().send(bad, limits: .default)
+                #expect(refusedCall.statusCode != 200, "userinfo accepted a \(wrong == nil ? "missing" : "wrong-method") proof")
+            }
+
+            let account = try #require(try app.application.allAccounts().first)
+            let parameters = MSALSilentTokenParameters(scopes: Self.scopes, account: account)
+            parameters.authenticationScheme = MSALAuthenticationSchemeDPoP()
+            try await provider.resetStats()
+            let hit = try await app.application.acquireTokenSilent(with: parameters)
+            #expect(hit.tokenSource == .cache && hit.accessToken == signedIn.accessToken)
+            #expect(try await provider.requestCount() == 0)
+
+            // The refresh token glewlwyd issued is bound: redeemed with a new proof of the same key.
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: cachePath))) as? [String: Any])
+            let refreshToken = try #require(
+                ((document["RefreshToken"] as? [String: [String: Any]])?.first?.value)?["secret"] as? String)
+            parameters.forceRefresh = true
+            let refreshed = try await app.application.acquireTokenSilent(with: parameters)
+            #expect(refreshed.tokenSource == .identityProvider && refreshed.accessToken != signedIn.accessToken)
+            #expect((try Self.jwtPart(refreshed.accessToken, segment: 1)["cnf"] as? [String: Any])?["jkt"] as? String == thumbprint)
+            #expect(try await provider.tokenRequestCount() == 1)
+
+            // A bearer request for the account is refused by us, before glewlwyd sees it.
+            try await provider.resetStats()
+            let refused = await #expect(throws: MSALFailure.self) {
+                try await app.silent(account, scopes: Self.scopes, forceRefresh: true)
+            }
+            #expect(refused?.internalCode == .internalErrorInvalidParameter, "\(String(describing: refused))")
+            #expect(try await provider.requestCount() == 0)
+
+            // And glewlwyd refuses the refresh token it bound when no proof comes with it (the
+            // token of the sign-in, still valid: glewlwyd rotates, so it may also call it used).
+            let after = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: cachePath))) as? [String: Any])
+            let current = try #require(((after["RefreshToken"] as? [String: [String: Any]])?.first?.value)?["secret"] as? String)
+            #expect(current != refreshToken, "glewlwyd rotates refresh tokens")
+            let form = "grant_type=refresh_token&client_id=\(provider.clientID)&refresh_token=\(current)"
+            var request = MSALHTTPRequest(method: .post, url: URL(string: provider.issuer + "/token")!, body: Array(form.utf8))
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            let answer = try await MSALCurlTransport().send(request, limits: .default)
+            // glewlwyd 2.7.5 answers 403 where RFC 9449 §5 says 400; the error is the RFC's.
+            let refusal = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+            #expect(
+                (400..<500).contains(answer.statusCode) && refusal?["error"] as? String == "invalid_dpop_proof",
+                "glewlwyd answered \(answer.statusCode): \(String(decoding: answer.body, as: UTF8.self).prefix(300))")
+        }
+    }
 }

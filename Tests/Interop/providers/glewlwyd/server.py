@@ -457,7 +457,10 @@ def oidc_plugin_parameters(issuer, jwks_private, access_token_seconds, refresh_t
         "back-channel-logout-allowed": False,
         # everything else off
         "register-client-allowed": False,
-        "oauth-dpop-allowed": False,
+        # DPoP (RFC 9449): proofs accepted at the token endpoint (a request without one still gets
+        # a bearer token); a proof may be at most 60 s old.
+        "oauth-dpop-allowed": True,
+        "oauth-dpop-iat-duration": 60,
         "resource-allowed": False,
         "oauth-rar-allowed": False,
         "oauth-par-allowed": False,
