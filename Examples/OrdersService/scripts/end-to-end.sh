@@ -6,7 +6,9 @@
 #   4. `msal login` through headless Chromium for the service's scope, then `msal token`;
 #   5. curl: the token gets 200 with what the downstream API (the emulator's protected resource)
 #      says about the caller, fetched on the caller's behalf; again, from the token cache in
-#      PostgreSQL; a token for another scope gets 403 insufficient_scope; none gets 401.
+#      PostgreSQL; a token for another scope gets 403 insufficient_scope; none gets 401;
+#   6. DPoP (RFC 9449): `msal token --auth-scheme dpop --url` gives a DPoP-bound token and its
+#      proof for the call, which gets 200; the same proof again, and the token as Bearer, get 401.
 #
 #   Examples/OrdersService/scripts/end-to-end.sh [BIN_DIR]
 #
@@ -49,5 +51,22 @@ grep -qi '^www-authenticate: Bearer.*insufficient_scope' "$work/forbidden.header
 status="$(curl -s -o /dev/null -w '%{http_code}' "$service/me/orders")"
 [ "$status" = 401 ] || fail "a request without a token got $status"
 
+# 6. DPoP: a token bound to the client's key, and the proof for this one call.
+"$bin/msal" token --authority "$authority" --allow-http-loopback --client-id "$public_client" --scopes "api://$api/Orders.Read" \
+    --cache "$work/cache.json" --auth-scheme dpop --url "$service/me/orders" > "$work/dpop.txt" 2> "$work/dpop.log" ||
+    fail "msal token --auth-scheme dpop failed: $(cat "$work/dpop.log")"
+dpop_header="$(sed -n 1p "$work/dpop.txt")"
+dpop_proof="$(sed -n 2p "$work/dpop.txt")"
+case "$dpop_header" in "DPoP "*) ;; *) fail "not a DPoP header: ${dpop_header:0:20}" ;; esac
+status="$(curl -s -o "$work/dpop.json" -w '%{http_code}' -H "Authorization: $dpop_header" -H "DPoP: $dpop_proof" "$service/me/orders")"
+[ "$status" = 200 ] || fail "GET /me/orders with a DPoP token answered $status: $(cat "$work/dpop.json")"
+status="$(curl -s -D "$work/replay.headers" -o /dev/null -w '%{http_code}' -H "Authorization: $dpop_header" -H "DPoP: $dpop_proof" \
+    "$service/me/orders")"
+[ "$status" = 401 ] || fail "a replayed DPoP proof got $status"
+grep -qi '^www-authenticate: DPoP.*invalid_dpop_proof' "$work/replay.headers" ||
+    fail "no invalid_dpop_proof challenge: $(cat "$work/replay.headers")"
+status="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${dpop_header#DPoP }" "$service/me/orders")"
+[ "$status" = 401 ] || fail "a DPoP-bound token presented as Bearer got $status"
+
 echo "end-to-end: GET /me/orders answered $(cat "$work/orders.json"), then $(cat "$work/again.json")"
-echo "end-to-end: sign-in, 200 on behalf of the caller (then from the PostgreSQL cache), 403 insufficient_scope, 401: as expected"
+echo "end-to-end: sign-in, 200 on behalf of the caller (then from the PostgreSQL cache), 403 insufficient_scope, 401; DPoP: 200 with its proof, 401 replayed or as Bearer: as expected"

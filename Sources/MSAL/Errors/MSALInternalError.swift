@@ -332,6 +332,16 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// (delegated) or roles (application permissions). The required ones are in
     /// ``MSALFailure/declinedScopes``.
     case insufficientPermission = -52002
+    /// A protected API's request presents a sender-constrained access token (one with `cnf`) as a
+    /// bearer token, or presents as `DPoP` a token that is not bound to a DPoP key.
+    case accessTokenSchemeMismatch = -52003
+    /// A protected API's DPoP request carries no DPoP proof, or one that fails RFC 9449 §4.3's checks:
+    /// its signature, type, algorithm, method, URL, age, token hash, a `jti` seen before, or a key
+    /// other than the one the token is bound to.
+    case dpopProofInvalid = -52004
+    /// A protected API requires a DPoP nonce and the proof does not carry the current one; the nonce
+    /// is in ``MSALFailure/httpHeaders`` (`DPoP-Nonce`), and ``MSALBearerChallenge`` answers with it.
+    case dpopNonceRequired = -52005
 }
 
 extension MSALInternalError {

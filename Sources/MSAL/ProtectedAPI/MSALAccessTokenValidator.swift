@@ -40,16 +40,20 @@ public final class MSALAccessTokenValidator: Sendable {
     /// Shortest time between two fetches of the key set caused by an unknown `kid`.
     public static let keyRefetchInterval: Double = 60
 
-    private let resolver: AuthorityResolver
+    let resolver: AuthorityResolver
     /// New correlation ids for callers that pass none. Not `UUID()`: on Linux it opens, reads and
     /// closes `/dev/urandom` for each id, about 7 % of the example service's CPU samples on a route
     /// that validates (docs/performance.md).
-    private let correlationIDs = CorrelationID()
+    let correlationIDs = CorrelationID()
     /// The accepted issuers for the last metadata seen, by its issuer: they are the same for every
     /// request until the metadata changes.
     private let acceptedIssuers = Mutex<(issuer: String, issuers: [String])?>(nil)
     /// The tokens validated so far (internal for the tests).
     let validatedTokens: ValidatedTokenCache
+    /// How DPoP requests are checked (``validate(authorizationHeader:dpopProof:httpMethod:requestURL:correlationID:)``).
+    public let dpop: MSALDPoPValidationOptions
+    /// The DPoP proofs accepted and not yet too old, so none is accepted twice.
+    let dpopProofIDs: DPoPReplayCache
 
     /// Creates a validator.
     ///
@@ -63,11 +67,13 @@ public final class MSALAccessTokenValidator: Sendable {
     ///     request with the same token skips the signature check (default 1,024; 0: none).
     ///   - transport: how metadata and keys are fetched; ``MSALCurlTransport`` by default.
     ///   - clock: the time tokens are judged by.
+    ///   - dpop: how DPoP requests are checked: how old a proof may be, how many proofs are
+    ///     remembered against replay, and the nonce the API requires, if any.
     /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` when no audience is given.
     public init(
         authority: MSALAuthority, audiences: [String], allowedTenants: [String]? = nil, clockSkew: Double = 300,
         validatedTokenCacheSize: Int = 1024, transport: any MSALHTTPTransport = MSALCurlTransport(),
-        clock: any MSALClock = MSALSystemClock()
+        clock: any MSALClock = MSALSystemClock(), dpop: MSALDPoPValidationOptions = MSALDPoPValidationOptions()
     ) throws {
         let audiences = audiences.filter { !$0.isEmpty }
         guard !audiences.isEmpty else {
@@ -81,6 +87,8 @@ public final class MSALAccessTokenValidator: Sendable {
         self.clockSkew = max(0, clockSkew)
         self.validatedTokenCacheSize = max(0, validatedTokenCacheSize)
         self.validatedTokens = ValidatedTokenCache(capacity: validatedTokenCacheSize)
+        self.dpop = dpop
+        self.dpopProofIDs = DPoPReplayCache(capacity: dpop.replayCacheSize)
         self.resolver = AuthorityResolver(
             pipeline: HTTPPipeline(transport: transport, clock: clock), store: AuthorityMetadataStore(clock: clock))
     }
@@ -91,8 +99,13 @@ public final class MSALAccessTokenValidator: Sendable {
     ///   - authorizationHeader: the header's value, `nil` when the request has none.
     ///   - correlationID: the id of the request, carried by any error and sent with any metadata
     ///     or key request; `nil`: a new random one.
-    /// - Throws: ``MSALFailure``: ``MSALInternalError/accessTokenMissing`` without a bearer token;
-    ///   otherwise as ``validate(_:correlationID:)``.
+    /// A sender-constrained token (one with `cnf`: DPoP, MSAL's PoP, mutual TLS) is refused here:
+    /// presented as a bearer token, it proves nothing (a DPoP token goes through
+    /// ``validate(authorizationHeader:dpopProof:httpMethod:requestURL:correlationID:)``).
+    ///
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/accessTokenMissing`` without a bearer token,
+    ///   ``MSALInternalError/accessTokenSchemeMismatch`` for a sender-constrained token; otherwise as
+    ///   ``validate(_:correlationID:)``.
     public func validate(authorizationHeader: String?, correlationID: UUID? = nil) async throws -> AccessToken {
         let now = resolver.store.clock.now()
         // The token is looked up on the header's own bytes: a remembered one is answered without a
@@ -116,6 +129,7 @@ public final class MSALAccessTokenValidator: Sendable {
         let correlationID = correlationID ?? correlationIDs.make()
         switch read {
         case .answered(let token):
+            try Self.refuseSenderConstrained(token, correlationID: correlationID)
             return token
         case .refused(let refusal):
             throw MSALFailure(.internal, internalCode: .accessTokenMissing, message: refusal.why, correlationID: correlationID)
@@ -126,8 +140,20 @@ public final class MSALAccessTokenValidator: Sendable {
                     .internal, internalCode: .accessTokenMissing, message: "The bearer token is not a compact JWT",
                     correlationID: correlationID)
             }
-            return try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
+            let validated = try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
+            try Self.refuseSenderConstrained(validated, correlationID: correlationID)
+            return validated
         }
+    }
+
+    /// Throws ``MSALInternalError/accessTokenSchemeMismatch`` for a sender-constrained token
+    /// presented as a bearer token (RFC 9449 §7.2, RFC 8705 §3).
+    static func refuseSenderConstrained(_ token: AccessToken, correlationID: UUID) throws(MSALFailure) {
+        guard token.isSenderConstrained else { return }
+        throw MSALFailure(
+            .internal, internalCode: .accessTokenSchemeMismatch,
+            message: "The access token is bound to a key or certificate (cnf) and was presented as a bearer token",
+            correlationID: correlationID)
     }
 
     /// What reading an `Authorization` header found.
@@ -140,7 +166,8 @@ public final class MSALAccessTokenValidator: Sendable {
         case toCheck(String, ValidatedTokenCache.Remembered?)
     }
 
-    /// Validates a bearer access token.
+    /// Validates a bearer access token; a sender-constrained one (with `cnf`) is refused with
+    /// ``MSALInternalError/accessTokenSchemeMismatch``.
     ///
     /// - Parameters:
     ///   - token: the compact JWT.
@@ -151,13 +178,19 @@ public final class MSALAccessTokenValidator: Sendable {
     public func validate(_ token: String, correlationID: UUID? = nil) async throws -> AccessToken {
         let now = resolver.store.clock.now()
         let remembered = validatedTokens.remembered(token, now: now)
-        if let remembered, let hit = answerWithWarmKeys(remembered) { return hit }
-        return try await validate(token, remembered: remembered, correlationID: correlationID ?? correlationIDs.make(), now: now)
+        if let remembered, let hit = answerWithWarmKeys(remembered) {
+            if hit.isSenderConstrained { try Self.refuseSenderConstrained(hit, correlationID: correlationID ?? correlationIDs.make()) }
+            return hit
+        }
+        let correlationID = correlationID ?? correlationIDs.make()
+        let validated = try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
+        try Self.refuseSenderConstrained(validated, correlationID: correlationID)
+        return validated
     }
 
     /// A remembered token, answered without suspending when the metadata and keys are in memory
     /// (most requests of a busy API end here); `nil` when they are not, or when ``answer(_:keys:)`` says no.
-    private func answerWithWarmKeys(_ remembered: ValidatedTokenCache.Remembered) -> AccessToken? {
+    func answerWithWarmKeys(_ remembered: ValidatedTokenCache.Remembered) -> AccessToken? {
         guard let metadata = resolver.cachedMetadata(for: authority), let keys = resolver.cachedKeySet(for: metadata) else {
             return nil
         }
@@ -177,7 +210,7 @@ public final class MSALAccessTokenValidator: Sendable {
 
     /// ``validate(_:correlationID:)`` once the memory could not answer: the metadata and keys
     /// resolved (fetched if need be), `remembered` answered from them if it can be, else every check made.
-    private func validate(
+    func validate(
         _ token: String, remembered: ValidatedTokenCache.Remembered?, correlationID: UUID, now: Date
     ) async throws -> AccessToken {
         let metadata = try await resolver.resolve(authority, correlationID: correlationID)

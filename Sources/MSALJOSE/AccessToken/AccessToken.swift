@@ -12,10 +12,20 @@ public struct AccessToken: Sendable {
     /// The underlying token, its signature verified.
     public let jwt: JWT
 
+    /// Whether the token is sender-constrained: it has a `cnf` claim (RFC 7800), binding it to a
+    /// key (DPoP's `jkt`, MSAL's PoP `kid`) or a certificate (mutual TLS's `x5t#S256`). Such a token
+    /// is never accepted as a bearer token.
+    public let isSenderConstrained: Bool
+
     /// Wraps a verified token.
     public init(jwt: JWT) {
         self.jwt = jwt
+        self.isSenderConstrained = jwt.claims.root["cnf"] != nil
     }
+
+    /// `cnf.jkt`: the RFC 7638 thumbprint of the DPoP key the token is bound to (RFC 9449 §6); `nil`
+    /// for a token not bound to a DPoP key.
+    public var dpopKeyThumbprint: String? { jwt.claims.root["cnf"]?["jkt"]?.string }
 
     /// `iss`.
     public var issuer: String? { jwt.stringClaim("iss") }

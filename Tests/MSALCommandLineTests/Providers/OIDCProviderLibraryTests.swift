@@ -314,7 +314,7 @@ struct OIDCProviderLibraryTests {
     }
 
     @Test(
-        "DPoP with glewlwyd (RFC 9449, a provider nobody here wrote): sign-in with dpop_jkt and a proof gives a DPoP token bound to our key (cnf.jkt = the thumbprint of the proof's jwk) that glewlwyd's userinfo takes with our resource proof (and not with a wrong or missing one), a cache hit with no request, a forced refresh with the bound refresh token and a new proof; a bearer request is refused before anything is sent, and glewlwyd itself refuses the bound refresh token without a proof (invalid_dpop_proof)"
+        "DPoP with glewlwyd (RFC 9449, a provider nobody here wrote): sign-in with dpop_jkt and a proof gives a DPoP token bound to our key (cnf.jkt = the thumbprint of the proof's jwk) that glewlwyd's userinfo and our own validator take with our resource proof (and not with a wrong, replayed or missing one, nor as Bearer), a cache hit with no request, a forced refresh with the bound refresh token and a new proof; a bearer request is refused before anything is sent, and glewlwyd itself refuses the bound refresh token without a proof (invalid_dpop_proof)"
     )
     func dpop() async throws {
         try await LocalOIDCProvider.with(.glewlwyd) { provider, directory in
@@ -339,6 +339,26 @@ struct OIDCProviderLibraryTests {
             let thumbprint = try JSONWebKey(json: JSONSerialization.data(withJSONObject: jwk)).thumbprint()
             let cnf = try #require(try Self.jwtPart(signedIn.accessToken, segment: 1)["cnf"] as? [String: Any])
             #expect(cnf["jkt"] as? String == thumbprint, "glewlwyd's cnf: \(cnf)")
+
+            // Our API-side validator takes glewlwyd's DPoP token only with its proof. (glewlwyd puts the
+            // granted scopes in aud, as its own API audience.)
+            let audience = try #require(try Self.jwtPart(signedIn.accessToken, segment: 1)["aud"] as? String)
+            let validator = try MSALAccessTokenValidator(
+                authority: try MSALOIDCAuthority(url: URL(string: provider.issuer)!, options: [.allowInsecureLoopback]),
+                audiences: [audience])
+            let api = URL(string: "https://api.example.test/orders")!
+            let apiProof = try signedIn.dpopProof(httpMethod: .GET, requestUrl: api)
+            let validated = try await validator.validate(
+                authorizationHeader: signedIn.authorizationHeader, dpopProof: apiProof, httpMethod: "GET", requestURL: api)
+            #expect(validated.dpopKeyThumbprint == thumbprint)
+            for (header, proof) in [(signedIn.authorizationHeader, apiProof), ("Bearer \(signedIn.accessToken)", nil)] {
+                let refusal = await #expect(throws: MSALFailure.self) {
+                    try await validator.validate(authorizationHeader: header, dpopProof: proof, httpMethod: "GET", requestURL: api)
+                }
+                #expect(
+                    refusal?.internalCode == (proof == nil ? .accessTokenSchemeMismatch : .dpopProofInvalid),
+                    "a replayed proof, then the token as Bearer: \(String(describing: refusal))")
+            }
 
             // glewlwyd's userinfo endpoint takes the token as DPoP with our proof for that request.
             var call = MSALHTTPRequest(method: .get, url: userinfo)

@@ -5,7 +5,8 @@ import MSAL
 import NIOCore
 
 /// The API's routes: `GET /me/orders` requires the scope ``requiredScope`` and answers with what
-/// the downstream API says about the caller, fetched on the caller's behalf; `GET /health` answers
+/// the downstream API says about the caller, fetched on the caller's behalf. It takes a bearer
+/// token, or a DPoP-bound token (RFC 9449) with its proof for the request; `GET /health` answers
 /// without any check, and `GET /health/authorized` after validating the token and requiring the
 /// scope, without calling anything (the pair measures what validation costs).
 struct OrdersAPI: Sendable {
@@ -15,6 +16,8 @@ struct OrdersAPI: Sendable {
     let downstreamURL: String
     let downstreamScopes: [String]
     let httpClient: HTTPClient
+    /// The scheme, host and port clients call the service at: a DPoP proof's `htu` names it.
+    let publicURL: String
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
@@ -34,18 +37,26 @@ struct OrdersAPI: Sendable {
         return router
     }
 
-    /// Validates the caller's token, requires the scope, then calls the downstream API as the caller.
+    /// Validates the caller's token — a bearer token, or a DPoP token with its proof — requires the
+    /// scope, then calls the downstream API as the caller.
     func orders(_ request: Request) async -> Response {
         let header = request.headers[.authorization]
         let caller: AccessToken
         do {
-            caller = try await validator.validate(authorizationHeader: header)
+            // RFC 9449 §4.3: a request with more than one DPoP header is refused.
+            let proofs = request.headers[values: .init("DPoP")!]
+            guard proofs.count <= 1, let url = URL(string: publicURL + request.uri.path) else {
+                throw MSALFailure(.internal, internalCode: .dpopProofInvalid, message: "More than one DPoP header")
+            }
+            caller = try await validator.validate(
+                authorizationHeader: header, dpopProof: proofs.first, httpMethod: request.method.rawValue, requestURL: url)
             try caller.require(scopes: [requiredScope])
         } catch {
             return Self.challenge(for: error)
         }
         do {
-            let incoming = String(header?.dropFirst("Bearer ".count) ?? "")
+            // The caller's token, whichever scheme presented it.
+            let incoming = header.flatMap { $0.split(separator: " ", maxSplits: 1).last.map(String.init) } ?? ""
             let token = try await application.acquireTokenOnBehalfOf(userAssertion: incoming, scopes: downstreamScopes)
             var downstream = HTTPClientRequest(url: downstreamURL)
             downstream.headers.add(name: "Authorization", value: token.authorizationHeader)
@@ -78,6 +89,7 @@ struct OrdersAPI: Sendable {
         let challenge = MSALBearerChallenge(for: error)
         var headers = HTTPFields()
         if let value = challenge.headerValue { headers[.wwwAuthenticate] = value }
+        if let nonce = challenge.dpopNonce { headers[.init("DPoP-Nonce")!] = nonce }
         return Response(status: HTTPResponse.Status(code: challenge.status), headers: headers)
     }
 

@@ -17,6 +17,10 @@ struct OrdersService: AsyncParsableCommand {
         commandName: "orders-service", abstract: "An API protected by swift-msal, calling a downstream API on behalf of its callers.")
 
     @Option(help: "The port to listen on (127.0.0.1).") var port = 8080
+    @Option(
+        name: .customLong("public-url"),
+        help: "The URL clients call the service at (DPoP proofs name it): default http://127.0.0.1:<port>.")
+    var publicURL: String?
     @Option(help: "The authority whose tokens the API accepts, with its tenant.") var authority: String
     @Option(help: "The API's client id (registered with a secret).") var clientId: String
     @Option(help: "A file holding the API's client secret.") var clientSecretFile: String
@@ -79,7 +83,8 @@ struct OrdersService: AsyncParsableCommand {
             validator: try MSALAccessTokenValidator(
                 authority: authority, audiences: [clientId, "api://\(clientId)"], validatedTokenCacheSize: validatedTokenCacheSize),
             application: try MSALConfidentialClientApplication(configuration: configuration),
-            requiredScope: requiredScope, downstreamURL: downstreamURL, downstreamScopes: [downstreamScope], httpClient: httpClient)
+            requiredScope: requiredScope, downstreamURL: downstreamURL, downstreamScopes: [downstreamScope], httpClient: httpClient,
+            publicURL: publicURL ?? "http://127.0.0.1:\(port)")
 
         var app = Application(
             router: api.router(), configuration: .init(address: .hostname("127.0.0.1", port: port)), services: [postgres])

@@ -1,0 +1,98 @@
+import Foundation
+import MSALJOSE
+
+extension MSALAccessTokenValidator {
+    /// Validates a request that may present a DPoP-bound access token (RFC 9449 §7): the
+    /// `Authorization` header (`DPoP <token>` or `Bearer <token>`) with the request's `DPoP` header,
+    /// method and URL.
+    ///
+    /// - `Bearer`: as ``validate(authorizationHeader:correlationID:)`` — a sender-constrained
+    ///   token is refused.
+    /// - `DPoP`: the token is validated as a bearer token is (signature, `iss`, `aud`, lifetime),
+    ///   must be bound to a DPoP key (`cnf.jkt`), and the proof must pass RFC 9449 §4.3's checks:
+    ///   type `dpop+jwt`, an allow-listed asymmetric algorithm, a signature by the public key it
+    ///   carries — the key the token is bound to —, `htm` and `htu` of this request, `iat` within
+    ///   ``MSALDPoPValidationOptions/proofLifetime``, `ath` of this token, the nonce the options
+    ///   require, and a `jti` not accepted before.
+    ///
+    /// - Parameters:
+    ///   - authorizationHeader: The request's `Authorization` header.
+    ///   - dpopProof: The request's `DPoP` header; `nil` when it has none (a request with several
+    ///     must be refused by the caller, as RFC 9449 §4.3 asks).
+    ///   - httpMethod: The request's method, as received (`GET`).
+    ///   - requestURL: The URL the client sent the request to — scheme, host, port and path as the
+    ///     client saw them (behind a proxy, the public URL); the query is ignored.
+    ///   - correlationID: The id of the request, carried by any error; `nil`: a new random one.
+    /// - Returns: The validated token.
+    /// - Throws: ``MSALFailure``: ``MSALInternalError/accessTokenMissing`` without a token,
+    ///   ``MSALInternalError/accessTokenSchemeMismatch`` for a bound token presented as a bearer token
+    ///   or an unbound one presented as DPoP, ``MSALInternalError/dpopProofInvalid`` for a missing or
+    ///   failing proof, ``MSALInternalError/dpopNonceRequired`` for a proof without the current
+    ///   nonce; otherwise as ``validate(_:correlationID:)``. ``MSALBearerChallenge`` turns each into
+    ///   the answer to send.
+    public func validate(
+        authorizationHeader: String?, dpopProof: String?, httpMethod: String, requestURL: URL, correlationID: UUID? = nil
+    ) async throws -> AccessToken {
+        let correlationID = correlationID ?? correlationIDs.make()
+        guard let (scheme, token) = Self.credentials(authorizationHeader), scheme.lowercased() == "dpop" else {
+            // Bearer, another scheme or none: the bearer path refuses what is not a bearer token.
+            return try await validate(authorizationHeader: authorizationHeader, correlationID: correlationID)
+        }
+        guard Self.isCompactJWTText(token) else {
+            throw MSALFailure(
+                .internal, internalCode: .accessTokenMissing, message: "The DPoP token is not a compact JWT", correlationID: correlationID)
+        }
+        let now = resolver.store.clock.now()
+        let remembered = validatedTokens.remembered(token, now: now)
+        let validated: AccessToken
+        if let remembered, let hit = answerWithWarmKeys(remembered) {
+            validated = hit
+        } else {
+            validated = try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
+        }
+        guard let boundTo = validated.dpopKeyThumbprint else {
+            throw MSALFailure(
+                .internal, internalCode: .accessTokenSchemeMismatch,
+                message: "The access token presented as DPoP is not bound to a DPoP key (no cnf.jkt)", correlationID: correlationID)
+        }
+        guard let dpopProof, !dpopProof.isEmpty else { throw Self.invalidProof("The request has no DPoP proof", correlationID) }
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        let lifetime = Int64(dpop.proofLifetime.rounded(.up))
+        let proof: DPoPProofVerifier.Proof
+        do throws(JOSEError) {
+            proof = try DPoPProofVerifier(maximumAge: lifetime, clockSkew: Int64(min(clockSkew, 60))).verify(
+                dpopProof, method: httpMethod, targetURI: requestURL.absoluteString, accessToken: token, nonce: nil, now: seconds)
+        } catch {
+            throw Self.invalidProof("The DPoP proof is not valid: \(error.message)", correlationID)
+        }
+        guard proof.thumbprint == boundTo else {
+            throw Self.invalidProof("The DPoP proof is signed by another key than the one the token is bound to", correlationID)
+        }
+        if let required = dpop.nonce?(), proof.nonce != required {
+            var error = MSALFailure(
+                .internal, internalCode: .dpopNonceRequired,
+                message: proof.nonce == nil ? "The DPoP proof carries no nonce" : "The DPoP proof's nonce is not the current one",
+                correlationID: correlationID)
+            error.httpHeaders = ["DPoP-Nonce": required]
+            throw error
+        }
+        guard dpopProofIDs.accept(boundTo + " " + proof.jti, expiresAt: proof.issuedAt + lifetime + 60, now: seconds) else {
+            throw Self.invalidProof("The DPoP proof was used before (its jti)", correlationID)
+        }
+        return validated
+    }
+
+    private static func invalidProof(_ message: String, _ correlationID: UUID) -> MSALFailure {
+        MSALFailure(.internal, internalCode: .dpopProofInvalid, message: message, correlationID: correlationID)
+    }
+
+    /// The scheme and the credentials of an `Authorization` header value; `nil` without both.
+    static func credentials(_ header: String?) -> (scheme: Substring, token: String)? {
+        guard let header else { return nil }
+        let parts = header.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
+        guard parts.count == 2 else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, token.utf8.count <= JWTVerifier.defaultMaximumTokenSize else { return nil }
+        return (parts[0], token)
+    }
+}
