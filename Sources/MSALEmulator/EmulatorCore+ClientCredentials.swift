@@ -6,8 +6,10 @@ extension EmulatorCore {
     /// `grant_type=client_credentials`: an app token for a confidential client, in a named tenant,
     /// for one resource's `/.default` scope. The answer has no refresh token, ID token or
     /// `client_info`, and no `scope`, as Microsoft Entra ID answers.
+    /// With a DPoP proof (`dpop`), the token is bound to its key (`cnf.jkt`, `token_type` `DPoP`).
     func redeemClientCredentials(
-        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, proof: ClientProof, now: Date
+        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, proof: ClientProof,
+        dpop: DPoPProofVerifier.Proof? = nil, now: Date
     ) throws(EmulatorOAuthError) -> EmulatorHTTPResponse {
         guard proof != .none else {
             throw Self.invalidClient(
@@ -47,6 +49,7 @@ extension EmulatorCore {
             JSONMember(name: "uti", value: .string(tokenID)),
             JSONMember(name: "ver", value: .string("2.0")),
         ]
+        if let dpop { claims.append(JSONMember(name: "cnf", value: .object([JSONMember(name: "jkt", value: .string(dpop.thumbprint))]))) }
         let accessToken: String
         do {
             accessToken = try signingKey.sign(claims: .object(claims))
@@ -54,7 +57,7 @@ extension EmulatorCore {
             throw EmulatorOAuthError(status: 500, "server_error", 90033, "The emulator could not sign the access token: \(error).")
         }
         var members: [JSONMember] = [
-            JSONMember(name: "token_type", value: .string("Bearer")),
+            JSONMember(name: "token_type", value: .string(dpop == nil ? "Bearer" : "DPoP")),
             JSONMember(name: "expires_in", value: .integer(lifetimes.accessToken)),
             JSONMember(name: "ext_expires_in", value: .integer(max(lifetimes.accessToken, lifetimes.extendedAccessToken))),
         ]

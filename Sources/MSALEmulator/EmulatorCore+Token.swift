@@ -40,7 +40,7 @@ extension EmulatorCore {
             case .refreshToken: issue = try redeemRefreshToken(form, client: client, selector: selector, dpop: dpop, now: now)
             case .deviceCode: issue = try redeemDeviceCode(form, client: client, now: now)
             case .clientCredentials:
-                return try redeemClientCredentials(form, client: client, selector: selector, proof: proof, now: now)
+                return try redeemClientCredentials(form, client: client, selector: selector, proof: proof, dpop: dpop, now: now)
             case .jwtBearer: issue = try redeemOnBehalfOf(form, client: client, selector: selector, proof: proof, now: now)
             }
             info.username = issue.user.username

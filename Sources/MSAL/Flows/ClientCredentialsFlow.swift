@@ -33,7 +33,8 @@ package struct ClientCredentialsFlow: TokenRecipe {
             basics: try client.basics(
                 values, forceRefresh: parameters.forceRefresh,
                 noScopes:
-                    "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)"
+                    "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)",
+                allowsDPoP: true
             ), requestedScopes: values.scopes)
     }
 
@@ -48,7 +49,10 @@ package struct ClientCredentialsFlow: TokenRecipe {
     package static func memoizedResult(_ parameters: MSALClientCredentialParameters, client: TokenClient) -> MSALResult? {
         guard !parameters.forceRefresh else { return nil }
         let request: (key: AppTokenHitKey, correlationID: UUID?)? = parameters.withValues { values in
-            guard values.claimsRequest == nil else { return nil }
+            // A bound token is presented with its key: never from the memo.
+            guard values.claimsRequest == nil,
+                values.authenticationScheme == nil || values.authenticationScheme is MSALAuthenticationSchemeBearer
+            else { return nil }
             return (AppTokenHitKey(authority: values.authority ?? client.defaultAuthority, scopes: values.scopes), values.correlationId)
         }
         guard let request else { return nil }
@@ -60,7 +64,13 @@ package struct ClientCredentialsFlow: TokenRecipe {
 
     /// Runs the request (``TokenAcquisition``). Every ``MSALFailure`` it throws carries the request's correlation id.
     package func run(_ request: Request) async throws -> MSALResult {
-        try await TokenAcquisition(self, flights: client.refreshFlights, clock: client.clock, logger: client.logger).run(request)
+        let result = try await TokenAcquisition(self, flights: client.refreshFlights, clock: client.clock, logger: client.logger).run(
+            request)
+        do throws(MSALFailure) {
+            return try client.present(result, request.presentation)
+        } catch {
+            throw error.correlated(request.correlationID)
+        }
     }
 
     package var label: String { "App token request" }
@@ -140,7 +150,7 @@ package struct ClientCredentialsFlow: TokenRecipe {
         let answer = MSALResult(
             appToken: token.secret, target: token.target, expiresOn: token.expiresOn, refreshOn: refreshOn, environment: token.environment,
             realm: token.realm, authority: request.authority, correlationId: request.correlationID, tokenSource: .cache)
-        if let seen {
+        if let seen, request.scheme == .bearer {
             client.appTokenHits.remember(
                 answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes), seen: seen,
                 expiresOn: token.expiresOn, refreshOn: refreshOn, expiryBuffer: buffer, now: now)
@@ -181,7 +191,7 @@ package struct ClientCredentialsFlow: TokenRecipe {
             tokenEndpoint: tokenEndpoint, clientID: clientID, scope: request.scopes.joined(separator: " "), claims: request.claims,
             authentication: fields, extraQueryParameters: request.extraQueryParameters)
         httpRequest.sendsMicrosoftHeaders = kind.isMicrosoft
-        let response = try await client.pipeline.send(httpRequest, correlationID: correlationID)
+        let response = try await client.sendTokenRequest(httpRequest, presentation: request.presentation, correlationID: correlationID)
         guard response.statusCode == 200 else {
             throw MSALFailure(tokenEndpointResponse: response, grant: .clientCredentials, correlationID: correlationID)
         }
@@ -189,7 +199,8 @@ package struct ClientCredentialsFlow: TokenRecipe {
         let result = try await client.acceptAppToken(
             response, parse: { body, _ throws(MSALFailure) in try TokenResponse(parsing: body, scheme: request.scheme) },
             environment: Self.environment(request.authority), realm: realm, scopes: request.scopes,
-            partition: Self.partition(request, clientID: clientID), authority: request.authority, correlationID: correlationID)
+            partition: Self.partition(request, clientID: clientID), authority: request.authority, correlationID: correlationID,
+            scheme: request.scheme)
         client.logger.info(
             "App token accepted and cached in realm \(oii: realm); scopes \(public: result.scopes.joined(separator: " "))",
             correlationID: correlationID)

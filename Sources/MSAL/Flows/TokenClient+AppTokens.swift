@@ -3,11 +3,12 @@ import Foundation
 extension TokenClient {
     /// Parses a successful answer with `parse` and caches its app token (client credentials,
     /// managed identity: no home account) for `scopes` under `environment` and `realm`, in
-    /// `partition`; the token as a result. A failure carries `correlationID`, and a parse failure
-    /// the answer's status.
+    /// `partition`, as `scheme` keys it; the token as a result. A failure carries `correlationID`,
+    /// and a parse failure the answer's status.
     package func acceptAppToken(
         _ response: MSALHTTPResponse, parse: ([UInt8], _ now: Int64) throws(MSALFailure) -> TokenResponse, environment: String,
-        realm: String, scopes: [String], partition: TokenCachePartition, authority: MSALAuthority, correlationID: UUID
+        realm: String, scopes: [String], partition: TokenCachePartition, authority: MSALAuthority, correlationID: UUID,
+        scheme: TokenScheme = .bearer
     ) async throws -> MSALResult {
         let now = nowSeconds
         let token: TokenResponse
@@ -20,7 +21,8 @@ extension TokenClient {
         }
         let clientID = clientID
         let entries = TokenCacheEntries(
-            appTokenResponse: token, clientID: clientID, environment: environment, realm: realm, requestedScopes: scopes, now: now)
+            appTokenResponse: token, clientID: clientID, environment: environment, realm: realm, requestedScopes: scopes, now: now,
+            scheme: scheme)
         do {
             try await cache.write(clientID: clientID, partition: partition) { contents in contents.save(entries, clientID: clientID) }
         } catch let error as MSALFailure {

@@ -25,10 +25,12 @@ extension TokenClient {
     /// - Parameters:
     ///   - noScopes: The message when the parameters name no resource scope; `nil` lets a request
     ///     with only reserved scopes through (a silent request checks its own scopes).
-    ///   - allowsProofOfPossession: Whether the flow obtains bound tokens; other flows refuse a
-    ///     parameter that asks for one rather than answer with a bearer token.
+    ///   - allowsProofOfPossession: Whether the flow obtains bound tokens of every scheme; other
+    ///     flows refuse a parameter that asks for one rather than answer with a bearer token.
+    ///   - allowsDPoP: Whether the flow obtains DPoP-bound tokens (``MSALAuthenticationSchemeDPoP``).
     package func basics(
-        _ values: MSALTokenParameters.Values, forceRefresh: Bool, noScopes: String?, allowsProofOfPossession: Bool = false
+        _ values: MSALTokenParameters.Values, forceRefresh: Bool, noScopes: String?, allowsProofOfPossession: Bool = false,
+        allowsDPoP: Bool = false
     ) throws -> TokenRequestBasics {
         let correlationID = values.correlationId ?? correlationIDs.make()
         // Trimmed and de-duplicated without Foundation on the common path (TokenRequests).
@@ -37,11 +39,18 @@ extension TokenClient {
             throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: noScopes, correlationID: correlationID)
         }
         let (scheme, presentation) = try tokenScheme(values.authenticationScheme, correlationID: correlationID)
-        if presentation != nil, !allowsProofOfPossession {
+        switch presentation {
+        case nil:
+            break
+        case .dpop where allowsDPoP || allowsProofOfPossession:
+            break
+        case .signedHTTPRequest where allowsProofOfPossession:
+            break
+        case .dpop, .signedHTTPRequest:
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter,
-                message: "This request gives bearer tokens only: proof-of-possession and DPoP tokens come from acquireTokenSilent, "
-                    + "acquireToken and the device code flow",
+                message: "This request does not give tokens of this scheme: proof-of-possession tokens come from acquireTokenSilent, "
+                    + "acquireToken and the device code flow, DPoP tokens from those and acquireTokenForClient",
                 correlationID: correlationID)
         }
         return TokenRequestBasics(

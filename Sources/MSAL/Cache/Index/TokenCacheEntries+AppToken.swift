@@ -8,9 +8,11 @@ extension TokenCacheEntries {
     ///   - environment: the authority's host as configured (MSAL for Python's `environment`, which
     ///     it also looks app tokens up by).
     ///   - realm: the tenant segment of the token endpoint (MSAL for Python's `realm`).
+    ///   - scheme: the scheme the token was asked for: a bound token is keyed and marked as a
+    ///     user's bound token is (``TokenScheme``).
     package init(
         appTokenResponse response: TokenResponse, clientID: String, environment: String, realm: String, requestedScopes: [String],
-        now: Int64
+        now: Int64, scheme: TokenScheme = .bearer
     ) {
         let target = Self.target(granted: response.scope, requested: requestedScopes, order: .sorted)
         let expiresOn = now + response.expiresIn
@@ -19,7 +21,7 @@ extension TokenCacheEntries {
             "credential_type": "AccessToken", "secret": response.accessToken, "home_account_id": "", "environment": environment,
             "client_id": clientID, "target": target, "realm": realm, "token_type": response.tokenType, "cached_at": String(now),
             "expires_on": String(expiresOn), "extended_expires_on": String(extendedExpiresOn),
-            "refresh_on": response.refreshIn.map { String(now + $0) },
+            "refresh_on": response.refreshIn.map { String(now + $0) }, "key_id": scheme.keyID, "kid": scheme.keyID,
         ])
         entry.members[2].value = .raw(Array("null".utf8))  // home_account_id, written as MSAL for Python writes it
         self.homeAccountID = TokenCacheIndex.applicationHome(realm: realm)
@@ -27,7 +29,7 @@ extension TokenCacheEntries {
         self.target = target
         self.accessToken = KeyedCacheEntry(
             key: CacheKey.accessToken(
-                homeAccountID: "", environment: environment, clientID: clientID, realm: realm, target: target),
+                homeAccountID: "", environment: environment, clientID: clientID, realm: realm, target: target, scheme: scheme.kind),
             entry: entry)
         self.appMetadata = KeyedCacheEntry(
             key: CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID)),
