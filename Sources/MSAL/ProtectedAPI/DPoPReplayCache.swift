@@ -10,6 +10,9 @@ final class DPoPReplayCache: Sendable {
         /// The proofs in the order they were accepted; entries before `head` are gone.
         var order: [(id: String, expiresAt: Int64)] = []
         var head = 0
+        /// When the whole store was last swept for expired proofs: at most once a second, so a
+        /// flood of proofs into a full store costs one sweep a second, not one per proof.
+        var sweptAt = Int64.min
     }
 
     /// The most proofs remembered.
@@ -25,12 +28,25 @@ final class DPoPReplayCache: Sendable {
         let capacity = capacity
         return state.withLock { state in
             if let seen = state.expiries[id], seen > now { return false }
-            // Forget what has expired at the front, and the oldest while full.
-            while state.head < state.order.count {
+            // Forget what has expired at the front (the validator's expiries grow with its clock).
+            while state.head < state.order.count, state.order[state.head].expiresAt <= now {
                 let (oldest, expiry) = state.order[state.head]
-                guard expiry <= now || state.expiries.count >= capacity else { break }
                 if state.expiries[oldest] == expiry { state.expiries[oldest] = nil }
                 state.head += 1
+            }
+            if state.expiries.count >= capacity {
+                // Full: first whatever has expired anywhere, then the oldest live proofs.
+                if state.sweptAt != now {
+                    state.sweptAt = now
+                    state.expiries = state.expiries.filter { $0.value > now }
+                    let expiries = state.expiries
+                    state.order = state.order[state.head...].filter { expiries[$0.id] == $0.expiresAt }
+                    state.head = 0
+                }
+                while state.expiries.count >= capacity, state.head < state.order.count {
+                    state.expiries[state.order[state.head].id] = nil
+                    state.head += 1
+                }
             }
             if state.head > 1024, state.head * 2 > state.order.count {
                 state.order.removeFirst(state.head)

@@ -76,7 +76,9 @@ extension MSALAccessTokenValidator {
             error.httpHeaders = ["DPoP-Nonce": required]
             throw error
         }
-        guard dpopProofIDs.accept(boundTo + " " + proof.jti, expiresAt: proof.issuedAt + lifetime + 60, now: seconds) else {
+        // Remembered for as long as it could be accepted (its iat is at most a minute ahead), counted
+        // from this server's clock so that the store forgets in the order it remembers.
+        guard dpopProofIDs.accept(boundTo + " " + proof.jti, expiresAt: seconds + lifetime + 60, now: seconds) else {
             throw Self.invalidProof("The DPoP proof was used before (its jti)", correlationID)
         }
         return validated

@@ -1,8 +1,8 @@
 /// How ``MSALAccessTokenValidator`` checks DPoP requests (RFC 9449 §7): how old a proof may be, how
 /// many proofs it remembers so that none is accepted twice, and the nonce the API requires.
 public struct MSALDPoPValidationOptions: Sendable {
-    /// How long after its `iat` a proof is accepted, in seconds (default 300). A proof made up to
-    /// the validator's clock skew (at most 60 seconds) in the future is accepted too.
+    /// How long after its `iat` a proof is accepted, in seconds (default 300; 1 to 86,400). A proof
+    /// made up to the validator's clock skew (at most 60 seconds) in the future is accepted too.
     public var proofLifetime: Double
     /// How many accepted proofs are remembered against replay (default 65,536); the oldest is
     /// forgotten first when the store is full of proofs still within their lifetime.
@@ -15,7 +15,8 @@ public struct MSALDPoPValidationOptions: Sendable {
 
     /// Options; the defaults accept proofs up to five minutes old and require no nonce.
     public init(proofLifetime: Double = 300, replayCacheSize: Int = 65_536, nonce: (@Sendable () -> String?)? = nil) {
-        self.proofLifetime = max(1, proofLifetime)
+        // Clamped, so that whole seconds and expiries computed from it cannot overflow.
+        self.proofLifetime = proofLifetime.isFinite ? min(max(1, proofLifetime), 86_400) : 300
         self.replayCacheSize = max(1, replayCacheSize)
         self.nonce = nonce
     }

@@ -71,16 +71,22 @@ package struct DPoPProofVerifier: Sendable {
             throw JOSEError(.invalidSignature, "the DPoP proof's signature does not verify with its jwk")
         }
         let root = claims.root
-        guard let jti = root["jti"]?.string, !jti.isEmpty, jti.utf8.count <= 256 else {
-            throw JOSEError(.missingClaim, "the DPoP proof has no jti (or one over 256 bytes)")
+        /// The string claim `name`: `missingClaim` when absent, `invalidClaim` when not a string.
+        func string(_ name: String) throws(JOSEError) -> String {
+            guard let value = root[name] else { throw JOSEError(.missingClaim, "the DPoP proof has no \(name)") }
+            guard let text = value.string else { throw JOSEError(.invalidClaim, "the DPoP proof's \(name) is not a string") }
+            return text
         }
-        guard let htm = root["htm"]?.string else { throw JOSEError(.missingClaim, "the DPoP proof has no htm") }
+        let jti = try string("jti")
+        guard !jti.isEmpty, jti.utf8.count <= 256 else { throw JOSEError(.invalidClaim, "the DPoP proof's jti is empty or over 256 bytes") }
+        let htm = try string("htm")
         guard htm == method else { throw JOSEError(.invalidClaim, "the DPoP proof's htm is not this request's method") }
-        guard let htu = root["htu"]?.string else { throw JOSEError(.missingClaim, "the DPoP proof has no htu") }
+        let htu = try string("htu")
         guard Self.normalized(htu) == Self.normalized(targetURI) else {
             throw JOSEError(.invalidClaim, "the DPoP proof's htu is not this request's URI")
         }
-        guard let issuedAt = root["iat"]?.int64 else { throw JOSEError(.missingClaim, "the DPoP proof has no integer iat") }
+        guard let iat = root["iat"] else { throw JOSEError(.missingClaim, "the DPoP proof has no iat") }
+        guard let issuedAt = iat.int64 else { throw JOSEError(.invalidClaim, "the DPoP proof's iat is not an integer") }
         guard issuedAt <= now + clockSkew else { throw JOSEError(.tokenIssuedInFuture, "the DPoP proof was issued in the future") }
         guard issuedAt >= now - maximumAge else { throw JOSEError(.tokenExpired, "the DPoP proof is too old") }
         let carried = root["nonce"]?.string
@@ -89,7 +95,7 @@ package struct DPoPProofVerifier: Sendable {
                 .nonceMismatch, carried == nil ? "the DPoP proof has no nonce" : "the DPoP proof's nonce is not the current one")
         }
         if let accessToken {
-            guard let ath = root["ath"]?.string else { throw JOSEError(.missingClaim, "the DPoP proof has no ath") }
+            let ath = try string("ath")
             guard ath == Base64URL.encode(try MessageDigest.sha256(Array(accessToken.utf8))) else {
                 throw JOSEError(.invalidClaim, "the DPoP proof's ath is not the hash of the access token presented")
             }

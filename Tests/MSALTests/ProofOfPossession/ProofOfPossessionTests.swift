@@ -188,8 +188,9 @@ struct ProofOfPossessionPythonCacheTests {
     static let client = "6b0c2e4a-8d1f-4c3b-9a5e-7f2d1c0b3a49"
     static let tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
 
-    /// A cache document with the user's tokens for User.Read: a bearer access token, a bound one, or both.
-    static func document(bearer: Bool, bound: Bool) throws -> [UInt8] {
+    /// A cache document with the user's tokens for User.Read: a bearer access token, a bound one
+    /// (MSAL's PoP, or DPoP with the refresh token marked bound), or both.
+    static func document(bearer: Bool, bound: Bool, dpop: Bool = false) throws -> [UInt8] {
         var contents = TokenCacheContents()
         func save(_ secret: String, _ scheme: TokenScheme) throws {
             let claims = #"{"oid":"uid","tid":"\#(tenant)","sub":"uid","preferred_username":"ben@contoso.example"}"#
@@ -197,27 +198,28 @@ struct ProofOfPossessionPythonCacheTests {
                 accessToken: secret, tokenType: scheme.tokenType, expiresIn: 3600, refreshToken: "rt",
                 idToken: "e30." + Base64URL.encode(Array(claims.utf8)) + ".c2ln",
                 clientInfo: Base64URL.encode(Array(#"{"uid":"uid","utid":"\#(tenant)"}"#.utf8)), scope: "User.Read")
-            let context = TokenCacheWriteContext(
+            var context = TokenCacheWriteContext(
                 clientID: client, environment: "login.microsoftonline.com", authorityTenant: tenant, requestedScopes: ["User.Read"],
                 now: Int64(Date().timeIntervalSince1970), scheme: scheme)
+            if case .dpop(let keyID) = scheme { context.refreshTokenKeyID = keyID }
             contents.save(try TokenCacheEntries(response: response, context: context), clientID: client)
         }
         if bearer { try save("bearer-at", .bearer) }
-        if bound { try save("bound-at", .pop(keyID: "key-thumbprint")) }
+        if bound { try save("bound-at", dpop ? .dpop(keyID: "key-thumbprint") : .pop(keyID: "key-thumbprint")) }
         return contents.document.serialized()
     }
 
     @Test(
-        "MSAL for Python answers a bearer request with our bearer token when both are cached, and writes the bound token back unchanged; with only a bound token it hands that one out (token_type pop), as with a cache MSAL.NET writes"
+        "MSAL for Python answers a bearer request with our bearer token when both are cached, and writes the bound token back unchanged (MSAL's PoP and DPoP, with the DPoP-bound refresh token's key_id); with only a bound token it hands that one out (token_type pop), as with a cache MSAL.NET writes"
     )
     func roundTrip() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-pop-python-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        func run(_ name: String, bearer: Bool) async throws -> ([String: Any], TokenCacheContents) {
+        func run(_ name: String, bearer: Bool, dpop: Bool = false) async throws -> ([String: Any], TokenCacheContents) {
             let input = folder.appendingPathComponent("\(name).json")
             let output = folder.appendingPathComponent("\(name)-out.json")
-            try Data(try Self.document(bearer: bearer, bound: true)).write(to: input)
+            try Data(try Self.document(bearer: bearer, bound: true, dpop: dpop)).write(to: input)
             let report = try await PythonMSAL.runChecked(
                 "pop_cache.py",
                 [input.path, output.path, Self.client, "https://login.microsoftonline.com/\(Self.tenant)", "User.Read"]
@@ -225,10 +227,10 @@ struct ProofOfPossessionPythonCacheTests {
             let written = TokenCacheContents(document: try TokenCacheDocument(parsing: Array(try Data(contentsOf: output))))
             return (report, written)
         }
-        func bound(_ contents: TokenCacheContents) -> String? {
+        func bound(_ contents: TokenCacheContents, _ scheme: TokenScheme = .pop(keyID: "key-thumbprint")) -> String? {
             contents.accessTokenAndIDToken(
                 homeAccountID: "uid.\(Self.tenant)", environment: "login.microsoftonline.com", clientID: Self.client, realms: [Self.tenant],
-                scopes: ["user.read"], scheme: .pop(keyID: "key-thumbprint"), now: Int64(Date().timeIntervalSince1970), expiryBuffer: 300
+                scopes: ["user.read"], scheme: scheme, now: Int64(Date().timeIntervalSince1970), expiryBuffer: 300
             )?.token.secret
         }
 
@@ -240,5 +242,13 @@ struct ProofOfPossessionPythonCacheTests {
 
         let (only, _) = try await run("only", bearer: false)
         #expect(only["access_token"] as? String == "bound-at" && only["token_type"] as? String == "pop")
+
+        // DPoP: the same, and the refresh token's binding (key_id) survives MSAL for Python's write.
+        let (dpop, dpopWritten) = try await run("dpop", bearer: true, dpop: true)
+        #expect(dpop["access_token"] as? String == "bearer-at" && dpop["token_type"] as? String == "Bearer")
+        #expect(bound(dpopWritten, .dpop(keyID: "key-thumbprint")) == "bound-at")
+        let refreshToken = dpopWritten.refreshToken(
+            homeAccountID: "uid.\(Self.tenant)", environment: "login.microsoftonline.com", clientID: Self.client)
+        #expect(refreshToken?.entry[.keyID] == "key-thumbprint")
     }
 }

@@ -117,6 +117,25 @@ extension DPoPChallengeAndReplayTests {
             for id in ["long-1", "long-2", "next"] { #expect(!cache.accept(id, expiresAt: 1_000, now: 11), "\(id)") }
         }
 
+        @Test("A live proof is not forgotten while expired ones, accepted after it, still take room (expiries out of order)")
+        func liveNotForgottenForExpired() {
+            let cache = DPoPReplayCache(capacity: 3)
+            #expect(cache.accept("long", expiresAt: 1_000, now: 0))
+            #expect(cache.accept("short-1", expiresAt: 10, now: 0))
+            #expect(cache.accept("short-2", expiresAt: 10, now: 0))
+            #expect(cache.accept("new", expiresAt: 1_020, now: 20))
+            #expect(!cache.accept("long", expiresAt: 1_000, now: 20), "the live proof is still refused")
+            #expect(cache.count <= 3)
+        }
+
+        @Test("Options out of range are clamped: an infinite, NaN or huge proof lifetime cannot overflow the validator's arithmetic")
+        func lifetimeClamped() {
+            #expect(MSALDPoPValidationOptions(proofLifetime: .infinity).proofLifetime == 300)
+            #expect(MSALDPoPValidationOptions(proofLifetime: .nan).proofLifetime == 300)
+            #expect(MSALDPoPValidationOptions(proofLifetime: 1e300).proofLifetime == 86_400)
+            #expect(MSALDPoPValidationOptions(proofLifetime: -5).proofLifetime == 1)
+        }
+
         @Test("100,000 distinct proofs into a cache of 1,000: bounded, the newest 1,000 remembered, older ones forgotten")
         func manyDistinct() {
             let cache = DPoPReplayCache(capacity: 1_000)
