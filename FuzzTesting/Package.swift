@@ -18,6 +18,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzAuthorityMetadata", [.product(name: "MSAL", package: "swift-msal")]),
     ("FuzzAuthorityURL", [.product(name: "MSAL", package: "swift-msal")]),
     ("FuzzTokenResponse", [.product(name: "MSAL", package: "swift-msal")]),
+    ("FuzzDPoP", [.product(name: "MSAL", package: "swift-msal"), .product(name: "MSALJOSE", package: "swift-msal")]),
     (
         "FuzzCacheDocument",
         [.product(name: "MSAL", package: "swift-msal"), .product(name: "MSALJOSE", package: "swift-msal")]

@@ -25,7 +25,7 @@ from urllib.parse import quote, urlencode
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = [
     "FuzzJWS", "FuzzJWKS", "FuzzJSON", "FuzzAuthorityMetadata", "FuzzAuthorityURL",
-    "FuzzTokenResponse", "FuzzCacheDocument", "FuzzLoopbackRequest",
+    "FuzzTokenResponse", "FuzzCacheDocument", "FuzzLoopbackRequest", "FuzzDPoP",
 ]
 # Must match FuzzTesting/Sources/FuzzLoopbackRequest.
 LOOPBACK_STATE = "fuzz-state-4711"
@@ -189,6 +189,29 @@ def handwritten_authorities():
         add("FuzzAuthorityURL", authority)
 
 
+def handwritten_dpop():
+    """WWW-Authenticate headers (RFC 9449 §7.1 and §9, RFC 6750, RFC 9110's examples) and proof-shaped seeds."""
+    for header in [
+        'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"',
+        'DPoP algs="ES256 PS256"', 'Bearer realm="example", DPoP algs="ES256", error="invalid_dpop_proof"',
+        'Bearer realm="apps", error="invalid_token", error_description="The access token expired"',
+        'Newauth realm="apps", type=1, title="Login to \\"apps\\"", Basic realm="simple"',
+        'Basic dXNlcjpwYXNz==, DPoP error=use_dpop_nonce', 'DPoP error="use_dpop_nonce', 'dpop ERROR="use_dpop_nonce"',
+        ', ,DPoP  error = "use_dpop_nonce" ,', 'DPoP error="a\\"b", nonce=x',
+    ]:
+        add("FuzzDPoP", header)
+    # RFC 9449 §4.1's example proof (ES256, an htu of https://server.example.com/token), and it with the URI line.
+    example = (
+        "eyJ0eXAiOiJkcG9wK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7Imt0eSI6IkVDIiwieCI6Imw4dEZyaHgtMzR0VjNoUklDUkRZOXpDa0RscEJoRjQyVVFVZldWQVdCRnMiLCJ5IjoiOVZFNGpmX09rX282NHpiVFRsY3VOSmFqSG10NnY5VERWclUwQ2R2R1JEQSIsImNydiI6IlAtMjU2In19"
+        ".eyJqdGkiOiItQndDM0VTYzZhY2MybFRjIiwiaHRtIjoiUE9TVCIsImh0dSI6Imh0dHBzOi8vc2VydmVyLmV4YW1wbGUuY29tL3Rva2VuIiwiaWF0IjoxNTYyMjYyNjE2fQ"
+        ".2-GxA6T8lP4vfrg8v-FdWP0A0zdrj8igiMLvqRMUvwnQg4PtFLbdLXiOSsX0x7NVY-FNyJK70nfbV37xRZT3Lg"
+    )
+    add("FuzzDPoP", example)
+    add("FuzzDPoP", example + "\nhttps://server.example.com/token")
+    for uri in ["https://Server.Example.COM:443/token?x=1#f", "http://127.0.0.1:80", "https://a.example:8443/p/../q", ""]:
+        add("FuzzDPoP", "x.y.z\n" + uri)
+
+
 def cache_documents():
     for path in sorted((ROOT / "Fixtures" / "Cache").rglob("*.json")):
         add("FuzzCacheDocument", path.read_bytes())
@@ -319,6 +342,7 @@ def main():
     conformance_fixtures()
     handwritten_loopback()
     handwritten_authorities()
+    handwritten_dpop()
     cache_documents()
     samples_and_wycheproof()
     combined_metadata()

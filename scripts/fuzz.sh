@@ -38,6 +38,7 @@ targets=(
     "FuzzTokenResponse 8192"
     "FuzzCacheDocument 16384"
     "FuzzLoopbackRequest 2048"
+    "FuzzDPoP 8192"
 )
 
 usage() {

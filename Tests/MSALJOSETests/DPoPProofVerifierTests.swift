@@ -111,6 +111,29 @@ struct DPoPProofVerifierTests {
 // MARK: - Valid proofs
 
 extension DPoPProofVerifierTests {
+    /// RFC 9449 §4.1's example proof, signed by the RFC's authors' key.
+    static let rfc9449Example =
+        "eyJ0eXAiOiJkcG9wK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7Imt0eSI6IkVDIiwieCI6Imw4dEZyaHgtMzR0VjNoUklDUkRZOXpDa0RscEJoRjQyVVFVZldWQVdCRnMiLCJ5IjoiOVZFNGpmX09rX282NHpiVFRsY3VOSmFqSG10NnY5VERWclUwQ2R2R1JEQSIsImNydiI6IlAtMjU2In19"
+        + ".eyJqdGkiOiItQndDM0VTYzZhY2MybFRjIiwiaHRtIjoiUE9TVCIsImh0dSI6Imh0dHBzOi8vc2VydmVyLmV4YW1wbGUuY29tL3Rva2VuIiwiaWF0IjoxNTYyMjYyNjE2fQ"
+        + ".2-GxA6T8lP4vfrg8v-FdWP0A0zdrj8igiMLvqRMUvwnQg4PtFLbdLXiOSsX0x7NVY-FNyJK70nfbV37xRZT3Lg"
+
+    @Test(
+        "RFC 9449 §4.1's example proof (a proof nobody here made) is accepted at its iat for POST https://server.example.com/token, and refused a day later or for another URI"
+    )
+    func rfc9449Example() throws {
+        let accepted = try DPoPProofVerifier().verify(
+            Self.rfc9449Example, method: "POST", targetURI: "https://server.example.com/token", accessToken: nil, nonce: nil,
+            now: 1_562_262_616)
+        #expect(accepted.jti == "-BwC3ESc6acc2lTc" && accepted.issuedAt == 1_562_262_616 && accepted.nonce == nil)
+        #expect(accepted.thumbprint.utf8.count == 43)
+        Self.expectRefusal(
+            .tokenExpired, Self.rfc9449Example, method: "POST", targetURI: "https://server.example.com/token", accessToken: nil,
+            now: 1_562_262_616 + 86_400)
+        Self.expectRefusal(
+            .invalidClaim, Self.rfc9449Example, method: "POST", targetURI: "https://server.example.com/authorize", accessToken: nil,
+            now: 1_562_262_616)
+    }
+
     @Test("A valid ES256 proof is accepted and reports its key's RFC 7638 thumbprint, its jti, its iat and no nonce")
     func validES256() throws {
         let proof = try Self.verify(Self.proof())

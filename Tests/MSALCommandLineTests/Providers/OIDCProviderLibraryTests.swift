@@ -307,10 +307,7 @@ struct OIDCProviderLibraryTests {
     static func jwtPart(_ token: String, segment: Int) throws -> [String: Any] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         try #require(parts.count == 3)
-        var base64 = parts[segment].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        let data = try #require(Data(base64Encoded: base64))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try TokenProofOfPossessionCommandTests.claims(parts[segment])
     }
 
     @Test(

@@ -189,15 +189,7 @@ struct DPoPSignInTests {
             let app = try harness.application()
             let parameters = MSALTokenParameters(scopes: ["User.Read"])
             parameters.authenticationScheme = MSALAuthenticationSchemeDPoP()
-            let (codes, continuation) = AsyncStream.makeStream(of: MSALDeviceCodeInfo.self)
-            let task = Task {
-                defer { continuation.finish() }
-                return try await app.acquireTokenWithDeviceCode(with: parameters) { continuation.yield($0) }
-            }
-            var iterator = codes.makeAsyncIterator()
-            let info = try #require(await iterator.next())
-            try harness.emulator.approveDeviceCode(userCode: info.userCode, as: EmulatorHarness.ben)
-            let result = try await task.value
+            let result = try await harness.signInWithDeviceCode(app, parameters, as: EmulatorHarness.ben)
             #expect(result.authenticationScheme == "DPoP")
             let proof = try result.dpopProof(httpMethod: .GET, requestUrl: Self.resourceURL(harness))
             #expect(try ProofParts.boundKey(result.accessToken) == ProofParts(proof).thumbprint)

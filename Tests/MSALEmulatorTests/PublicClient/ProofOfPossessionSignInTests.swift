@@ -160,15 +160,7 @@ struct ProofOfPossessionSignInTests {
             let app = try harness.application()
             let parameters = MSALTokenParameters(scopes: ["User.Read"])
             parameters.authenticationScheme = Self.pop(nonce: "n-device")
-            let (codes, continuation) = AsyncStream.makeStream(of: MSALDeviceCodeInfo.self)
-            let task = Task {
-                defer { continuation.finish() }
-                return try await app.acquireTokenWithDeviceCode(with: parameters) { continuation.yield($0) }
-            }
-            var iterator = codes.makeAsyncIterator()
-            let info = try #require(await iterator.next())
-            try harness.emulator.approveDeviceCode(userCode: info.userCode, as: EmulatorHarness.ben)
-            let result = try await task.value
+            let result = try await harness.signInWithDeviceCode(app, parameters, as: EmulatorHarness.ben)
             #expect(result.account.username == EmulatorHarness.ben && result.authenticationScheme == "Pop")
             let signed = try SignedRequest(result.authorizationHeader)
             #expect(signed.claims["nonce"] as? String == "n-device")

@@ -121,6 +121,22 @@ struct EmulatorHarness: Sendable {
         return try await app.acquireToken(with: parameters)
     }
 
+    /// Signs `username` in with the device code flow: the code the library hands out is approved
+    /// on the emulator as that user.
+    func signInWithDeviceCode(
+        _ app: MSALPublicClientApplication, _ parameters: MSALTokenParameters, as username: String
+    ) async throws -> MSALResult {
+        let (codes, continuation) = AsyncStream.makeStream(of: MSALDeviceCodeInfo.self)
+        let task = Task {
+            defer { continuation.finish() }
+            return try await app.acquireTokenWithDeviceCode(with: parameters) { continuation.yield($0) }
+        }
+        var iterator = codes.makeAsyncIterator()
+        guard let info = await iterator.next() else { return try await task.value }
+        try emulator.approveDeviceCode(userCode: info.userCode, as: username)
+        return try await task.value
+    }
+
     /// Sends a request to the emulator and returns status, headers and JSON body.
     func call(
         _ method: String, _ path: String, headers: [(String, String)] = [], form: [(String, String)]? = nil, body: [UInt8]? = nil

@@ -1,0 +1,34 @@
+// Compiled only with the package trait TestEntryPoints, which FuzzTesting enables (see Package.swift).
+#if MSAL_TEST_ENTRY_POINTS
+import MSALJOSE
+
+@_spi(Fuzzing) extension MSALFuzzingSupport {
+    /// The challenges of a `WWW-Authenticate` header as the client reads them (`DPoPChallenge`):
+    /// each scheme and its parameters (names in lower case).
+    public static func dpopChallenges(_ header: String) -> [(scheme: String, parameters: [String: String])] {
+        DPoPChallenge.challenges(header).map { ($0.scheme, $0.parameters) }
+    }
+
+    /// Whether the header is a DPoP nonce challenge (`DPoPChallenge.asksForNonce`).
+    public static func dpopAsksForNonce(_ header: String) -> Bool {
+        DPoPChallenge.asksForNonce(header)
+    }
+
+    /// What `DPoPProofVerifier` accepts of `proof` for one request: the key's thumbprint, `jti`
+    /// and `iat`.
+    ///
+    /// - Throws: ``JOSEError`` naming the failed check.
+    public static func verifyDPoPProof(
+        _ proof: String, method: String, targetURI: String, accessToken: String?, nonce: String?, now: Int64
+    ) throws(JOSEError) -> (thumbprint: String, jti: String, issuedAt: Int64) {
+        let accepted = try DPoPProofVerifier().verify(
+            proof, method: method, targetURI: targetURI, accessToken: accessToken, nonce: nonce, now: now)
+        return (accepted.thumbprint, accepted.jti, accepted.issuedAt)
+    }
+
+    /// `htu` as the verifier compares it (`DPoPProofVerifier.normalized`).
+    public static func normalizedTargetURI(_ uri: String) -> String {
+        DPoPProofVerifier.normalized(uri)
+    }
+}
+#endif
