@@ -114,6 +114,9 @@ let benchmarks: @Sendable () -> Void = {
     // (f) Access-token validation for a protected API (AccessTokenValidation.swift).
     accessTokenValidationBenchmarks()
 
+    // Proofs of possession against bare OpenSSL signing (ProofSigning.swift).
+    proofSigningBenchmarks()
+
     // (d) Claims JSON: the same claim set, decoded three ways. Our figure goes
     // through the public JWT.decodeUnverified, so it also pays for splitting
     // the token, base64url-decoding all three segments and parsing the header;

@@ -156,3 +156,69 @@ public struct BaselineInputs {
         }
     }
 }
+
+/// A private key loaded from PEM, for the bare signing baseline.
+public final class BaselinePrivateKey {
+    private let pointer: OpaquePointer
+
+    /// Loads a PKCS#8 PEM private key; stops the run if it cannot.
+    public init(pem: [UInt8]) {
+        let loaded: OpaquePointer? = pem.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        }
+        guard let loaded else { fatalError("baseline private key: \(BaselineErrors.drain())") }
+        pointer = loaded
+    }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// Runs `body` with the `EVP_PKEY*`.
+    public func withKeyPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try body(pointer)
+    }
+}
+
+/// The bare signing baseline: what OpenSSL alone costs to sign a JWS signing input of the same
+/// size with the same key (ECDSA P-256 or RSA PKCS#1 v1.5, SHA-256), as a proof is signed.
+public struct BaselineSigner {
+    /// The key.
+    public let key: BaselinePrivateKey
+    /// SHA-256, fetched once.
+    public let digest = BaselineDigest(name: "SHA256")
+    /// The bytes signed.
+    public let message: [UInt8]
+
+    /// A signer of `message` with the PEM key `pem`.
+    public init(pem: [UInt8], message: [UInt8]) {
+        key = BaselinePrivateKey(pem: pem)
+        self.message = message
+    }
+
+    /// Signs `message` `iterations` times, each with a new context as the verify baseline does and
+    /// as the SDK signs; returns the total signature length (to keep every result observable).
+    @discardableResult
+    public func run(iterations: Range<Int>) -> Int {
+        key.withKeyPointer { key in
+            digest.withDigestPointer { md in
+                message.withUnsafeBufferPointer { message in
+                    var total = 0
+                    var signature = [UInt8](repeating: 0, count: 512)
+                    for _ in iterations {
+                        guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed") }
+                        defer { EVP_MD_CTX_free(ctx) }
+                        guard EVP_DigestSignInit(ctx, nil, md, nil, key) == 1 else { fatalError("\(BaselineErrors.drain())") }
+                        var length = signature.count
+                        let signed = signature.withUnsafeMutableBufferPointer {
+                            EVP_DigestSign(ctx, $0.baseAddress, &length, message.baseAddress, message.count)
+                        }
+                        guard signed == 1 else { fatalError("\(BaselineErrors.drain())") }
+                        total &+= length
+                    }
+                    return total
+                }
+            }
+        }
+    }
+}

@@ -33,6 +33,9 @@ package struct ProofKey: Sendable {
     package let thumbprint: String
     /// The public key's required members (RFC 7638 order), as a proof carries them.
     package let publicJWK: JSON
+    /// The DPoP proof header of this key (`typ`, `alg`, `jwk`), base64url-encoded once: it is the
+    /// same in every proof the key signs.
+    package let encodedDPoPHeader: [UInt8]
 
     /// A new key of `kind`.
     ///
@@ -67,6 +70,13 @@ package struct ProofKey: Sendable {
         self.signingKey = signingKey
         self.thumbprint = try signingKey.thumbprint()
         self.publicJWK = try signingKey.requiredPublicJWK()
+        self.encodedDPoPHeader = Base64URL.encodeToBytes(
+            JSONWriter.write(
+                .object([
+                    JSONMember(name: "typ", value: .string(DPoPProof.type)),
+                    JSONMember(name: "alg", value: .string(signingKey.algorithm.rawValue)),
+                    JSONMember(name: "jwk", value: publicJWK),
+                ])))
     }
 
     /// The key pair as a PKCS#8 PEM block, for the store that keeps it with the tokens it binds.

@@ -105,17 +105,53 @@ package struct DPoPProofVerifier: Sendable {
 
     /// `uri` as `htu` is compared (RFC 9449 §4.3 item 9, RFC 3986 §6.2.2–6.2.3): without query and
     /// fragment, scheme and host in lower case, no default port, an empty path as `/`.
+    ///
+    /// On the UTF-8 bytes: a client makes one for every proof, and `String`'s searching and case
+    /// mapping cost a proof a tenth of its time.
     package static func normalized(_ uri: String) -> String {
-        var text = Substring(uri)
-        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
-        guard let schemeEnd = text.range(of: "://") else { return String(text) }
-        let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        let rest = text[schemeEnd.upperBound...]
-        let pathStart = rest.firstIndex(of: "/") ?? rest.endIndex
-        var authority = rest[..<pathStart].lowercased()
-        if scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
-        if scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
-        let path = rest[pathStart...]
-        return scheme + "://" + authority + (path.isEmpty ? "/" : String(path))
+        var uri = uri
+        return uri.withUTF8 { bytes -> String in
+            let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            // "://" after the scheme.
+            var schemeEnd = 0
+            while schemeEnd + 2 < end,
+                !(bytes[schemeEnd] == UInt8(ascii: ":") && bytes[schemeEnd + 1] == UInt8(ascii: "/")
+                    && bytes[schemeEnd + 2] == UInt8(ascii: "/"))
+            {
+                schemeEnd += 1
+            }
+            guard schemeEnd + 2 < end else {
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+            }
+            let authorityStart = schemeEnd + 3
+            var pathStart = authorityStart
+            while pathStart < end, bytes[pathStart] != UInt8(ascii: "/") { pathStart += 1 }
+            var out: [UInt8] = []
+            out.reserveCapacity(end + 1)
+            func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+            for index in 0..<schemeEnd { out.append(lower(bytes[index])) }
+            let schemeLength = schemeEnd
+            out += [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "/")]
+            var authorityEnd = min(pathStart, end)
+            // A default port is left out: https's 443, http's 80.
+            func endsWith(_ suffix: StaticString) -> Bool {
+                let count = suffix.utf8CodeUnitCount
+                guard authorityEnd - authorityStart >= count else { return false }
+                return (0..<count).allSatisfy { bytes[authorityEnd - count + $0] == suffix.utf8Start[$0] }
+            }
+            let scheme = Array(out[..<schemeLength])
+            if scheme == Array("https".utf8), endsWith(":443") {
+                authorityEnd -= 4
+            } else if scheme == Array("http".utf8), endsWith(":80") {
+                authorityEnd -= 3
+            }
+            for index in authorityStart..<max(authorityStart, authorityEnd) { out.append(lower(bytes[index])) }
+            if pathStart < end {
+                out += UnsafeBufferPointer(rebasing: bytes[pathStart..<end])
+            } else {
+                out.append(UInt8(ascii: "/"))
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 }

@@ -61,7 +61,16 @@ package struct JWSSigningKey: Sendable {
 
     /// Signs arbitrary header and payload bytes (tests use this to build malformed tokens that still carry valid signatures).
     package func sign(headerBytes: [UInt8], payloadBytes: [UInt8], algorithm override: JWSAlgorithm? = nil) throws(JOSEError) -> String {
-        let signingInput = Base64URL.encodeToBytes(headerBytes) + [UInt8(ascii: ".")] + Base64URL.encodeToBytes(payloadBytes)
+        try sign(encodedHeader: Base64URL.encodeToBytes(headerBytes), payloadBytes: payloadBytes, algorithm: override)
+    }
+
+    /// Signs `payloadBytes` under a header already base64url-encoded (a header that is the same for
+    /// every token a key signs, encoded once).
+    package func sign(encodedHeader: [UInt8], payloadBytes: [UInt8], algorithm override: JWSAlgorithm? = nil) throws(JOSEError) -> String {
+        var signingInput = encodedHeader
+        signingInput.reserveCapacity(encodedHeader.count + 1 + (payloadBytes.count + 2) / 3 * 4)
+        signingInput.append(UInt8(ascii: "."))
+        signingInput += Base64URL.encodeToBytes(payloadBytes)
         let signature = try signingInput.withRawBytes { (buffer) throws(JOSEError) -> [UInt8] in
             try key.sign(message: buffer, algorithm: override ?? algorithm)
         }

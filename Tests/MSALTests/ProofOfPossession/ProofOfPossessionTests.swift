@@ -75,7 +75,7 @@ struct ProofOfPossessionTests {
         #expect(try ProofKey.generate(kind).thumbprint != key.thumbprint)
     }
 
-    @Test("htu: no query or fragment, scheme and host in lower case, no default port, an empty path as /")
+    @Test("htu: no query, fragment or user information, scheme and host in lower case, no default port, an empty path as /")
     func targetURI() throws {
         let cases: [(String, String)] = [
             ("https://Server.Example.com/token?x=1#frag", "https://server.example.com/token"),
@@ -83,6 +83,10 @@ struct ProofOfPossessionTests {
             ("http://127.0.0.1:8080/api/oidc/token", "http://127.0.0.1:8080/api/oidc/token"),
             ("http://localhost:80", "http://localhost/"),
             ("https://resource.example.org/a%20b/c", "https://resource.example.org/a%20b/c"),
+            // User information is no part of the target URI; an @ elsewhere is kept.
+            ("https://user:secret@API.example.org:8443/orders?x=1", "https://api.example.org:8443/orders"),
+            ("https://api.example.org/users/a@b.example?q=c@d", "https://api.example.org/users/a@b.example"),
+            ("HTTPS://[::1]:443/x#y", "https://[::1]/x"),
         ]
         for (url, expected) in cases {
             #expect(DPoPProof.targetURI(try #require(URL(string: url))) == expected, "\(url)")
