@@ -217,7 +217,7 @@ if Context.environment["MSAL_CORE_ONLY"] != "1" {
         .target(
             name: "MSALAsyncHTTPClient",
             dependencies: [
-                "MSAL",
+                "MSAL", "MSALJOSE", "MSALSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -35,6 +35,12 @@ static inline CURLcode msal_curl_easy_setopt_data_callback(CURL *handle, CURLopt
     return curl_easy_setopt(handle, option, value);
 }
 
+/// Sets a blob option (CURLOPT_SSLCERT_BLOB, CURLOPT_SSLKEY_BLOB, CURLOPT_CAINFO_BLOB): libcurl copies the bytes.
+static inline CURLcode msal_curl_easy_setopt_blob_copy(CURL *handle, CURLoption option, const void *data, size_t length) {
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return curl_easy_setopt(handle, option, &blob);
+}
+
 static inline CURLcode msal_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }

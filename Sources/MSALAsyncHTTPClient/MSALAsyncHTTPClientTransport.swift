@@ -1,8 +1,10 @@
 import AsyncHTTPClient
 import Foundation
 import MSAL
+import MSALSupport
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// An ``MSAL/MSALHTTPTransport`` over swift-server's AsyncHTTPClient, for services that already run one:
 /// the SDK's requests share the service's event loops and, with ``init(client:)``, its connection pool.
@@ -25,6 +27,11 @@ import NIOHTTP1
 ///   ``MSAL/MSALFailure/underlyingError``). Canceling the calling task cancels the request and throws
 ///   `CancellationError`.
 ///
+/// A request's ``MSAL/MSALHTTPRequest/clientCertificate`` (mutual TLS) is presented through a TLS
+/// configuration of that request: ``clientCertificateTLSConfiguration`` with the certificate chain
+/// and key added. AsyncHTTPClient pools connections by TLS configuration, so those connections
+/// serve only requests with the same certificate.
+///
 /// One instance serves any number of concurrent requests; share it.
 ///
 /// ```swift
@@ -38,6 +45,16 @@ public final class MSALAsyncHTTPClientTransport: MSALHTTPTransport {
     public let client: HTTPClient
     /// Whether the transport created `client` and shuts it down.
     private let ownsClient: Bool
+    /// The TLS configuration of a request that presents a client certificate, to which the
+    /// certificate chain and key are added. AsyncHTTPClient does not tell a transport its client's
+    /// own configuration, and a request's configuration replaces it: the default is SwiftNIO SSL's
+    /// client configuration (the system's trust store, TLS 1.2 or later). Set trust roots here when
+    /// the identity provider's certificate is under a private authority.
+    public var clientCertificateTLSConfiguration: TLSConfiguration {
+        get { tlsBase.withLock { $0 } }
+        set { tlsBase.withLock { $0 = newValue } }
+    }
+    private let tlsBase = Mutex(TLSConfiguration.makeClientConfiguration())
 
     /// Creates a transport over `client`, the service's own `HTTPClient`, sharing its event loops and
     /// connection pool. The service keeps owning it and shuts it down.
@@ -120,7 +137,10 @@ public final class MSALAsyncHTTPClientTransport: MSALHTTPTransport {
             }
             prepared = try HTTPClient.Request(
                 url: request.url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
-                body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) }, tlsConfiguration: nil)
+                body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) },
+                tlsConfiguration: try request.clientCertificate.map { try tlsConfiguration(presenting: $0, host: host) })
+        } catch let error as MSALFailure {
+            throw error
         } catch {
             throw Self.mapError(error, host: host)
         }

@@ -14,7 +14,7 @@ struct AppTokenCommand: AsyncParsableCommand {
         discussion: """
             Exactly one credential: --secret-file (a file, or - for standard input), --certificate (a PEM \
             certificate or chain; its private key in --private-key, else in the same file), or \
-            --assertion-file (a signed JWT, read again for every request, as a workload identity token file is).
+            --assertion-file (a signed JWT, read again for every request, as a workload identity token file is).             With --mtls the certificate authenticates the client in the TLS handshake instead of a signed             assertion (RFC 8705 mutual TLS); from Microsoft Entra the token is then an mTLS proof-of-possession             token (mtls_pop), bound to the certificate.
             """)
 
     @Option(name: .customLong("client-id"), help: "The application (client) id. Default: $MSAL_CLIENT_ID.")
@@ -52,6 +52,11 @@ struct AppTokenCommand: AsyncParsableCommand {
     @Flag(name: .customLong("send-x5c"), help: "Send the certificate chain with the assertion (subject name/issuer authentication).")
     var sendX5C = false
 
+    @Flag(
+        name: .customLong("mtls"),
+        help: "Authenticate with the --certificate in mutual TLS (RFC 8705); from Microsoft Entra, get an mtls_pop token bound to it.")
+    var mutualTLS = false
+
     @Option(
         name: .customLong("assertion-file"),
         help: ArgumentHelp("A file holding a signed client assertion (JWT), read for every request.", valueName: "file"))
@@ -78,8 +83,11 @@ struct AppTokenCommand: AsyncParsableCommand {
         guard credentials.count == 1 else {
             throw ValidationError("Give exactly one credential: --secret-file, --certificate or --assertion-file.")
         }
-        if certificate == nil, privateKey != nil || privateKeyPasswordFile != nil || sendX5C {
-            throw ValidationError("--private-key, --private-key-password-file and --send-x5c go with --certificate.")
+        if certificate == nil, privateKey != nil || privateKeyPasswordFile != nil || sendX5C || mutualTLS {
+            throw ValidationError("--private-key, --private-key-password-file, --send-x5c and --mtls go with --certificate.")
+        }
+        if mutualTLS, sendX5C {
+            throw ValidationError("--send-x5c goes with a signed assertion; --mtls sends none.")
         }
         if secretFile == "-", privateKeyPasswordFile == "-" {
             throw ValidationError("Only one input can come from standard input.")
@@ -106,6 +114,9 @@ struct AppTokenCommand: AsyncParsableCommand {
             let parameters = MSALClientCredentialParameters(
                 scopes: scopes.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
             parameters.forceRefresh = forceRefresh
+            if mutualTLS, authorityObject.kind == .aad {
+                parameters.authenticationScheme = MSALAuthenticationSchemeMutualTLSPop()
+            }
             TokenOutput.write(try await application.acquireTokenForClient(with: parameters), format: output)
         } catch {
             throw CommandOutput.fail(error, format: output)
@@ -125,10 +136,9 @@ struct AppTokenCommand: AsyncParsableCommand {
             let password = try privateKeyPasswordFile.map {
                 try Self.secret($0, what: "the password file", prompt: "Private key password: ")
             }
-            return .certificate(
-                try MSALClientCertificate(
-                    privateKeyFile: privateKey ?? certificate, certificateFile: certificate, privateKeyPassword: password),
-                sendX5C: sendX5C)
+            let loaded = try MSALClientCertificate(
+                privateKeyFile: privateKey ?? certificate, certificateFile: certificate, privateKeyPassword: password)
+            return mutualTLS ? .tlsClientCertificate(loaded) : .certificate(loaded, sendX5C: sendX5C)
         }
         let path = assertionFile!
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path

@@ -11,9 +11,16 @@ struct NetworkOptions: ParsableArguments {
             valueName: "file"))
     var replay: String?
 
-    /// The replay transport for `--replay`, else the default libcurl transport.
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Trust only the CA certificates in this PEM file, instead of the system's, for TLS (a private certificate authority).",
+            valueName: "file"))
+    var caFile: String?
+
+    /// The replay transport for `--replay`, else the libcurl transport (trusting `--ca-file` when given).
     func transport() throws -> any MSALHTTPTransport {
-        guard let replay else { return MSALCurlTransport() }
+        guard let replay else { return caFile.map { MSALCurlTransport(trustedCertificatesFile: $0) } ?? MSALCurlTransport() }
         return try MSALReplayTransport(contentsOf: URL(fileURLWithPath: replay))
     }
 }

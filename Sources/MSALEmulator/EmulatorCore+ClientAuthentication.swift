@@ -10,6 +10,8 @@ enum ClientProof: Sendable, Equatable {
     case secret
     /// A `private_key_jwt` client assertion signed by a registered certificate.
     case certificate
+    /// A registered certificate presented in TLS (RFC 8705): its `x5t#S256`.
+    case tlsCertificate(x5tS256: String)
 }
 
 extension EmulatorCore {
@@ -24,8 +26,11 @@ extension EmulatorCore {
     ///
     /// - Parameter segment: the tenant segment of the request's path; an assertion's `aud` must be
     ///   the token endpoint under that segment or under the tenant's id.
+    /// - Parameter tlsCertificateSHA256: the SHA-256 of the client certificate the connection's TLS
+    ///   terminator forwarded (``MSALEmulator/Configuration/clientCertificateHeader``), if any.
     func authenticateClient(
-        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, segment: Substring, now: Date
+        _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, segment: Substring,
+        tlsCertificateSHA256: [UInt8]? = nil, now: Date
     ) throws(EmulatorOAuthError) -> ClientProof {
         let secret = form["client_secret"]
         let assertion = form["client_assertion"]
@@ -38,6 +43,13 @@ extension EmulatorCore {
             return .none
         }
         switch (secret, assertion) {
+        case (nil, nil) where tlsCertificateSHA256 != nil:
+            let thumbprint = tlsCertificateSHA256 ?? []
+            guard (assertionVerifiers[client.clientID] ?? []).contains(where: { $0.sha256Thumbprint == thumbprint }) else {
+                throw Self.invalidClient(
+                    700027, "The client certificate presented in TLS is not registered on application '\(client.clientID)'.")
+            }
+            return .tlsCertificate(x5tS256: Base64URL.encode(thumbprint))
         case (nil, nil):
             throw Self.invalidClient(
                 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.")

@@ -22,6 +22,24 @@ extension EmulatorCore {
         }
         guard let scopeText = form.nonEmpty("scope") else { throw .missing("scope") }
         let resource = try Self.defaultScopeResource(scopeText)
+        // Mutual TLS binds the token to the certificate (RFC 8705 §3); `token_type=mtls_pop` asks
+        // for Entra's mTLS proof of possession, which needs one.
+        var certificate: String?
+        if case .tlsCertificate(let x5tS256) = proof { certificate = x5tS256 }
+        let tokenType = form.nonEmpty("token_type")?.lowercased()
+        let mtlsPop = tokenType == "mtls_pop"
+        if let tokenType, tokenType != "bearer", !mtlsPop {
+            throw EmulatorOAuthError(
+                "invalid_request", 900144,
+                "The token_type '\(EmulatorText.sanitized(tokenType, limit: 32))' is not supported for app tokens.")
+        }
+        if mtlsPop, certificate == nil {
+            throw Self.invalidClient(
+                700027, "token_type=mtls_pop needs the client to authenticate with its certificate in TLS, not a secret or an assertion.")
+        }
+        if mtlsPop, dpop != nil {
+            throw EmulatorOAuthError("invalid_request", 900144, "A request cannot ask for an mtls_pop token and carry a DPoP proof.")
+        }
         let lifetimes = state.withLock { $0.lifetimes }
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         let expiry = issued + Int64(lifetimes.accessToken)
@@ -50,6 +68,9 @@ extension EmulatorCore {
             JSONMember(name: "ver", value: .string("2.0")),
         ]
         if let dpop { claims.append(JSONMember(name: "cnf", value: .object([JSONMember(name: "jkt", value: .string(dpop.thumbprint))]))) }
+        if let certificate, dpop == nil {
+            claims.append(JSONMember(name: "cnf", value: .object([JSONMember(name: "x5t#S256", value: .string(certificate))])))
+        }
         let accessToken: String
         do {
             accessToken = try signingKey.sign(claims: .object(claims))
@@ -57,7 +78,7 @@ extension EmulatorCore {
             throw EmulatorOAuthError(status: 500, "server_error", 90033, "The emulator could not sign the access token: \(error).")
         }
         var members: [JSONMember] = [
-            JSONMember(name: "token_type", value: .string(dpop == nil ? "Bearer" : "DPoP")),
+            JSONMember(name: "token_type", value: .string(mtlsPop ? "mtls_pop" : dpop == nil ? "Bearer" : "DPoP")),
             JSONMember(name: "expires_in", value: .integer(lifetimes.accessToken)),
             JSONMember(name: "ext_expires_in", value: .integer(max(lifetimes.accessToken, lifetimes.extendedAccessToken))),
         ]

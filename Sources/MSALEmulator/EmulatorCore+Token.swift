@@ -32,7 +32,9 @@ extension EmulatorCore {
         }
         let now = self.now()
         do throws(EmulatorOAuthError) {
-            let proof = try authenticateClient(form, client: client, selector: selector, segment: segment, now: now)
+            let proof = try authenticateClient(
+                form, client: client, selector: selector, segment: segment, tlsCertificateSHA256: try tlsCertificateSHA256(request),
+                now: now)
             let dpop = try dpopProof(request)
             var issue: TokenIssue
             switch grant {
@@ -55,6 +57,16 @@ extension EmulatorCore {
         } catch {
             return errorResponse(error, info: info)
         }
+    }
+
+    /// The SHA-256 of the client certificate the TLS terminator forwarded for this request's
+    /// connection (``MSALEmulator/Configuration/clientCertificateHeader``); `nil` without one.
+    func tlsCertificateSHA256(_ request: EmulatorHTTPRequest) throws(EmulatorOAuthError) -> [UInt8]? {
+        guard let name = configuration.clientCertificateHeader, let value = request.header(name), !value.isEmpty else { return nil }
+        guard let der = Data(base64Encoded: value), !der.isEmpty, let digest = try? MessageDigest.sha256(Array(der)) else {
+            throw EmulatorOAuthError(status: 400, "invalid_request", 900144, "The forwarded client certificate is not base64 DER.")
+        }
+        return digest
     }
 
     /// The key a proof-of-possession request binds its token to: with `token_type=pop`, the `kid` of

@@ -47,6 +47,14 @@ extension MSALEmulator {
         /// files of its challenges (`<directory>/<random hex>.key`, mode 0600). `nil` (the default):
         /// the Arc endpoint answers 500.
         public var arcTokenDirectory: String?
+        /// The request header in which a TLS terminator in front of the emulator forwards the
+        /// client certificate of each connection (standard base64 of its DER), as reverse proxies
+        /// forward it to the service behind them. With one, a confidential client may authenticate
+        /// with a registered certificate in TLS (RFC 8705, no secret or assertion in the form), and
+        /// gets tokens bound to it (`cnf` `x5t#S256`; `token_type` `mtls_pop` when it asks for
+        /// Microsoft Entra's mTLS proof of possession). The front must remove the header from what
+        /// clients send: the emulator believes it. `nil` (the default): no certificate is ever seen.
+        public var clientCertificateHeader: String?
 
         /// Caps on requests; larger ones are answered 413, 414 or 431 and the connection closed.
         public struct Limits: Sendable, Hashable {

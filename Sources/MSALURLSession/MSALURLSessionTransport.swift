@@ -30,6 +30,9 @@ import FoundationNetworking
 ///   ``MSALInternalError/tlsFailure``, ``MSALInternalError/bodyTooLarge`` or
 ///   ``MSALInternalError/networkFailure`` (the `URLError` kept as ``MSALFailure/underlyingError``).
 ///   Canceling the calling task cancels the transfer and throws `CancellationError`.
+/// - A request with a ``MSALHTTPRequest/clientCertificate`` (mutual TLS) is refused with
+///   ``MSALInternalError/tlsFailure`` before anything is sent: corelibs Foundation's `URLSession`
+///   cannot present a client certificate. Use ``MSALCurlTransport`` for it.
 ///
 /// One instance serves any number of concurrent requests; share it. The session is invalidated when
 /// the transport is released (transfers still ending, such as a canceled one, finish first).
@@ -70,6 +73,13 @@ public final class MSALURLSessionTransport: MSALHTTPTransport {
     public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         try Task.checkCancellation()
         let host = try request.checkBeforeSending(limits: limits)
+        guard request.clientCertificate == nil else {
+            throw MSALFailure(
+                .internal, internalCode: .tlsFailure,
+                message:
+                    "The request to \(host) needs a client certificate (mutual TLS), which MSALURLSessionTransport cannot present; it was not sent (use MSALCurlTransport)"
+            )
+        }
         let task = session.dataTask(with: Self.urlRequest(for: request, limits: limits))
         let exchange = TransportExchange(limits: limits, host: host)
         delegate.register(exchange, for: task)

@@ -56,7 +56,12 @@ package struct AuthorityMetadataValidator: Sendable {
             jwksURI: try endpoint(configuration.jwksURI, "jwks_uri"),
             // checkIssuer accepts `{tenant}` as the multi-tenant template too; the ID-token validator fills only `{tenantid}`.
             issuer: configuration.issuer.replacingOccurrences(of: "{tenant}", with: "{tenantid}"),
-            authorizationResponseIssuerSupported: configuration.authorizationResponseIssuerSupported)
+            authorizationResponseIssuerSupported: configuration.authorizationResponseIssuerSupported,
+            // Kept for a generic provider only, and only on a host it owns over https as every
+            // endpoint is; otherwise ignored rather than failing discovery for clients that never
+            // use mutual TLS (Microsoft Entra's mTLS hosts are named by the cloud, not its metadata).
+            mtlsTokenEndpoint: components.kind == .oidc
+                ? configuration.mtlsTokenEndpoint.flatMap { try? endpoint($0, "mtls_endpoint_aliases.token_endpoint") } : nil)
     }
 
     /// `…/token` → `…/devicecode`, keeping any query.

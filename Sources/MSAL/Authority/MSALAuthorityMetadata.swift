@@ -20,6 +20,7 @@ public struct MSALAuthorityMetadata: Sendable, Hashable {
         var jwksURI: URL
         var issuer: String
         var authorizationResponseIssuerSupported: Bool
+        var mtlsTokenEndpoint: URL?
     }
 
     /// Immutable, so sharing it between copies and threads is safe.
@@ -130,19 +131,28 @@ public struct MSALAuthorityMetadata: Sendable, Hashable {
         set { update { $0.authorizationResponseIssuerSupported = newValue } }
     }
 
+    /// `mtls_endpoint_aliases` `token_endpoint` (RFC 8705 §5), when a generic OpenID provider names
+    /// one on a host it owns, over https: where a client authenticating with mutual TLS
+    /// (``MSALClientCredential/tlsClientCertificate(_:)``) sends its token requests. `nil` for
+    /// Microsoft authorities, whose mTLS hosts are the cloud's.
+    public var mtlsTokenEndpoint: URL? {
+        get { storage.values.mtlsTokenEndpoint }
+        set { update { $0.mtlsTokenEndpoint = newValue } }
+    }
+
     /// Creates metadata (for tests and custom resolvers).
     public init(
         authority: URL, kind: MSALAuthorityKind, tenant: String, cacheEnvironment: String, networkHost: String,
         aliases: [String], isValidated: Bool, authorizationEndpoint: URL, tokenEndpoint: URL,
         deviceCodeEndpoint: URL?, endSessionEndpoint: URL?, jwksURI: URL, issuer: String,
-        authorizationResponseIssuerSupported: Bool = false
+        authorizationResponseIssuerSupported: Bool = false, mtlsTokenEndpoint: URL? = nil
     ) {
         storage = Storage(
             Values(
                 authority: authority, kind: kind, tenant: tenant, cacheEnvironment: cacheEnvironment, networkHost: networkHost,
                 aliases: aliases, isValidated: isValidated, authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint,
                 deviceCodeEndpoint: deviceCodeEndpoint, endSessionEndpoint: endSessionEndpoint, jwksURI: jwksURI, issuer: issuer,
-                authorizationResponseIssuerSupported: authorizationResponseIssuerSupported))
+                authorizationResponseIssuerSupported: authorizationResponseIssuerSupported, mtlsTokenEndpoint: mtlsTokenEndpoint))
     }
 
     /// Metadata are equal when every value is.

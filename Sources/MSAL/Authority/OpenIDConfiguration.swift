@@ -11,6 +11,9 @@ package struct OpenIDConfiguration: Sendable, Hashable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the provider names itself in
     /// every authorization response with an `iss` parameter.
     package var authorizationResponseIssuerSupported = false
+    /// `mtls_endpoint_aliases` `token_endpoint` (RFC 8705 §5): where a client that authenticates
+    /// with mutual TLS sends its token requests.
+    package var mtlsTokenEndpoint: String? = nil
 
     /// Parses a 200 body; a missing required member or a wrong type is ``MSALInternalError/invalidAuthorityMetadata``.
     package static func parse(_ body: [UInt8], correlationID: UUID?) throws(MSALFailure) -> OpenIDConfiguration {
@@ -32,6 +35,13 @@ package struct OpenIDConfiguration: Sendable, Hashable {
             guard let flag = value.bool else { throw fail("authorization_response_iss_parameter_supported is not a boolean") }
             issuerParameter = flag
         }
+        // Optional and read leniently: a malformed alias is ignored, not a failed discovery.
+        var mtlsTokenEndpoint: String?
+        if let aliases = root["mtls_endpoint_aliases"], aliases.kind == .object, let text = aliases["token_endpoint"]?.string,
+            !text.isEmpty
+        {
+            mtlsTokenEndpoint = text
+        }
         return OpenIDConfiguration(
             issuer: try required("issuer"),
             authorizationEndpoint: try required("authorization_endpoint"),
@@ -39,6 +49,6 @@ package struct OpenIDConfiguration: Sendable, Hashable {
             jwksURI: try required("jwks_uri"),
             deviceAuthorizationEndpoint: try optional("device_authorization_endpoint"),
             endSessionEndpoint: try optional("end_session_endpoint"),
-            authorizationResponseIssuerSupported: issuerParameter)
+            authorizationResponseIssuerSupported: issuerParameter, mtlsTokenEndpoint: mtlsTokenEndpoint)
     }
 }

@@ -41,6 +41,20 @@ package final class ClientAuthentication: Sendable {
         self.assertions = SingleFlightCache(capacity: 64, now: { clock.now() })
     }
 
+    /// The certificate presented in TLS instead of form fields (``MSALClientCredential/tlsClientCertificate(_:)``).
+    package var tlsCertificate: MSALClientCertificate? {
+        if case .tlsCertificate(let certificate) = credential.kind { certificate } else { nil }
+    }
+
+    /// The credential's certificate, presented in TLS or signing assertions: what Microsoft
+    /// Entra's mTLS proof of possession binds a token to.
+    package var certificate: MSALClientCertificate? {
+        switch credential.kind {
+        case .tlsCertificate(let certificate), .certificate(let certificate, _): certificate
+        case .secret, .assertion: nil
+        }
+    }
+
     /// How many assertions this value has signed with a certificate.
     package var signatureCount: Int { signatures.load(ordering: .relaxed) }
 
@@ -57,6 +71,9 @@ package final class ClientAuthentication: Sendable {
         switch credential.kind {
         case .secret(let secret):
             return [("client_secret", secret)]
+        case .tlsCertificate:
+            // RFC 8705 §2: the TLS handshake authenticates the client; the form names it only.
+            return []
         case .certificate(let certificate, let sendX5C):
             @Sendable func sign() throws(MSALFailure) -> String {
                 do throws(JOSEError) {

@@ -12,7 +12,8 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
     /// The largest PEM text or file accepted for the key and for the certificates (64 KiB each).
     public static let maximumSize = ClientCertificate.maximumPEMSize
 
-    let certificate: ClientCertificate
+    /// The checked key and chain.
+    package let certificate: ClientCertificate
 
     /// Reads a private key and its certificate (chain) from PEM text.
     ///
@@ -63,6 +64,12 @@ public final class MSALClientCertificate: Sendable, CustomStringConvertible {
     /// x509 -fingerprint -sha256` show it, without the colons).
     public var sha256Thumbprint: String {
         String(decoding: certificate.sha256Thumbprint.flatMap { [Hex.digit($0 >> 4), Hex.digit($0 & 0x0F)] }, as: UTF8.self)
+    }
+
+    /// The certificate's `x5t#S256` (RFC 8705 §3.1): the base64url SHA-256 thumbprint of its DER
+    /// encoding, without padding, as a certificate-bound token's `cnf` names it.
+    public var x5tS256: String {
+        Base64URL.encode(certificate.sha256Thumbprint)
     }
 
     /// The key size and the certificate's SHA-256 thumbprint; never the key.

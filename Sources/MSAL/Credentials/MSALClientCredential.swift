@@ -13,6 +13,7 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
         case secret(String)
         case certificate(MSALClientCertificate, sendX5C: Bool)
         case assertion(AssertionProvider)
+        case tlsCertificate(MSALClientCertificate)
     }
 
     let kind: Kind
@@ -35,6 +36,24 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
     ///     holding the certificate.
     public static func certificate(_ certificate: MSALClientCertificate, sendX5C: Bool = false) -> MSALClientCredential {
         MSALClientCredential(kind: .certificate(certificate, sendX5C: sendX5C))
+    }
+
+    /// Mutual TLS (RFC 8705 §2): the certificate is presented in the TLS handshake of every token
+    /// request, which carries `client_id` and no secret or assertion. For a provider that
+    /// registers the client for `tls_client_auth` (its certificate's subject or a subject
+    /// alternative name) or `self_signed_tls_client_auth` (the certificate itself); the tokens it
+    /// issues are bound to the certificate (`cnf` `x5t#S256`), and a resource takes them only over
+    /// a TLS connection made with it.
+    ///
+    /// Token requests go to the provider's `mtls_endpoint_aliases` `token_endpoint` when its
+    /// metadata names one, else to its `token_endpoint`. With a Microsoft Entra authority they go
+    /// to the cloud's mTLS host (`mtlsauth.microsoft.com` for the public cloud, regional when a
+    /// region applies); clouds without one, AD FS, B2C and CIAM are refused.
+    ///
+    /// The transport presents the certificate: ``MSALCurlTransport`` (the default) and
+    /// `MSALAsyncHTTPClientTransport` do; `MSALURLSessionTransport` refuses such requests.
+    public static func tlsClientCertificate(_ certificate: MSALClientCertificate) -> MSALClientCredential {
+        MSALClientCredential(kind: .tlsCertificate(certificate))
     }
 
     /// Assertions from the application: `provider` is called for every token request that needs
@@ -71,6 +90,7 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
         case .secret: return "MSALClientCredential.secret(<redacted>)"
         case .certificate(let certificate, let sendX5C): return "MSALClientCredential.certificate(\(certificate), sendX5C: \(sendX5C))"
         case .assertion: return "MSALClientCredential.assertion(<provider>)"
+        case .tlsCertificate(let certificate): return "MSALClientCredential.tlsClientCertificate(\(certificate))"
         }
     }
 }

@@ -342,6 +342,10 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// A protected API requires a DPoP nonce and the proof does not carry the current one; the nonce
     /// is in ``MSALFailure/httpHeaders`` (`DPoP-Nonce`), and ``MSALBearerChallenge`` answers with it.
     case dpopNonceRequired = -52005
+    /// A protected API's request presents a certificate-bound access token (`cnf` `x5t#S256`, RFC
+    /// 8705 §3) over a connection without a client certificate, or with another certificate than
+    /// the one the token is bound to.
+    case certificateBindingMismatch = -52006
 }
 
 extension MSALInternalError {

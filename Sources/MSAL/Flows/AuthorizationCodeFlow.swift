@@ -93,7 +93,8 @@ package struct AuthorizationCodeFlow: Sendable {
             let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
             let code = try InteractiveFlow.authorizationCode(redirect, metadata: metadata, correlationID: correlationID)
             let request = TokenRequests.authorizationCode(
-                tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: flow.redirectUri,
+                tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
+                clientID: client.clientID, code: code, redirectURI: flow.redirectUri,
                 scope: TokenRequests.scopeParameter(flow.scopes), codeVerifier: flow.codeVerifier, claims: flow.claims,
                 extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
                 authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))

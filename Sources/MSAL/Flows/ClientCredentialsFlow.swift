@@ -34,7 +34,7 @@ package struct ClientCredentialsFlow: TokenRecipe {
                 values, forceRefresh: parameters.forceRefresh,
                 noScopes:
                     "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)",
-                allowsDPoP: true
+                allowsDPoP: true, allowsMutualTLSPop: true
             ), requestedScopes: values.scopes)
     }
 
@@ -179,17 +179,39 @@ package struct ClientCredentialsFlow: TokenRecipe {
         return regional
     }
 
+    /// ``TokenClient/mutualTLSTokenEndpoint(_:authority:region:correlationID:)`` with the region, if
+    /// one applies (configured, forced or detected) to a Microsoft Entra authority.
+    private func mutualTLSTokenEndpoint(_ metadata: MSALAuthorityMetadata, request: Request) async throws -> URL {
+        var regionName: String?
+        if let region, request.authority.kind == .aad {
+            regionName = await region.region(correlationID: request.correlationID)
+        }
+        let endpoint = try TokenClient.mutualTLSTokenEndpoint(
+            metadata, authority: request.authority, region: regionName, correlationID: request.correlationID)
+        client.logger.info("App token request over mutual TLS to \(host: endpoint)", correlationID: request.correlationID)
+        return endpoint
+    }
+
     package func redeem(_ request: Request, ticket: Void) async throws -> MSALResult {
         let correlationID = request.correlationID
         let clientID = client.clientID
         let metadata = try await client.resolver.resolve(request.authority, correlationID: correlationID)
         let kind = request.authority.kind
-        // The assertion's audience stays the global token endpoint (as MSAL for Python sends it).
-        let fields = try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority)
-        let tokenEndpoint = await regionalTokenEndpoint(metadata.tokenEndpoint, request: request)
+        let fields: [(String, String)]
+        let tokenEndpoint: URL
+        if client.tlsCertificate(request.presentation) != nil {
+            // Mutual TLS: the handshake authenticates the client (no assertion, even with a
+            // certificate credential that signs them otherwise), at the mTLS endpoint.
+            fields = []
+            tokenEndpoint = try await mutualTLSTokenEndpoint(metadata, request: request)
+        } else {
+            // The assertion's audience stays the global token endpoint (as MSAL for Python sends it).
+            fields = try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority)
+            tokenEndpoint = await regionalTokenEndpoint(metadata.tokenEndpoint, request: request)
+        }
         var httpRequest = TokenRequests.clientCredentials(
             tokenEndpoint: tokenEndpoint, clientID: clientID, scope: request.scopes.joined(separator: " "), claims: request.claims,
-            authentication: fields, extraQueryParameters: request.extraQueryParameters)
+            authentication: fields + client.tokenRequestFields(request.presentation), extraQueryParameters: request.extraQueryParameters)
         httpRequest.sendsMicrosoftHeaders = kind.isMicrosoft
         let response = try await client.sendTokenRequest(httpRequest, presentation: request.presentation, correlationID: correlationID)
         guard response.statusCode == 200 else {

@@ -195,7 +195,8 @@ package struct OnBehalfOfFlow: Sendable {
         }
         let correlationID = request.correlationID
         var httpRequest = TokenRequests.refresh(
-            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret,
+            tokenEndpoint: try client.tokenEndpoint(metadata, authority: request.authority, correlationID: correlationID),
+            clientID: clientID, refreshToken: stored.secret,
             scope: TokenRequests.scopeParameter(request.scopes),
             claims: request.claims, extraQueryParameters: request.extraQueryParameters, microsoft: request.authority.kind.isMicrosoft,
             authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority))
@@ -221,7 +222,8 @@ package struct OnBehalfOfFlow: Sendable {
     private func redeemAssertion(_ request: Request, metadata: MSALAuthorityMetadata) async throws -> MSALResult {
         let isMicrosoft = request.authority.kind.isMicrosoft
         var httpRequest = TokenRequests.onBehalfOf(
-            tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, assertion: request.assertion,
+            tokenEndpoint: try client.tokenEndpoint(metadata, authority: request.authority, correlationID: request.correlationID),
+            clientID: client.clientID, assertion: request.assertion,
             scope: TokenRequests.scopeParameter(request.scopes),
             claims: request.claims,
             authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),

@@ -363,7 +363,8 @@ package struct SilentFlow: TokenRecipe {
         // (RFC 6749 §6; a strict one answers invalid_scope): it is asked for the scope it granted.
         let microsoft = request.authority.kind.isMicrosoft
         let httpRequest = TokenRequests.refresh(
-            tokenEndpoint: metadata.tokenEndpoint, clientID: clientID, refreshToken: stored.secret,
+            tokenEndpoint: try client.tokenEndpoint(metadata, authority: request.authority, correlationID: correlationID),
+            clientID: clientID, refreshToken: stored.secret,
             scope: microsoft ? TokenRequests.scopeParameter(request.scopes) : nil, claims: request.claims,
             extraQueryParameters: request.extraQueryParameters, microsoft: microsoft,
             authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),

@@ -5,9 +5,13 @@ extension TokenClient {
     /// carries a new proof for the request (`htm`, `htu`, `iat`, a fresh `jti`) with the server's last
     /// `DPoP-Nonce`; an answer of `use_dpop_nonce` with a nonce is tried once more with it (RFC 9449
     /// §8), and any nonce the server sends is remembered for its next proof.
+    ///
+    /// A request over mutual TLS (``tlsCertificate(_:)``) presents the certificate in the TLS handshake.
     package func sendTokenRequest(
         _ request: MSALHTTPRequest, presentation: TokenPresentation?, correlationID: UUID
     ) async throws -> MSALHTTPResponse {
+        var request = request
+        if request.clientCertificate == nil { request.clientCertificate = tlsCertificate(presentation) }
         guard let key = presentation?.dpopKey else { return try await pipeline.send(request, correlationID: correlationID) }
         let origin = DPoPNonces.origin(request.url)
         let nonces = dpopNonces

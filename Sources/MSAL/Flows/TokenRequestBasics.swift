@@ -28,9 +28,11 @@ extension TokenClient {
     ///   - allowsProofOfPossession: Whether the flow obtains bound tokens of every scheme; other
     ///     flows refuse a parameter that asks for one rather than answer with a bearer token.
     ///   - allowsDPoP: Whether the flow obtains DPoP-bound tokens (``MSALAuthenticationSchemeDPoP``).
+    ///   - allowsMutualTLSPop: Whether the flow obtains Entra's mTLS proof-of-possession tokens
+    ///     (``MSALAuthenticationSchemeMutualTLSPop``).
     package func basics(
         _ values: MSALTokenParameters.Values, forceRefresh: Bool, noScopes: String?, allowsProofOfPossession: Bool = false,
-        allowsDPoP: Bool = false
+        allowsDPoP: Bool = false, allowsMutualTLSPop: Bool = false
     ) throws -> TokenRequestBasics {
         let correlationID = values.correlationId ?? correlationIDs.make()
         // Trimmed and de-duplicated without Foundation on the common path (TokenRequests).
@@ -46,11 +48,14 @@ extension TokenClient {
             break
         case .signedHTTPRequest where allowsProofOfPossession:
             break
-        case .dpop, .signedHTTPRequest:
+        case .mutualTLS where allowsMutualTLSPop:
+            break
+        case .dpop, .signedHTTPRequest, .mutualTLS:
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter,
                 message: "This request does not give tokens of this scheme: proof-of-possession tokens come from acquireTokenSilent, "
-                    + "acquireToken and the device code flow, DPoP tokens from those and acquireTokenForClient",
+                    + "acquireToken and the device code flow, DPoP tokens from those and acquireTokenForClient, "
+                    + "mTLS proof-of-possession tokens from acquireTokenForClient",
                 correlationID: correlationID)
         }
         return TokenRequestBasics(

@@ -53,6 +53,11 @@ final class CurlEasyHandle {
         try check(msal_curl_easy_setopt_string(handle, option, value), option)
     }
 
+    /// Sets a blob option; libcurl keeps a copy of the bytes for the handle's life.
+    func set(_ option: CURLoption, blob value: [UInt8]) throws(CurlSetupError) {
+        try check(value.withUnsafeBytes { msal_curl_easy_setopt_blob_copy(handle, option, $0.baseAddress, $0.count) }, option)
+    }
+
     /// Sets a pointer option (callback context, `CURLOPT_PRIVATE`).
     func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(CurlSetupError) {
         try check(msal_curl_easy_setopt_pointer(handle, option, value), option)

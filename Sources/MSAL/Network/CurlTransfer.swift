@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import MSALJOSE
 
 /// One request sent by ``MSALCurlTransport``: its easy handle, configured from the request and limits,
 /// and the response head parsed from libcurl's header callback.
@@ -31,7 +32,9 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var abortReason: MSALFailure?
 
     /// Creates a transfer for `request`; throws a network failure when libcurl refuses the setup.
-    init(id: Int, request: MSALHTTPRequest, limits: MSALHTTPLimits, exchange: TransportExchange) throws {
+    init(
+        id: Int, request: MSALHTTPRequest, limits: MSALHTTPLimits, exchange: TransportExchange, trustedCertificatesFile: String?
+    ) throws {
         self.id = id
         self.exchange = exchange
         guard let easy = CurlEasyHandle() else {
@@ -39,8 +42,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
         self.easy = easy
         do {
-            try configure(request, limits: limits)
-        } catch {
+            try configure(request, limits: limits, trustedCertificatesFile: trustedCertificatesFile)
+            if let certificate = request.clientCertificate {
+                try presentClientCertificate(certificate, host: exchange.host)
+            }
+        } catch let error as CurlSetupError {
             throw MSALFailure(
                 .internal, internalCode: .networkFailure,
                 message: "The request to \(exchange.host) could not be set up: \(error.description)",
@@ -49,7 +55,29 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    private func configure(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) throws(CurlSetupError) {
+    /// Gives libcurl the certificate and key for TLS client authentication, as in-memory PEM
+    /// copies it keeps for this handle (no file). libcurl matches a connection for reuse by the
+    /// client certificate, so this request gets a connection made with it, and no request without
+    /// it reuses that connection.
+    private func presentClientCertificate(_ certificate: MSALClientCertificate, host: String) throws {
+        var identity: (privateKeyPEM: [UInt8], certificateChainPEM: [UInt8])
+        do {
+            identity = try certificate.certificate.tlsIdentityPEM()
+        } catch {
+            throw MSALFailure(
+                .internal, internalCode: .tlsFailure,
+                message: "The client certificate for \(host) could not be prepared: \(error.message)", underlyingError: error)
+        }
+        defer { ClientCertificate.wipe(&identity.privateKeyPEM) }
+        try easy.set(CURLOPT_SSLCERTTYPE, string: "PEM")
+        try easy.set(CURLOPT_SSLCERT_BLOB, blob: identity.certificateChainPEM)
+        try easy.set(CURLOPT_SSLKEYTYPE, string: "PEM")
+        try easy.set(CURLOPT_SSLKEY_BLOB, blob: identity.privateKeyPEM)
+    }
+
+    private func configure(
+        _ request: MSALHTTPRequest, limits: MSALHTTPLimits, trustedCertificatesFile: String?
+    ) throws(CurlSetupError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         try easy.set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: id))
         try easy.set(CURLOPT_URL, string: request.url.absoluteString)
@@ -62,6 +90,12 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_SSL_VERIFYPEER, 1)
         try easy.set(CURLOPT_SSL_VERIFYHOST, 2)
         try easy.set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
+        if let trustedCertificatesFile {
+            // Only these certificates are trusted: the file replaces the bundle, and no directory
+            // of certificates is searched.
+            try easy.set(CURLOPT_CAINFO, string: trustedCertificatesFile)
+            try easy.set(CURLOPT_CAPATH, pointer: nil)
+        }
         // The watchdog in `CurlDriver` enforces the limits to the millisecond; these are backstops.
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout) + 1000)
         try easy.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(max(limits.connectTimeout, limits.totalTimeout)) + 1000)

@@ -29,13 +29,27 @@ import MSALSupport
 /// connections for reuse (HTTP/2 where the server offers it); share it. Releasing the transport ends
 /// the thread and closes the connections.
 ///
+/// A request's ``MSALHTTPRequest/clientCertificate`` is presented in the TLS handshake (mutual
+/// TLS); connections made with a client certificate are reused only by requests with the same one.
+///
 /// libcurl honours the usual proxy environment variables (`https_proxy`, `no_proxy`, …).
 public final class MSALCurlTransport: MSALHTTPTransport {
     private let driver: CurlDriver?
+    /// The PEM file of the only certificates trusted as roots, or `nil` for the system trust store.
+    public let trustedCertificatesFile: String?
 
-    /// Creates a transport with its own thread and connection cache.
+    /// Creates a transport with its own thread and connection cache, trusting the system's trust store.
     public init() {
         self.driver = CurlDriver(name: "MSALCurlTransport")
+        self.trustedCertificatesFile = nil
+    }
+
+    /// Creates a transport that trusts only the certificates in `trustedCertificatesFile` (PEM), in
+    /// place of the system's trust store: for an identity provider under a private certificate
+    /// authority, or a test server's own certificate.
+    public init(trustedCertificatesFile: String) {
+        self.driver = CurlDriver(name: "MSALCurlTransport")
+        self.trustedCertificatesFile = trustedCertificatesFile
     }
 
     deinit {
@@ -51,7 +65,9 @@ public final class MSALCurlTransport: MSALHTTPTransport {
                 .internal, internalCode: .networkFailure, message: "libcurl could not be initialized; the request to \(host) was not sent")
         }
         let exchange = TransportExchange(limits: limits, host: host)
-        let transfer = try CurlTransfer(id: driver.makeID(), request: request, limits: limits, exchange: exchange)
+        let transfer = try CurlTransfer(
+            id: driver.makeID(), request: request, limits: limits, exchange: exchange,
+            trustedCertificatesFile: trustedCertificatesFile)
         let id = transfer.id
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MSALHTTPResponse, any Error>) in

@@ -31,6 +31,15 @@ public struct MSALHTTPRequest: Sendable, Hashable {
     /// `x-ms-lib-capability`, `client-request-id`): only for Microsoft's identity platform, never
     /// for a generic OpenID Connect provider.
     package var sendsMicrosoftHeaders = true
+    /// The certificate to present for TLS client authentication (mutual TLS, RFC 8705), or `nil`.
+    ///
+    /// swift-msal sets it for a confidential client that authenticates with its certificate in
+    /// TLS (``MSALClientCredential/tlsClientCertificate(_:)``). A transport must present it in the
+    /// TLS handshake, and keep connections made with it apart from the others; one that cannot
+    /// must throw ``MSALFailure`` with internal code ``MSALInternalError/tlsFailure`` instead of
+    /// sending the request without it. ``MSALCurlTransport`` and `MSALAsyncHTTPClientTransport`
+    /// present it; `MSALURLSessionTransport` refuses such requests.
+    public var clientCertificate: MSALClientCertificate?
 
     /// Creates a request. `isIdempotent` defaults to `true` for `GET` only.
     public init(method: Method, url: URL, headers: MSALHTTPHeaders = [:], body: [UInt8]? = nil, isIdempotent: Bool? = nil) {
@@ -84,10 +93,11 @@ public struct MSALHTTPRequest: Sendable, Hashable {
         return host
     }
 
-    /// Requests are equal when method, URL, headers, body and idempotence are.
+    /// Requests are equal when method, URL, headers, body, idempotence and client certificate
+    /// (the same object) are.
     public static func == (lhs: MSALHTTPRequest, rhs: MSALHTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers && lhs.body == rhs.body
-            && lhs.isIdempotent == rhs.isIdempotent
+            && lhs.isIdempotent == rhs.isIdempotent && lhs.clientCertificate === rhs.clientCertificate
     }
 
     /// Hashes method, URL and body.

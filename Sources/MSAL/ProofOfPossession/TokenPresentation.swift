@@ -10,13 +10,10 @@ package enum TokenPresentation: Sendable {
     /// `Authorization` scheme; each token request carries a proof, and the result makes the proofs
     /// of resource requests.
     case dpop(key: ProofKey)
-
-    /// The key the token is bound to.
-    package var key: ProofKey {
-        switch self {
-        case .signedHTTPRequest(let key, _, _, _), .dpop(let key): key
-        }
-    }
+    /// Microsoft Entra's mTLS proof of possession (``MSALAuthenticationSchemeMutualTLSPop``): the
+    /// token request is made over TLS with `certificate`, which the token is bound to; the token
+    /// is presented as issued, with `mtls_pop` as its `Authorization` scheme.
+    case mutualTLS(certificate: MSALClientCertificate)
 
     /// The DPoP key, when the token requests carry DPoP proofs.
     package var dpopKey: ProofKey? {
@@ -63,20 +60,37 @@ extension TokenClient {
                 throw error.correlated(correlationID)
             }
             return (.dpop(keyID: key.thumbprint), .dpop(key: key))
+        case is MSALAuthenticationSchemeMutualTLSPop:
+            guard let certificate = clientAuthentication?.certificate else {
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
+                    message:
+                        "mTLS proof of possession needs a certificate credential (MSALClientCredential.certificate or .tlsClientCertificate); this application has "
+                        + (clientAuthentication == nil ? "none" : "a secret or an assertion provider"),
+                    correlationID: correlationID)
+            }
+            return (.mtlsPop(keyID: certificate.x5tS256), .mutualTLS(certificate: certificate))
         case let other?:
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter,
                 message:
-                    "The authentication scheme \(type(of: other)) is not one swift-msal knows (MSALAuthenticationSchemeBearer, MSALAuthenticationSchemePop or MSALAuthenticationSchemeDPoP)",
+                    "The authentication scheme \(type(of: other)) is not one swift-msal knows (MSALAuthenticationSchemeBearer, MSALAuthenticationSchemePop, MSALAuthenticationSchemeDPoP or MSALAuthenticationSchemeMutualTLSPop)",
                 correlationID: correlationID)
         }
     }
 
     /// The token request fields of `scheme`: `token_type=pop` and `req_cnf` (the key's thumbprint)
-    /// for MSAL's proof of possession; none for a bearer token or DPoP (whose proof is a header).
+    /// for MSAL's proof of possession; `token_type=mtls_pop` for Entra's mTLS proof of possession
+    /// (the TLS handshake names the certificate); none for a bearer token or DPoP (whose proof is a header).
     package func tokenRequestFields(_ presentation: TokenPresentation?) -> [(String, String)] {
-        guard case .signedHTTPRequest(let key, _, _, _) = presentation else { return [] }
-        return [("token_type", TokenScheme.Kind.pop.tokenType), ("req_cnf", SignedHTTPRequest.requestConfirmation(key))]
+        switch presentation {
+        case .signedHTTPRequest(let key, _, _, _):
+            return [("token_type", TokenScheme.Kind.pop.tokenType), ("req_cnf", SignedHTTPRequest.requestConfirmation(key))]
+        case .mutualTLS:
+            return [("token_type", TokenScheme.Kind.mtlsPop.tokenType)]
+        case .dpop, nil:
+            return []
+        }
     }
 
     /// `result` as `presentation` shows it: its access token in a signed HTTP request made now, or
@@ -87,6 +101,8 @@ extension TokenClient {
             return result
         case .dpop(let key):
             return result.presented(scheme: "DPoP", headerScheme: "DPoP", token: result.boundAccessToken, dpopKey: key)
+        case .mutualTLS:
+            return result.presented(scheme: "mtls_pop", headerScheme: "mtls_pop", token: result.boundAccessToken)
         case .signedHTTPRequest(let key, let method, let url, let nonce):
             let signed: String
             do throws(MSALFailure) {

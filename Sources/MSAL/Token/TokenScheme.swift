@@ -14,12 +14,17 @@ package enum TokenScheme: Hashable, Sendable {
     /// DPoP (RFC 9449) for OpenID providers (`token_type` `DPoP`): the token is bound to the key whose
     /// RFC 7638 thumbprint is `keyID` (`cnf.jkt`), and each use carries a proof signed with it.
     case dpop(keyID: String)
+    /// Microsoft Entra's mTLS proof of possession (`token_type=mtls_pop`): an app token bound to
+    /// the client certificate whose SHA-256 thumbprint (`x5t#S256`, base64url) is `keyID`, used
+    /// only over TLS connections made with that certificate.
+    case mtlsPop(keyID: String)
 
     /// A scheme without its key: what a cache index records of each access token.
     package enum Kind: UInt8, Hashable, Sendable {
         case bearer
         case pop
         case dpop
+        case mtlsPop
 
         /// The kind whose `token_type` is `tokenType` (UTF-8, ASCII case ignored); `nil` for one this
         /// library does not know.
@@ -34,6 +39,8 @@ package enum TokenScheme: Hashable, Sendable {
                 self = .pop
             } else if named("DPoP") {
                 self = .dpop
+            } else if named("mtls_pop") {
+                self = .mtlsPop
             } else {
                 return nil
             }
@@ -45,6 +52,7 @@ package enum TokenScheme: Hashable, Sendable {
             case .bearer: "Bearer"
             case .pop: "pop"
             case .dpop: "DPoP"
+            case .mtlsPop: "mtls_pop"
             }
         }
     }
@@ -55,6 +63,7 @@ package enum TokenScheme: Hashable, Sendable {
         case .bearer: .bearer
         case .pop: .pop
         case .dpop: .dpop
+        case .mtlsPop: .mtlsPop
         }
     }
 
@@ -62,7 +71,7 @@ package enum TokenScheme: Hashable, Sendable {
     package var keyID: String? {
         switch self {
         case .bearer: nil
-        case .pop(let keyID), .dpop(let keyID): keyID
+        case .pop(let keyID), .dpop(let keyID), .mtlsPop(let keyID): keyID
         }
     }
 

@@ -27,6 +27,10 @@ public struct AccessToken: Sendable {
     /// for a token not bound to a DPoP key.
     public var dpopKeyThumbprint: String? { jwt.claims.root["cnf"]?["jkt"]?.string }
 
+    /// `cnf` `x5t#S256`: the base64url SHA-256 thumbprint of the client certificate the token is
+    /// bound to (RFC 8705 §3.1); `nil` for a token not bound to a certificate.
+    public var certificateThumbprint: String? { jwt.claims.root["cnf"]?["x5t#S256"]?.string }
+
     /// `iss`.
     public var issuer: String? { jwt.stringClaim("iss") }
     /// `aud`, as a list.

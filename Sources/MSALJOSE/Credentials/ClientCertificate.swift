@@ -26,7 +26,8 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
     package let sha1Thumbprint: [UInt8]
     /// The RSA modulus size in bits.
     package let keyBits: Int
-    private let key: OpenSSLKey
+    /// The private key (used inside MSALJOSE only).
+    let key: OpenSSLKey
 
     /// Reads and checks a private key and its certificate (chain) from PEM text.
     ///

@@ -1,7 +1,7 @@
 /// The keys of the unified cache schema: fields joined with `-`, lower-cased (AppMetadata aside).
 package enum CacheKey {
     /// `<home_account_id>-<environment>-accesstoken-<client_id>-<realm>-<target>`, lower-cased.
-    /// A bound token's key (``TokenScheme/Kind/pop``, ``TokenScheme/Kind/dpop``) says so, as MSAL.NET and MSAL for iOS key it:
+    /// A bound token's key (``TokenScheme/Kind/pop``, ``TokenScheme/Kind/dpop``, ``TokenScheme/Kind/mtlsPop``) says so, as MSAL.NET and MSAL for iOS key it:
     /// `…-accesstoken_with_authscheme-<client_id>-<realm>-<target>-<token type>`.
     package static func accessToken(
         homeAccountID: String, environment: String, clientID: String, realm: String, target: String, scheme: TokenScheme.Kind = .bearer
@@ -9,7 +9,7 @@ package enum CacheKey {
         switch scheme {
         case .bearer:
             return CacheText.lowercased([homeAccountID, environment, "accesstoken", clientID, realm, target].joined(separator: "-"))
-        case .pop, .dpop:
+        case .pop, .dpop, .mtlsPop:
             return CacheText.lowercased(
                 [homeAccountID, environment, "accesstoken_with_authscheme", clientID, realm, target, scheme.tokenType].joined(
                     separator: "-"))

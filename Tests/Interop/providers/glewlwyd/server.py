@@ -11,6 +11,13 @@ Usage:
       credentials grant (client secret, private_key_jwt), unless
       --no-client-credentials.
 
+  python3 server.py --state-dir DIR --mtls [options]
+      The same, but glewlwyd itself serves HTTPS on the public port (no proxy,
+      so no request counting and no /test/* endpoints), with a private PKI made
+      by the openssl CLI in DIR/mtls/, and two more client-credentials clients
+      that authenticate with a TLS client certificate (RFC 8705):
+      tls_client_auth (subject DN) and self_signed_tls_client_auth.
+
   python3 server.py add-redirect --state-dir DIR [--client-id ID] URI [URI...]
       Adds exact redirect URIs to a client of a running instance (glewlwyd
       compares redirect_uri by exact string, so loopback ports must be
@@ -34,6 +41,7 @@ import shutil
 import signal
 import socket
 import sqlite3
+import ssl
 import subprocess
 import sys
 import threading
@@ -76,6 +84,16 @@ CC_OTHER_SCOPES = ["api.write"]
 # client-jwks-parameter); both are declared in the schema's client data-format already
 CLIENT_PUBKEY_PROPERTY = "pubkey"
 CLIENT_JWKS_PROPERTY = "jwks"
+# --mtls: clients that authenticate with a TLS client certificate (RFC 8705 §2), their
+# certificates' subjects (openssl -subj order; glewlwyd compares the RFC 4514 form), and the
+# client property holding the expected subject DN (not in the schema's client data-format)
+MTLS_DN_CLIENT_ID = "swift-msal-mtls-dn-client"
+MTLS_SELF_SIGNED_CLIENT_ID = "swift-msal-mtls-self-signed-client"
+MTLS_DN_SUBJECT = "/O=swift-msal/CN=swift-msal-mtls-dn-client"
+MTLS_WRONG_DN_SUBJECT = "/O=swift-msal/CN=someone-else"
+MTLS_SELF_SIGNED_SUBJECT = "/CN=swift-msal-mtls-self-signed-client"
+MTLS_STRANGER_SUBJECT = "/CN=stranger"
+MTLS_DN_PROPERTY = "tls_client_auth_subject_dn"
 
 
 def log(msg):
@@ -203,6 +221,85 @@ def make_client_key_and_certificate(state_dir, client_id):
             "pubkey": pubkey, "jwk": jwk, "x5t": x5t, "x5t#S256": x5t_s256, "x5c": [x5c]}
 
 
+def _openssl(*args, cwd=None):
+    return subprocess.run(["openssl"] + list(args), check=True, capture_output=True, cwd=cwd).stdout
+
+
+def _certificate_facts(cert_path):
+    """subject DN (RFC 4514, as glewlwyd's GnuTLS prints it), x5t#S256, the DER as base64
+    (x5c member) and the RSA public numbers of a PEM certificate"""
+    der = _openssl("x509", "-in", cert_path, "-outform", "DER")
+    subject = _openssl("x509", "-in", cert_path, "-noout", "-subject", "-nameopt", "RFC2253").decode().strip()
+    subject = subject.split("=", 1)[1] if subject.startswith("subject=") else subject
+    pub_pem = _openssl("x509", "-in", cert_path, "-noout", "-pubkey")
+    spki = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=pub_pem, check=True,
+                          capture_output=True).stdout
+    # SubjectPublicKeyInfo: AlgorithmIdentifier, BIT STRING (unused-bits byte + RSAPublicKey(n, e))
+    _, spki_content, _ = _der_read(spki, 0)
+    bits = _der_children(spki_content)[1][1][1:]
+    _, rsa_content, _ = _der_read(bits, 0)
+    n, e = [v for (_, v) in _der_children(rsa_content)]
+    return {"subject_dn": subject, "x5t#S256": _b64u(hashlib.sha256(der).digest()),
+            "x5c": base64.b64encode(der).decode("ascii"), "n": _b64u_int(n), "e": _b64u_int(e)}
+
+
+def make_mtls_pki(state_dir):
+    """A throwaway PKI for --mtls in STATE/mtls (openssl CLI, RSA 2048, SHA-256, 10 years):
+
+    * ca.pem: the CA (trust anchor for glewlwyd's server certificate and the CA-signed clients)
+    * server.pem: glewlwyd's TLS certificate, SAN IP:127.0.0.1 and DNS:localhost
+    * dn-client.pem: CA-signed, the subject registered for the tls_client_auth client
+    * wrong-dn.pem: CA-signed, another subject (trusted by glewlwyd, matches no client)
+    * self-signed.pem: self-signed, registered (x5c) for the self_signed_tls_client_auth client
+    * stranger.pem: self-signed, known to nobody
+    * client-trust.pem: what glewlwyd verifies client certificates with (secure_connection_ca_file):
+      the CA plus self-signed.pem (GnuTLS drops a certificate it cannot verify, so a self-signed
+      client certificate must be in the bundle itself)
+    """
+    d = os.path.join(state_dir, "mtls")
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(d)
+
+    def path(name):
+        return os.path.join(d, name)
+
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca-key.pem"), "-out", path("ca.pem"),
+             "-days", "3650", "-sha256", "-subj", "/CN=swift-msal glewlwyd test CA",
+             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+    def ca_signed(name, subject, san, eku):
+        _openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", path(name + "-key.pem"),
+                 "-out", path(name + ".csr"), "-subj", subject)
+        with open(path(name + ".ext"), "w", encoding="ascii") as f:
+            f.write("basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
+                    "extendedKeyUsage=%s\nsubjectAltName=%s\n" % (eku, san))
+        _openssl("x509", "-req", "-in", path(name + ".csr"), "-CA", path("ca.pem"), "-CAkey", path("ca-key.pem"),
+                 "-set_serial", "0x" + secrets.token_hex(8), "-out", path(name + ".pem"), "-days", "3650",
+                 "-sha256", "-extfile", path(name + ".ext"))
+
+    def self_signed(name, subject):
+        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path(name + "-key.pem"),
+                 "-out", path(name + ".pem"), "-days", "3650", "-sha256", "-subj", subject)
+
+    ca_signed("server", "/CN=127.0.0.1", "IP:127.0.0.1,DNS:localhost", "serverAuth")
+    ca_signed("dn-client", MTLS_DN_SUBJECT, "DNS:dn-client.swift-msal.test", "clientAuth")
+    ca_signed("wrong-dn", MTLS_WRONG_DN_SUBJECT, "DNS:someone-else.swift-msal.test", "clientAuth")
+    self_signed("self-signed", MTLS_SELF_SIGNED_SUBJECT)
+    self_signed("stranger", MTLS_STRANGER_SUBJECT)
+    with open(path("client-trust.pem"), "w", encoding="ascii") as out:
+        for name in ("ca.pem", "self-signed.pem"):
+            with open(path(name), encoding="ascii") as f:
+                out.write(f.read())
+    os.unlink(path("ca-key.pem"))  # nothing else is ever signed with it
+    pki = {"dir": d, "ca_file": path("ca.pem"), "client_trust_file": path("client-trust.pem"),
+           "server_key": path("server-key.pem"), "server_cert": path("server.pem")}
+    for name in ("dn-client", "wrong-dn", "self-signed", "stranger"):
+        pki[name] = dict(_certificate_facts(path(name + ".pem")), private_key_pem=path(name + "-key.pem"),
+                         certificate_pem=path(name + ".pem"))
+    return pki
+
+
 # --------------------------------------------------------------------------
 # Small HTTP helper with a cookie jar, no redirect following
 # --------------------------------------------------------------------------
@@ -213,11 +310,13 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 class ApiSession:
-    def __init__(self, base):
+    def __init__(self, base, ssl_context=None):
         self.base = base.rstrip("/")
         self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect())
+        handlers = [urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect()]
+        if ssl_context is not None:
+            handlers.append(urllib.request.HTTPSHandler(context=ssl_context))
+        self.opener = urllib.request.build_opener(*handlers)
         self.logged_in = False
 
     def call(self, method, path, body=None, expect=(200,), timeout=30, _retry=True):
@@ -299,7 +398,7 @@ def prepare_webapp(state_dir):
     return dest
 
 
-def write_glewlwyd_conf(path, *, port, external_url, webapp, db_path, log_path, log_level):
+def write_glewlwyd_conf(path, *, port, external_url, webapp, db_path, log_path, log_level, pki=None):
     q = json.dumps  # libconfig strings use C-style escapes; JSON quoting is compatible for paths/URLs
     mime = [(".html", "text/html", 1), (".css", "text/css", 1), (".js", "application/javascript", 1),
             (".json", "application/json", 1), (".txt", "text/plain", 1), (".png", "image/png", 0),
@@ -347,13 +446,21 @@ static_files_mime_types = (
 {mime_txt}
 );
 """
+    if pki is not None:
+        # HTTPS on the port itself; client certificates are requested (not required) and those
+        # that verify against secure_connection_ca_file reach the plugin (src/glewlwyd.c, ulfius)
+        text += f"""use_secure_connection = true
+secure_connection_key_file = {q(pki["server_key"])}
+secure_connection_pem_file = {q(pki["server_cert"])}
+secure_connection_ca_file = {q(pki["client_trust_file"])}
+"""
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
 
 def oidc_plugin_parameters(issuer, jwks_private, access_token_seconds, refresh_token_seconds,
-                           device_interval, iss_parameter, client_credentials=True):
-    return {
+                           device_interval, iss_parameter, client_credentials=True, mtls=False):
+    params = {
         "iss": issuer,
         "oauth-as-iss-id": iss_parameter,
         "subject-type": "public",
@@ -475,6 +582,16 @@ def oidc_plugin_parameters(issuer, jwks_private, access_token_seconds, refresh_t
         "oauth-fapi-ciba-confidential-client": False,
         "oauth-fapi-ciba-push-forbidden": False,
     }
+    if mtls:
+        # RFC 8705: the client certificate of the TLS connection (never a header), checked only on
+        # the mtls_endpoint_aliases (<issuer>/mtls/token, ...); self-signed certificates allowed
+        params.update({
+            "client-cert-source": "TLS",
+            "client-cert-header-name": "",
+            "client-cert-use-endpoint-aliases": True,
+            "client-cert-self-signed-allowed": True,
+        })
+    return params
 
 
 def client_body(client_id, name, redirect_uris, post_logout_uris, sign_kid=None):
@@ -527,7 +644,25 @@ def confidential_client_bodies(secret, jwt_key, key_source):
     return secret_client, jwt_client
 
 
-def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris, confidential=None):
+def mtls_client_bodies(pki):
+    """the two mutual-TLS client-credentials clients (POST /api/client/ bodies)"""
+    common = {"enabled": True, "confidential": True, "scope": list(CC_SCOPES), "redirect_uri": [],
+              "authorization_type": ["client_credentials"]}
+    dn_client = dict(common, client_id=MTLS_DN_CLIENT_ID, name="swift-msal tls_client_auth client",
+                     description="swift-msal interop test client (tls_client_auth, subject DN, client credentials)",
+                     token_endpoint_auth_method=["tls_client_auth"])
+    dn_client[MTLS_DN_PROPERTY] = pki["dn-client"]["subject_dn"]
+    cert = pki["self-signed"]
+    self_signed_client = dict(
+        common, client_id=MTLS_SELF_SIGNED_CLIENT_ID, name="swift-msal self_signed_tls_client_auth client",
+        description="swift-msal interop test client (self_signed_tls_client_auth, client credentials)",
+        token_endpoint_auth_method=["self_signed_tls_client_auth"])
+    self_signed_client[CLIENT_JWKS_PROPERTY] = {"keys": [{
+        "kty": "RSA", "n": cert["n"], "e": cert["e"], "use": "sig", "kid": cert["x5t#S256"], "x5c": [cert["x5c"]]}]}
+    return dn_client, self_signed_client
+
+
+def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris, confidential=None, pki=None):
     api.login_admin()
 
     # 1. let the client database backend store the 'sign_kid' client property
@@ -537,6 +672,9 @@ def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris,
     # end_session reads the client property 'post_logout_redirect_uris' (plural, a list), which the
     # schema's default data-format does not declare (it only has 'post_logout_redirect_uri')
     params["data-format"]["post_logout_redirect_uris"] = {"multiple": True, "read": True, "write": True}
+    if pki is not None:
+        # the schema declares tls_client_auth_san_* but not the subject DN property
+        params["data-format"][MTLS_DN_PROPERTY] = {"multiple": False, "read": True, "write": True}
     api.call("PUT", "/api/mod/client/database", {
         "display_name": mod.get("display_name", "Database backend"),
         "parameters": params,
@@ -572,7 +710,8 @@ def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris,
         "order_rank": 0, "readonly": False,
         "parameters": oidc_plugin_parameters(issuer, jwks_private, args.access_token_seconds,
                                              args.refresh_token_seconds, args.device_interval,
-                                             not args.no_iss_parameter, confidential is not None)})
+                                             not args.no_iss_parameter, confidential is not None,
+                                             mtls=pki is not None)})
 
     # 5. clients
     api.call("POST", "/api/client/", client_body(PUBLIC_CLIENT_ID, "swift-msal public client",
@@ -593,6 +732,17 @@ def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris,
             raise RuntimeError("client property %r was not stored: %r" % (CLIENT_PUBKEY_PROPERTY, jwt_client))
         if args.jwt_client_key in ("both", "jwks") and not jwt_client.get(CLIENT_JWKS_PROPERTY):
             raise RuntimeError("client property %r was not stored: %r" % (CLIENT_JWKS_PROPERTY, jwt_client))
+
+    # 7. mutual-TLS clients (--mtls)
+    if pki is not None:
+        for body in mtls_client_bodies(pki):
+            api.call("POST", "/api/client/", body)
+        _, dn_client = api.call("GET", "/api/client/" + MTLS_DN_CLIENT_ID)
+        if dn_client.get(MTLS_DN_PROPERTY) != pki["dn-client"]["subject_dn"]:
+            raise RuntimeError("client property %r was not stored: %r" % (MTLS_DN_PROPERTY, dn_client))
+        _, self_signed_client = api.call("GET", "/api/client/" + MTLS_SELF_SIGNED_CLIENT_ID)
+        if not self_signed_client.get(CLIENT_JWKS_PROPERTY):
+            raise RuntimeError("client property %r was not stored: %r" % (CLIENT_JWKS_PROPERTY, self_signed_client))
 
 
 def add_redirect_uris(api, client_id, uris, prop="redirect_uri"):
@@ -822,7 +972,7 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
 # main
 # --------------------------------------------------------------------------
 
-def wait_until_up(port, proc, log_path, timeout=30):
+def wait_until_up(port, proc, log_path, timeout=30, ssl_context=None):
     deadline = time.time() + timeout
     last = None
     while time.time() < deadline:
@@ -833,7 +983,10 @@ def wait_until_up(port, proc, log_path, timeout=30):
                     tail = f.read()[-3000:]
             raise RuntimeError("glewlwyd exited with code %s during start-up\n%s" % (proc.returncode, tail))
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            if ssl_context is not None:
+                conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=2, context=ssl_context)
+            else:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
             conn.request("GET", "/config/")
             resp = conn.getresponse()
             resp.read()
@@ -873,6 +1026,30 @@ def confidential_clients_info(confidential, key_source):
     }
 
 
+def mtls_info(pki, disc):
+    """the JSON line's mutual-TLS members (--mtls)"""
+    def material(name, **extra):
+        c = pki[name]
+        return dict(extra, private_key_pem=c["private_key_pem"], certificate_pem=c["certificate_pem"],
+                    subject_dn=c["subject_dn"], **{"x5t#S256": c["x5t#S256"]})
+    aliases = disc.get("mtls_endpoint_aliases") or {}
+    return {
+        "ca_file": pki["ca_file"],
+        "client_trust_file": pki["client_trust_file"],
+        "mtls_token_endpoint": aliases.get("token_endpoint"),
+        "mtls_endpoint_aliases": aliases,
+        "mtls_clients": {
+            "tls_client_auth": material("dn-client", client_id=MTLS_DN_CLIENT_ID, scopes=list(CC_SCOPES),
+                                        auth_method="tls_client_auth"),
+            "self_signed_tls_client_auth": material("self-signed", client_id=MTLS_SELF_SIGNED_CLIENT_ID,
+                                                    scopes=list(CC_SCOPES), auth_method="self_signed_tls_client_auth"),
+        },
+        # certificates registered for no client: CA-signed (glewlwyd trusts it) with another subject,
+        # and a self-signed one glewlwyd does not trust at all
+        "mtls_certificates": {"wrong_dn": material("wrong-dn"), "stranger": material("stranger")},
+    }
+
+
 def serve(args):
     t0 = time.time()
     state_dir = os.path.abspath(args.state_dir)
@@ -880,14 +1057,22 @@ def serve(args):
     if not os.path.exists(GLEWLWYD_BIN):
         raise SystemExit("glewlwyd is not installed (%s missing): apt-get install glewlwyd" % GLEWLWYD_BIN)
 
-    # the proxy socket is bound first and kept, so its port cannot be stolen
-    proxy_sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    proxy_sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    proxy_sock.bind(("127.0.0.1", args.port or 0))
-    proxy_sock.listen(64)
-    port = proxy_sock.getsockname()[1]
-    base = "http://127.0.0.1:%d" % port
-    issuer = base + "/api/" + PLUGIN_NAME
+    mtls = bool(args.mtls)
+    proxy_sock = None
+    if mtls:
+        # no proxy: glewlwyd serves HTTPS on the public port itself (a plain-HTTP proxy cannot
+        # carry the client's certificate), so the port is known only once glewlwyd has bound it
+        port = None
+        base = issuer = None
+    else:
+        # the proxy socket is bound first and kept, so its port cannot be stolen
+        proxy_sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        proxy_sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        proxy_sock.bind(("127.0.0.1", args.port or 0))
+        proxy_sock.listen(64)
+        port = proxy_sock.getsockname()[1]
+        base = "http://127.0.0.1:%d" % port
+        issuer = base + "/api/" + PLUGIN_NAME
 
     db_path = os.path.join(state_dir, "glewlwyd.db")
     conf_path = os.path.join(state_dir, "glewlwyd.conf")
@@ -907,20 +1092,31 @@ def serve(args):
         # a new secret and a new key pair on every start (the database is recreated anyway)
         confidential = {"secret": secrets.token_urlsafe(24),
                         "jwt_key": make_client_key_and_certificate(state_dir, JWT_CLIENT_ID)}
+    pki = None
+    ssl_context = None
+    if mtls:
+        pki = make_mtls_pki(state_dir)
+        ssl_context = ssl.create_default_context(cafile=pki["ca_file"])
 
     proc = None
     upstream = None
     for attempt in range(5):
-        upstream = free_port()
+        if mtls:
+            upstream = (args.port if args.port and attempt == 0 else free_port())
+            port = upstream
+            base = "https://127.0.0.1:%d" % port
+            issuer = base + "/api/" + PLUGIN_NAME
+        else:
+            upstream = free_port()
         write_glewlwyd_conf(conf_path, port=upstream, external_url=base, webapp=webapp,
-                            db_path=db_path, log_path=log_path, log_level=args.log_level)
+                            db_path=db_path, log_path=log_path, log_level=args.log_level, pki=pki)
         out = open(os.path.join(state_dir, "glewlwyd.stdout.log"), "ab")
         proc = subprocess.Popen([GLEWLWYD_BIN, "--config-file=" + conf_path], stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=subprocess.STDOUT, cwd=state_dir,
                                 preexec_fn=_pdeathsig)
         out.close()
         try:
-            wait_until_up(upstream, proc, log_path)
+            wait_until_up(upstream, proc, log_path, ssl_context=ssl_context)
             break
         except RuntimeError as exc:
             log("start attempt %d failed: %s" % (attempt + 1, exc))
@@ -941,15 +1137,21 @@ def serve(args):
                 proc.wait(5)
 
     try:
-        admin_base = "http://127.0.0.1:%d" % upstream
+        admin_base = "%s://127.0.0.1:%d" % ("https" if mtls else "http", upstream)
         base_redirects = ["http://127.0.0.1/", "http://localhost/", "http://[::1]/"]
         post_logout_uris = ["http://127.0.0.1/logged-out"]
-        configure(ApiSession(admin_base), issuer, jwks_private, args, base_redirects, post_logout_uris,
-                  confidential)
+        configure(ApiSession(admin_base, ssl_context), issuer, jwks_private, args, base_redirects, post_logout_uris,
+                  confidential, pki)
         # sanity check: discovery must advertise exactly our issuer
-        _, disc = ApiSession(admin_base).call("GET", "/api/%s/.well-known/openid-configuration" % PLUGIN_NAME)
+        _, disc = ApiSession(admin_base, ssl_context).call(
+            "GET", "/api/%s/.well-known/openid-configuration" % PLUGIN_NAME)
         if disc.get("issuer") != issuer:
             raise RuntimeError("discovery issuer %r != %r" % (disc.get("issuer"), issuer))
+        if mtls:
+            expected = issuer + "/mtls/token"
+            got = (disc.get("mtls_endpoint_aliases") or {}).get("token_endpoint")
+            if got != expected:
+                raise RuntimeError("discovery mtls_endpoint_aliases.token_endpoint %r != %r" % (got, expected))
     except Exception:
         stop_glewlwyd()
         raise
@@ -986,9 +1188,11 @@ def serve(args):
         "refresh_token_seconds": args.refresh_token_seconds,
         "users": {name: u["password"] for name, u in USERS.items()},
         "user_claims": {name: {"email": u["email"], "name": u["name"]} for name, u in USERS.items()},
-        "stats_url": base + "/test/stats",
-        "stats_reset_url": base + "/test/stats/reset",
-        "add_redirect_url": base + "/test/redirect_uris",
+        # --mtls: no proxy, so no counting and no test endpoints (use `add-redirect`)
+        "request_counting": not mtls,
+        "stats_url": None if mtls else base + "/test/stats",
+        "stats_reset_url": None if mtls else base + "/test/stats/reset",
+        "add_redirect_url": None if mtls else base + "/test/redirect_uris",
         "state_dir": state_dir,
         "log_file": log_path,
         "glewlwyd_pid": proc.pid,
@@ -996,6 +1200,9 @@ def serve(args):
         "glewlwyd_package_version": version,
         "startup_seconds": None,
     }
+    if mtls:
+        info["mtls"] = True
+        info.update(mtls_info(pki, disc))
 
     admin_tls = threading.local()
 
@@ -1003,7 +1210,7 @@ def serve(args):
         # one logged-in admin session per thread (cookie sessions expire slowly; re-login on 401)
         api = getattr(admin_tls, "api", None)
         if api is None:
-            api = ApiSession(admin_base)
+            api = ApiSession(admin_base, ssl_context)
             api.login_admin()
             admin_tls.api = api
         return api
@@ -1018,13 +1225,16 @@ def serve(args):
         "loopback_any_port": bool(args.loopback_any_port),
         "auto_registered": set(),
     }
-    server = ProxyServer(proxy_sock, upstream, ctx)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
-    thread.start()
+    server = None
+    if proxy_sock is not None:
+        server = ProxyServer(proxy_sock, upstream, ctx)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+        thread.start()
 
     state = {"port": port, "glewlwyd_port": upstream, "issuer": issuer, "pid": os.getpid(),
              "glewlwyd_pid": proc.pid, "admin_user": ADMIN_USER, "admin_password": ADMIN_PASSWORD,
-             "client_ids": [PUBLIC_CLIENT_ID, ES256_CLIENT_ID]}
+             "client_ids": [PUBLIC_CLIENT_ID, ES256_CLIENT_ID], "admin_base": admin_base,
+             "ca_file": pki["ca_file"] if pki else None}
     with open(os.path.join(state_dir, STATE_FILE), "w") as f:
         json.dump(state, f, indent=1)
 
@@ -1055,8 +1265,9 @@ def serve(args):
             log("glewlwyd exited unexpectedly with code %s (see %s)" % (proc.returncode, log_path))
             rc = 1
             break
-    server.shutdown()
-    server.server_close()
+    if server is not None:
+        server.shutdown()
+        server.server_close()
     stop_glewlwyd()
     try:
         os.unlink(os.path.join(state_dir, STATE_FILE))
@@ -1072,7 +1283,9 @@ def cmd_add_redirect(args):
             state = json.load(f)
     except OSError:
         raise SystemExit("no running instance: %s not found" % state_path)
-    api = ApiSession("http://127.0.0.1:%d" % state["glewlwyd_port"])
+    ca_file = state.get("ca_file")
+    api = ApiSession(state.get("admin_base") or "http://127.0.0.1:%d" % state["glewlwyd_port"],
+                     ssl.create_default_context(cafile=ca_file) if ca_file else None)
     api.login_admin()
     prop = "post_logout_redirect_uris" if args.post_logout else "redirect_uri"
     now, added = add_redirect_uris(api, args.client_id, args.uris, prop)
@@ -1095,7 +1308,8 @@ def main(argv):
     p.add_argument("--refresh-token-seconds", type=int, default=1209600)
     p.add_argument("--device-interval", type=int, default=1,
                    help="device flow polling interval the server enforces (slow_down below it)")
-    p.add_argument("--port", type=int, default=0, help="proxy (public) port, default: a free one")
+    p.add_argument("--port", type=int, default=0,
+                   help="proxy (public) port, default: a free one (--mtls: glewlwyd's own HTTPS port)")
     p.add_argument("--log-level", default="INFO", choices=["NONE", "ERROR", "WARNING", "INFO", "DEBUG"])
     p.add_argument("--loopback-any-port", action="store_true",
                    help="proxy registers http://127.0.0.1:<port>/... redirect URIs of the test clients "
@@ -1111,9 +1325,17 @@ def main(argv):
     p.add_argument("--no-client-credentials", action="store_true",
                    help="no confidential clients; client credentials grant and allow-non-oidc off "
                         "(the plugin configuration of earlier versions of this launcher)")
+    p.add_argument("--mtls", action="store_true",
+                   help="glewlwyd serves HTTPS itself on the public port (private PKI in DIR/mtls, no counting "
+                        "proxy) and also registers a tls_client_auth and a self_signed_tls_client_auth client "
+                        "(RFC 8705, client credentials, certificate checked on the mtls_endpoint_aliases)")
     args = p.parse_args(argv)
     if args.access_token_seconds <= 0:
         p.error("--access-token-seconds must be positive")
+    if args.mtls and args.no_client_credentials:
+        p.error("--mtls needs the client credentials grant: drop --no-client-credentials")
+    if args.mtls and args.loopback_any_port:
+        p.error("--loopback-any-port is done by the proxy, which --mtls does not run")
     return serve(args)
 
 
