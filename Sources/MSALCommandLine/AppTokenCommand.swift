@@ -14,7 +14,10 @@ struct AppTokenCommand: AsyncParsableCommand {
         discussion: """
             Exactly one credential: --secret-file (a file, or - for standard input), --certificate (a PEM \
             certificate or chain; its private key in --private-key, else in the same file), or \
-            --assertion-file (a signed JWT, read again for every request, as a workload identity token file is).             With --mtls the certificate authenticates the client in the TLS handshake instead of a signed             assertion (RFC 8705 mutual TLS); from Microsoft Entra the token is then an mTLS proof-of-possession             token (mtls_pop), bound to the certificate.
+            --assertion-file (a signed JWT, read again for every request, as a workload identity token file is). \
+            With --mtls the certificate authenticates the client in the TLS handshake instead of a signed \
+            assertion (RFC 8705 mutual TLS); from Microsoft Entra the token is then an mTLS proof-of-possession \
+            token (mtls_pop), bound to the certificate.
             """)
 
     @Option(name: .customLong("client-id"), help: "The application (client) id. Default: $MSAL_CLIENT_ID.")

@@ -4,6 +4,10 @@ import MSALJSON
 
 extension EmulatorCore {
     /// `GET /resource/me`: the user of a valid access token, as JSON.
+    ///
+    /// A token bound to a DPoP key is taken only as `DPoP` with a proof of it; one bound to a client
+    /// certificate (`cnf` `x5t#S256`) only over a connection whose TLS terminator forwarded that
+    /// certificate (``MSALEmulator/Configuration/clientCertificateHeader``), as `Bearer` or `mtls_pop`.
     func resource(_ request: EmulatorHTTPRequest, info: inout EmulatorRequestInfo) async -> EmulatorHTTPResponse {
         let challenge = "Bearer realm=\"\", authorization_uri=\"\(origin)/common/oauth2/v2.0/authorize\""
         func unauthorized(_ description: String?) -> EmulatorHTTPResponse {
@@ -20,8 +24,8 @@ extension EmulatorCore {
         guard let header = request.header("authorization") else { return unauthorized(nil) }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         let scheme = parts.first?.lowercased()
-        guard parts.count == 2, scheme == "bearer" || scheme == "dpop" else {
-            return unauthorized("The Authorization header is not a Bearer or DPoP token.")
+        guard parts.count == 2, scheme == "bearer" || scheme == "dpop" || scheme == "mtls_pop" else {
+            return unauthorized("The Authorization header is not a Bearer, DPoP or mtls_pop token.")
         }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
         let jwt: JWT
@@ -34,6 +38,25 @@ extension EmulatorCore {
         let boundTo = jwt.claims.root["cnf"]?["jkt"]?.string
         if scheme == "dpop" || boundTo != nil {
             if let refusal = dpopRefusal(request, token: token, boundTo: boundTo, scheme: scheme) { return refusal }
+        }
+        // RFC 8705 §3: a certificate-bound token only over a connection made with its certificate.
+        let certificate = jwt.claims.root["cnf"]?["x5t#S256"]?.string
+        if scheme == "mtls_pop", certificate == nil {
+            return unauthorized("The token presented as mtls_pop is not bound to a certificate.")
+        }
+        if let certificate {
+            let presented: [UInt8]?
+            do throws(EmulatorOAuthError) {
+                presented = try tlsCertificateSHA256(request)
+            } catch {
+                return unauthorized("The forwarded client certificate cannot be read.")
+            }
+            guard let presented else {
+                return unauthorized("The token is bound to a client certificate and the connection presented none.")
+            }
+            guard Base64URL.encode(presented) == certificate else {
+                return unauthorized("The token is bound to another client certificate than the connection's.")
+            }
         }
         guard let tenantID = jwt.stringClaim("tid"), tenantSelector(Substring(tenantID)) != nil,
             !EmulatorText.reservedTenants.contains(tenantID),

@@ -5,7 +5,9 @@
 // is compiled here, and a store doing the same runs against the local provider in
 // MSALEmulatorTests (PartitionedCacheTests); so is `VersionedPartitionStore`
 // (PartitionedStoreTests). `proofOfPossessionHeader` is compiled only: the same calls run against
-// the local provider in MSALEmulatorTests (ProofOfPossessionSignInTests).
+// the local provider in MSALEmulatorTests (ProofOfPossessionSignInTests). `mutualTLSAppTokenHeader`
+// is compiled only (a real certificate and provider): the same credential gets bound app tokens
+// from glewlwyd in MSALCommandLineTests (ProviderMutualTLSTests).
 
 import Foundation
 import MSAL
@@ -164,6 +166,23 @@ func dpopHeaders(
         "Authorization": result.authorizationHeader,
         "DPoP": try result.dpopProof(httpMethod: .GET, requestUrl: url, nonce: nonce),
     ]
+}
+
+/// A service's app token bound to its certificate, which authenticates it in the TLS handshake of
+/// the token request (RFC 8705). From Microsoft Entra it is an mTLS proof-of-possession token
+/// (`mtls_pop eyJ…`); other providers bind a `Bearer` token. The API takes either only over a TLS
+/// connection made with the same certificate.
+func mutualTLSAppTokenHeader(authority: MSALAuthority) async throws -> String {
+    let certificate = try MSALClientCertificate(privateKeyFile: "/etc/myservice/key.pem", certificateFile: "/etc/myservice/cert.pem")
+    let app = try MSALConfidentialClientApplication(
+        clientId: "11111111-2222-3333-4444-555555555555",
+        clientCredential: .tlsClientCertificate(certificate),
+        authority: authority)
+    let parameters = MSALClientCredentialParameters(scopes: ["api://orders/.default"])
+    if authority.kind == .aad {
+        parameters.authenticationScheme = MSALAuthenticationSchemeMutualTLSPop()
+    }
+    return try await app.acquireTokenForClient(with: parameters).authorizationHeader
 }
 
 /// Process-wide logging and HTTP settings, set once at launch.

@@ -15,7 +15,7 @@ import Testing
         "MSALJOSE": ["MSALJSON", "MSALSupport", "COpenSSL"],
         "MSAL": ["MSALJOSE", "MSALJSON", "MSALSupport", "CCurl", "NIOCore", "NIOPosix", "NIOHTTP1", "Logging"],
         "MSALURLSession": ["MSAL", "MSALJOSE", "MSALSupport", "FoundationNetworking"],
-        "MSALAsyncHTTPClient": ["MSAL", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOSSL"],
+        "MSALAsyncHTTPClient": ["MSAL", "MSALJOSE", "MSALSupport", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOSSL"],
         "MSALTesting": ["MSAL", "MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "FoundationNetworking"],
         "MSALEmulator": ["MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "NIOHTTP1"],
         "MSALCommandLine": [

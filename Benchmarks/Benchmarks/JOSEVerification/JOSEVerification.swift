@@ -117,6 +117,9 @@ let benchmarks: @Sendable () -> Void = {
     // Proofs of possession against bare OpenSSL signing (ProofSigning.swift).
     proofSigningBenchmarks()
 
+    // A DPoP-bound token's validation against a bearer validation and the proof's bare verify (DPoPValidation.swift).
+    dpopValidationBenchmarks()
+
     // (d) Claims JSON: the same claim set, decoded three ways. Our figure goes
     // through the public JWT.decodeUnverified, so it also pays for splitting
     // the token, base64url-decoding all three segments and parsing the header;

@@ -25,6 +25,28 @@ public final class BaselinePublicKey {
         pointer = key
     }
 
+    /// The public half of the PKCS#8 PEM private key `privateKeyPEM`, as a key holding only the
+    /// public part (what a verifier has); stops the run if OpenSSL cannot read it.
+    public init(publicHalfOf privateKeyPEM: [UInt8]) {
+        let pair = BaselinePrivateKey(pem: privateKeyPEM)
+        let spki: [UInt8] = pair.withKeyPointer { key in
+            let length = i2d_PUBKEY(key, nil)
+            guard length > 0 else { fatalError("i2d_PUBKEY: \(BaselineErrors.drain())") }
+            var der = [UInt8](repeating: 0, count: Int(length))
+            der.withUnsafeMutableBufferPointer { buffer in
+                var cursor = buffer.baseAddress
+                _ = i2d_PUBKEY(key, &cursor)
+            }
+            return der
+        }
+        let key: OpaquePointer? = spki.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let key else { fatalError("d2i_PUBKEY: \(BaselineErrors.drain())") }
+        pointer = key
+    }
+
     deinit {
         EVP_PKEY_free(pointer)
     }
@@ -98,6 +120,25 @@ public struct BaselineInputs {
             signature = Self.derFromJWS(raw, coordinateSize: 32)
         default:
             fatalError("no baseline for \(sample.algorithm)")
+        }
+    }
+
+    /// The inputs of a compact JWS `jws` (ES256: R‖S becomes DER here, once) with `key`: its
+    /// signing input (`header.payload`) and its signature; stops the run if `jws` is not compact.
+    public init(jws: String, algorithm: String, key: BaselinePublicKey) {
+        let utf8 = Array(jws.utf8)
+        guard let secondDot = utf8.lastIndex(of: UInt8(ascii: ".")),
+            let raw = try? Base64URL.decode(bytes: utf8[(secondDot + 1)...])
+        else {
+            fatalError("not a compact JWS with a base64url signature")
+        }
+        self.key = key
+        digest = BaselineDigest(name: "SHA256")
+        message = Array(utf8[..<secondDot])
+        switch algorithm {
+        case "RS256": signature = raw
+        case "ES256": signature = Self.derFromJWS(raw, coordinateSize: 32)
+        default: fatalError("no baseline for \(algorithm)")
         }
     }
 
@@ -220,5 +261,32 @@ public struct BaselineSigner {
                 }
             }
         }
+    }
+}
+
+/// Signs sample access tokens with the samples' RSA key (`rsa-2048-private.pem`, kid
+/// `sample-rsa-2048`, published by ``SampleTenantTransport``), so a benchmark can mint a token
+/// with claims the fixtures do not have (a DPoP binding, `cnf.jkt`).
+public enum SampleTokenSigner {
+    /// `{"alg":"RS256","kid":"sample-rsa-2048","typ":"JWT"}`, then `payload` as given, signed RS256.
+    public static func rs256(payload: String) -> String {
+        let header = #"{"alg":"RS256","kid":"sample-rsa-2048","typ":"JWT"}"#
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+        let signer = BaselineSigner(pem: SampleFixtures.bytes("rsa-2048-private.pem"), message: Array(input.utf8))
+        let signature: [UInt8] = signer.key.withKeyPointer { key in
+            signer.digest.withDigestPointer { md in
+                guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed") }
+                defer { EVP_MD_CTX_free(ctx) }
+                guard EVP_DigestSignInit(ctx, nil, md, nil, key) == 1 else { fatalError("\(BaselineErrors.drain())") }
+                var out = [UInt8](repeating: 0, count: 512)
+                var length = out.count
+                let signed = out.withUnsafeMutableBufferPointer {
+                    EVP_DigestSign(ctx, $0.baseAddress, &length, signer.message, signer.message.count)
+                }
+                guard signed == 1 else { fatalError("\(BaselineErrors.drain())") }
+                return Array(out[..<length])
+            }
+        }
+        return input + "." + Base64URL.encode(signature)
     }
 }

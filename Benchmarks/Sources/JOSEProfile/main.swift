@@ -6,16 +6,19 @@
 // Cases: rs256-msal, rs256-openssl, es256-msal, es256-openssl, claims-msal, access-msal (the
 // public MSALAccessTokenValidator on the sample access token, warm, every signature checked),
 // access-msal-remembered (the same with the validated-token cache on, the default: the token is
-// checked once, then answered from memory).
+// checked once, then answered from memory), dpop-msal (MSALAccessTokenValidator on a DPoP-bound
+// token, warm, with `count` proofs made first and then validated, as DPoPValidation.swift's (v)).
 
 import Foundation
 import JOSEBenchmarkSupport
-import MSAL
+@_spi(Benchmarks) import MSAL
 import MSALJOSE
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    print("usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal|access-msal|access-msal-remembered> [count]")
+    print(
+        "usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal|access-msal|access-msal-remembered|dpop-msal> [count]"
+    )
     exit(2)
 }
 let count = arguments.count >= 3 ? Int(arguments[2]) ?? 1_000 : 1_000
@@ -63,6 +66,27 @@ case "access-msal", "access-msal-remembered":
         var total = 0
         for _ in 0..<count {
             total &+= try await validator.validate(authorizationHeader: header).scopes.count
+        }
+        return total
+    }.value
+case "dpop-msal":
+    let url = URL(string: "https://api.contoso.example/v1.0/orders?page=2")!
+    let key = try MSALProofBenchmarkSupport.dpopKey()
+    let claims = String(decoding: try Base64URL.decode(bytes: SampleCase.accessTokenRS256.segments.payload), as: UTF8.self)
+    let token = SampleTokenSigner.rs256(payload: claims.dropLast() + #","cnf":{"jkt":"\#(key.thumbprint)"}}"#)
+    let proofs = try (0...count).map { _ in
+        try MSALProofBenchmarkSupport.dpopProof(
+            key, method: "GET", url: url, accessToken: token, nonce: nil, issuedAt: Int64(SampleFixtures.now.timeIntervalSince1970))
+    }
+    let validator = try MSALAccessTokenValidator(
+        authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(SampleTenantTransport.tenant)")!),
+        audiences: [SampleFixtures.clientID], transport: SampleTenantTransport(), clock: SampleClock())
+    let header = "DPoP \(token)"
+    checksum = try await Task.detached {
+        var total = 0
+        for proof in proofs {
+            total &+= try await validator.validate(authorizationHeader: header, dpopProof: proof, httpMethod: "GET", requestURL: url)
+                .scopes.count
         }
         return total
     }.value

@@ -95,6 +95,12 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         }
     }
 
+    /// Whether libcurl's message for a failed read or write is OpenSSL's report of a TLS alert
+    /// (`… SSL routines::tlsv13 alert certificate required`), not a plain socket error.
+    private static func isTLSAlert(_ message: String) -> Bool {
+        message.contains("SSL routines") && message.contains("alert")
+    }
+
     /// Maps a libcurl result to an ``MSALFailure``.
     static func error(for code: CURLcode, message: String, host: String) -> MSALFailure {
         let text = String(cString: curl_easy_strerror(code))
@@ -109,6 +115,10 @@ public final class MSALCurlTransport: MSALHTTPTransport {
             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED,
             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CLIENTCERT:
             (internalCode, what) = (.tlsFailure, "failed to establish a secure connection")
+        case CURLE_RECV_ERROR where isTLSAlert(message), CURLE_SEND_ERROR where isTLSAlert(message):
+            // A TLS alert after the handshake: under TLS 1.3 a server that refuses the client's
+            // certificate (or its absence) says so on the first read, not in the handshake.
+            (internalCode, what) = (.tlsFailure, "failed: the server ended the secure connection")
         case CURLE_SEND_FAIL_REWIND:
             // libcurl wanted to resend the request after a reused connection closed (see CurlTransfer).
             (internalCode, what) = (.networkFailure, "failed: the connection closed before any response; the request was not sent again")

@@ -11,6 +11,10 @@ import Foundation
 
         /// The private key as an unencrypted PKCS#8 PEM block, for a baseline that signs with it.
         public func privateKeyPEM() throws -> [UInt8] { try key.privateKeyPEM() }
+
+        /// The key's RFC 7638 SHA-256 thumbprint (base64url): the `cnf.jkt` of a token bound to it,
+        /// for a benchmark that mints a DPoP-bound access token (`DPoPValidation.swift`).
+        public var thumbprint: String { key.thumbprint }
     }
 
     /// A new DPoP key (EC P-256, ES256).

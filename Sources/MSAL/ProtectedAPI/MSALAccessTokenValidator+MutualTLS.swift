@@ -13,7 +13,7 @@ extension MSALAccessTokenValidator {
     /// `mtls_pop`.
     ///
     /// The certificate comes from the server's TLS stack: with SwiftNIO SSL (Hummingbird, Vapor),
-    /// `try channel.nioSSL_peerCertificate()?.toDERBytes()` on the request's channel. Behind a TLS
+    /// `try await channel.nioSSL_peerCertificate().get()?.toDERBytes()` on the request's channel. Behind a TLS
     /// terminator that verifies client certificates and forwards them, decode the forwarded
     /// certificate to DER; never trust such a header from a client directly.
     ///

@@ -318,4 +318,45 @@ struct ProviderMutualTLSTests {
             }
         }
     }
+
+    @Test(
+        "msal app-token --mtls --ca-file against glewlwyd: a bound app token through the alias, then from the cache file; without --ca-file the TLS handshake fails (tlsFailure); without --mtls glewlwyd refuses the assertion"
+    )
+    func command() async throws {
+        try await LocalOIDCProvider.with(.glewlwyd, ["--mtls"]) { provider, directory in
+            let setup = try Setup(provider)
+            let client = try setup.client("tls_client_auth")
+            let clientID = try #require(client.clientID)
+            let cache = directory.appendingPathComponent("cli-cache.json").path
+            let common = [
+                "app-token", "--authority", provider.issuer, "--authority-kind", "oidc", "--client-id", clientID, "--scopes",
+                client.scopes.joined(separator: " "), "--certificate", client.certificatePEM, "--private-key", client.privateKeyPEM,
+                "--cache", cache, "--output", "json",
+            ]
+            let first = try await CommandRunner.run(common + ["--mtls", "--ca-file", setup.caFile])
+            #expect(first.status == 0, "\(first.standardError)")
+            let json = try first.json()
+            #expect(json["token_source"] as? String == "identity_provider")
+            #expect(json["authentication_scheme"] as? String == "Bearer")
+            let token = try #require(json["access_token"] as? String)
+            #expect((try Self.claims(token)["cnf"] as? [String: Any])?["x5t#S256"] as? String == client.x5tS256)
+
+            let hit = try await CommandRunner.run(common + ["--mtls", "--ca-file", setup.caFile])
+            #expect(try hit.json()["access_token"] as? String == token)
+            #expect(try hit.json()["token_source"] as? String == "cache")
+
+            // The system's trust store does not know the test CA.
+            let untrusted = try await CommandRunner.run(common + ["--mtls", "--force-refresh"])
+            #expect(untrusted.status != 0)
+            let error = try untrusted.json()["error"] as? [String: Any]
+            #expect(error?["internal_name"] as? String == "tlsFailure", "\(untrusted.standardOutput)")
+
+            // A signed assertion instead: the client is registered for tls_client_auth only.
+            let assertion = try await CommandRunner.run(common + ["--ca-file", setup.caFile, "--force-refresh"])
+            #expect(assertion.status != 0)
+            let refused = try assertion.json()["error"] as? [String: Any]
+            #expect(refused?["internal_name"] as? String == "internalErrorUnhandledResponse", "\(assertion.standardOutput)")
+        }
+    }
+
 }
