@@ -10,7 +10,8 @@
 //   in lower case; asking for a nonce is exactly a `dpop` challenge whose `error` is
 //   `use_dpop_nonce`. Reading the header twice gives the same challenges.
 // - A proof is refused with a JOSEError, or accepted with a 43-character base64url thumbprint and
-//   a `jti` of 1 to 256 bytes; checking it again gives the same answer.
+//   a `jti` of 1 to 256 bytes; checking it again gives the same answer, and so does checking it
+//   with its header's key remembered from a first check (`DPoPProofKeys`).
 // - `htu` normalization is idempotent and keeps no query or fragment.
 
 import FuzzCheck
@@ -70,9 +71,10 @@ public func fuzzDPoP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 func check(_ proof: String, targetURI: String) {
-    func verify() -> Result<(thumbprint: String, jti: String, issuedAt: Int64), JOSEError> {
+    func verify(rememberingKeys: Bool = false) -> Result<(thumbprint: String, jti: String, issuedAt: Int64), JOSEError> {
         Result(catching: { () throws(JOSEError) in
-            try MSALFuzzingSupport.verifyDPoPProof(proof, method: "POST", targetURI: targetURI, accessToken: nil, nonce: nil, now: now)
+            try MSALFuzzingSupport.verifyDPoPProof(
+                proof, method: "POST", targetURI: targetURI, accessToken: nil, nonce: nil, now: now, rememberingKeys: rememberingKeys)
         })
     }
     let first = verify()
@@ -87,9 +89,17 @@ func check(_ proof: String, targetURI: String) {
             fuzzCheck(false, "the same proof checked again gave another answer")
             return
         }
+        guard case .success(let remembered) = verify(rememberingKeys: true), remembered == accepted else {
+            fuzzCheck(false, "the proof checked with its key remembered gave another answer")
+            return
+        }
     case .failure(let error):
         guard case .failure(let again) = verify(), again.code == error.code else {
             fuzzCheck(false, "the same refused proof checked again gave another answer")
+            return
+        }
+        guard case .failure(let remembered) = verify(rememberingKeys: true), remembered.code == error.code else {
+            fuzzCheck(false, "the refused proof checked with a key store gave another answer")
             return
         }
     }

@@ -28,11 +28,16 @@ public struct MSALAuthorizationCodeFlow: Sendable, Hashable, Codable, CustomStri
     public let claims: String?
     /// When the flow was created.
     public let createdAt: Date
+    /// For a sign-in asked with ``MSALAuthenticationSchemeDPoP``: the RFC 7638 thumbprint of the
+    /// application's DPoP key, sent as `dpop_jkt` so that the code can be redeemed only with a proof
+    /// of that key; `nil` for a bearer sign-in (and in flows stored before it existed).
+    public let dpopKeyThumbprint: String?
 
     package init(
         authorizationURL: URL, state: String, nonce: String, codeVerifier: String, redirectUri: String, scopes: [String],
-        authority: String, claims: String?, createdAt: Date
+        authority: String, claims: String?, createdAt: Date, dpopKeyThumbprint: String? = nil
     ) {
+        self.dpopKeyThumbprint = dpopKeyThumbprint
         self.authorizationURL = authorizationURL
         self.state = state
         self.nonce = nonce

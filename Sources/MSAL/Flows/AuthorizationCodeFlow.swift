@@ -33,12 +33,17 @@ package struct AuthorizationCodeFlow: Sendable {
                         + OAuthErrorResponse.sanitized(parameters.redirectUri, limit: 200),
                     correlationID: correlationID)
             }
-            guard try client.tokenScheme(values.authenticationScheme, correlationID: correlationID).presentation == nil else {
+            // Bearer or DPoP tokens: MSAL's PoP and Entra's mTLS PoP come from acquireTokenSilent and
+            // acquireTokenForClient.
+            let presentation = try client.tokenScheme(values.authenticationScheme, correlationID: correlationID).presentation
+            guard presentation == nil || presentation?.dpopKey != nil else {
                 throw MSALFailure(
                     .internal, internalCode: .internalErrorInvalidParameter,
-                    message: "A web app's sign-in gives bearer tokens; ask for a proof-of-possession token with acquireTokenSilent",
+                    message:
+                        "A web app's sign-in gives bearer or DPoP tokens; ask for a proof-of-possession token with acquireTokenSilent",
                     correlationID: correlationID)
             }
+            let dpopKeyThumbprint = presentation?.dpopKey?.thumbprint
             let authority = client.defaultAuthority
             let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
             let secrets = try client.interactiveSecrets(correlationID: correlationID)
@@ -48,12 +53,13 @@ package struct AuthorizationCodeFlow: Sendable {
                 scope: TokenRequests.scopeParameter(scopes), state: secrets.state, nonce: secrets.nonce,
                 codeChallenge: secrets.pkce.challenge,
                 prompt: parameters.promptType.parameterValue, loginHint: parameters.loginHint, domainHint: parameters.domainHint,
-                claims: claims, extraQueryParameters: values.extraQueryParameters, microsoft: authority.kind.isMicrosoft)
+                claims: claims, extraQueryParameters: values.extraQueryParameters, microsoft: authority.kind.isMicrosoft,
+                dpopKeyThumbprint: dpopKeyThumbprint)
             client.logger.info("Web sign-in started: sign-in page on \(host: url)", correlationID: correlationID)
             return MSALAuthorizationCodeFlow(
                 authorizationURL: url, state: secrets.state, nonce: secrets.nonce, codeVerifier: secrets.pkce.verifier,
                 redirectUri: parameters.redirectUri, scopes: scopes, authority: authority.url.absoluteString, claims: claims,
-                createdAt: client.clock.now())
+                createdAt: client.clock.now(), dpopKeyThumbprint: dpopKeyThumbprint)
         } catch let error as MSALFailure {
             throw error.correlated(correlationID)
         }
@@ -90,6 +96,20 @@ package struct AuthorizationCodeFlow: Sendable {
                     message: "The sign-in flow was started for another authority (\(flow.authority)) than this application's",
                     correlationID: correlationID)
             }
+            // A DPoP sign-in's code is bound to the key named when it started (`dpop_jkt`): redeemed
+            // only with a proof of that key, which must still be this application's.
+            var presentation: TokenPresentation?
+            if let thumbprint = flow.dpopKeyThumbprint {
+                let key = try client.proofKeys.key(.dpop)
+                guard key.thumbprint == thumbprint else {
+                    throw MSALFailure(
+                        .internal, internalCode: .internalErrorInvalidParameter,
+                        message:
+                            "The sign-in was started with another DPoP key than this application's: start it again (a service's replicas share the key only through a shared cache file)",
+                        correlationID: correlationID)
+                }
+                presentation = .dpop(key: key)
+            }
             let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
             let code = try InteractiveFlow.authorizationCode(redirect, metadata: metadata, correlationID: correlationID)
             let request = TokenRequests.authorizationCode(
@@ -98,11 +118,14 @@ package struct AuthorizationCodeFlow: Sendable {
                 scope: TokenRequests.scopeParameter(flow.scopes), codeVerifier: flow.codeVerifier, claims: flow.claims,
                 extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
                 authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))
-            return try await client.redeem(
+            let result = try await client.redeem(
                 request,
                 TokenRedemption(
                     authority: authority, metadata: metadata, scopes: flow.scopes, nonce: flow.nonce, expectedAccount: nil,
-                    grant: .authorizationCode, correlationID: correlationID))
+                    grant: .authorizationCode, correlationID: correlationID,
+                    scheme: presentation.flatMap { $0.dpopKey.map { TokenScheme.dpop(keyID: $0.thumbprint) } } ?? .bearer,
+                    presentation: presentation))
+            return try client.present(result, presentation)
         } catch let error as MSALFailure {
             throw error.correlated(correlationID)
         }

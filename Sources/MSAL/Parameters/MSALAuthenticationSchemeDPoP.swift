@@ -8,8 +8,8 @@
 /// ``MSALResult/dpopProof(httpMethod:requestUrl:nonce:)`` makes. A provider's `DPoP-Nonce`
 /// (`use_dpop_nonce`) is answered by the library.
 ///
-/// The public client's interactive, silent and device code requests, a web app's silent requests
-/// and a confidential client's app-token requests accept it.
+/// The public client's interactive, silent and device code requests, a web app's sign-in and
+/// silent requests, and a confidential client's app-token requests accept it.
 ///
 /// A provider that answers without binding the token (`token_type` `Bearer`, as Microsoft Entra
 /// answers) is refused with ``MSALInternalError/internalErrorInvalidResponse``: a request for a

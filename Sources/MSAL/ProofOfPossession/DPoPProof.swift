@@ -22,16 +22,27 @@ package enum DPoPProof {
     package static func make(
         key: ProofKey, method: String, url: URL, accessToken: String? = nil, nonce: String? = nil, issuedAt: Int64
     ) throws(MSALFailure) -> String {
-        var claims: [JSONMember] = [
-            JSONMember(name: "jti", value: .string(try uniqueID())),
-            JSONMember(name: "htm", value: .string(method)),
-            JSONMember(name: "htu", value: .string(targetURI(url))),
-            JSONMember(name: "iat", value: .number(String(issuedAt))),
-        ]
-        if let accessToken { claims.append(JSONMember(name: "ath", value: .string(try tokenHash(accessToken)))) }
-        if let nonce { claims.append(JSONMember(name: "nonce", value: .string(nonce))) }
+        // The claims written straight to bytes, in the order JSONWriter would write them: one proof
+        // per resource request, so no intermediate JSON values.
+        var claims: [UInt8] = []
+        claims.reserveCapacity(256 + (nonce?.utf8.count ?? 0))
+        func member(_ name: StaticString, _ value: String, first: Bool = false) {
+            claims.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            claims.append(UInt8(ascii: "\""))
+            name.withUTF8Buffer { claims.append(contentsOf: $0) }
+            claims.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+            JSONStringEncoding.appendQuoted(value, to: &claims)
+        }
+        member("jti", try uniqueID(), first: true)
+        member("htm", method)
+        member("htu", targetURI(url))
+        claims.append(contentsOf: #","iat":"#.utf8)
+        claims.append(contentsOf: String(issuedAt).utf8)
+        if let accessToken { member("ath", try tokenHash(accessToken)) }
+        if let nonce { member("nonce", nonce) }
+        claims.append(UInt8(ascii: "}"))
         do throws(JOSEError) {
-            return try key.signingKey.sign(encodedHeader: key.encodedDPoPHeader, payloadBytes: JSONWriter.write(.object(claims)))
+            return try key.signingKey.sign(encodedHeader: key.encodedDPoPHeader, payloadBytes: claims)
         } catch {
             throw MSALFailure(error)
         }
@@ -66,8 +77,15 @@ package enum DPoPProof {
 
     /// `ath`: the base64url SHA-256 of the access token's ASCII bytes.
     package static func tokenHash(_ accessToken: String) throws(MSALFailure) -> String {
-        // The same digest as an on-behalf-of assertion's cache key.
-        try OnBehalfOfFlow.assertionHash(accessToken)
+        // Hashed in place: the token's own UTF-8 bytes, not a copy of them.
+        var token = accessToken
+        let digest = token.withUTF8 { bytes in
+            Result { () throws(JOSEError) -> [UInt8] in try MessageDigest.sha256(UnsafeRawBufferPointer(bytes)) }
+        }
+        switch digest {
+        case .success(let bytes): return Base64URL.encode(bytes)
+        case .failure(let error): throw MSALFailure(error)
+        }
     }
 
     /// `jti`: 128 random bits, base64url.

@@ -61,7 +61,8 @@ extension MSALAccessTokenValidator {
         let proof: DPoPProofVerifier.Proof
         do throws(JOSEError) {
             proof = try DPoPProofVerifier(maximumAge: lifetime, clockSkew: Int64(min(clockSkew, 60))).verify(
-                dpopProof, method: httpMethod, targetURI: requestURL.absoluteString, accessToken: token, nonce: nil, now: seconds)
+                dpopProof, method: httpMethod, targetURI: requestURL.absoluteString, accessToken: token, nonce: nil, now: seconds,
+                keys: dpopProofKeys)
         } catch {
             throw Self.invalidProof("The DPoP proof is not valid: \(error.message)", correlationID)
         }
@@ -89,12 +90,33 @@ extension MSALAccessTokenValidator {
     }
 
     /// The scheme and the credentials of an `Authorization` header value; `nil` without both.
+    ///
+    /// Read on the UTF-8 bytes: the scheme ends at the first space or tab, and the credentials are
+    /// what follows without surrounding spaces and tabs (Foundation's trimming went through UTF-16
+    /// and cost a DPoP request a fifth of its validation).
     static func credentials(_ header: String?) -> (scheme: Substring, token: String)? {
-        guard let header else { return nil }
-        let parts = header.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
-        guard parts.count == 2 else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, token.utf8.count <= JWTVerifier.defaultMaximumTokenSize else { return nil }
-        return (parts[0], token)
+        guard var header else { return nil }
+        let bounds: (scheme: Int, start: Int, end: Int)? = header.withUTF8 { bytes in
+            func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+            var start = 0
+            while start < bytes.count, isBlank(bytes[start]) { start += 1 }
+            var schemeEnd = start
+            while schemeEnd < bytes.count, !isBlank(bytes[schemeEnd]) { schemeEnd += 1 }
+            var tokenStart = schemeEnd
+            while tokenStart < bytes.count, isBlank(bytes[tokenStart]) { tokenStart += 1 }
+            var tokenEnd = bytes.count
+            while tokenEnd > tokenStart, isBlank(bytes[tokenEnd - 1]) { tokenEnd -= 1 }
+            guard schemeEnd > start, tokenEnd > tokenStart, tokenEnd - tokenStart <= JWTVerifier.defaultMaximumTokenSize else {
+                return nil
+            }
+            return (schemeEnd, tokenStart, tokenEnd)
+        }
+        guard let bounds else { return nil }
+        let utf8 = header.utf8
+        let schemeStart = utf8.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? utf8.startIndex
+        let scheme = Substring(utf8[schemeStart..<utf8.index(utf8.startIndex, offsetBy: bounds.scheme)])
+        let token = String(
+            Substring(utf8[utf8.index(utf8.startIndex, offsetBy: bounds.start)..<utf8.index(utf8.startIndex, offsetBy: bounds.end)]))
+        return (scheme, token)
     }
 }

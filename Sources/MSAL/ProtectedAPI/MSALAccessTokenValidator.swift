@@ -54,6 +54,8 @@ public final class MSALAccessTokenValidator: Sendable {
     public let dpop: MSALDPoPValidationOptions
     /// The DPoP proofs accepted and not yet too old, so none is accepted twice.
     let dpopProofIDs: DPoPReplayCache
+    /// The keys of the DPoP proof headers seen lately, read and thumbprinted once each.
+    let dpopProofKeys = DPoPProofKeys()
 
     /// Creates a validator.
     ///

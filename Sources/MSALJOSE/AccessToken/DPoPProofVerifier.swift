@@ -45,8 +45,11 @@ package struct DPoPProofVerifier: Sendable {
     ///   - nonce: The nonce the server requires; `nil` accepts a proof with or without one.
     ///   - now: The current time in seconds since 1970.
     /// - Throws: ``JOSEError`` naming the first check that failed.
+    ///   - keys: Where the keys of proof headers seen before are remembered (``DPoPProofKeys``): a
+    ///     header met again is not read, checked and thumbprinted again. `nil`: every proof's key is read.
     package func verify(
-        _ proof: String, method: String, targetURI: String, accessToken: String?, nonce: String?, now: Int64
+        _ proof: String, method: String, targetURI: String, accessToken: String?, nonce: String?, now: Int64,
+        keys: DPoPProofKeys? = nil
     ) throws(JOSEError) -> Proof {
         var token = proof
         let (jws, claims, signingInput) = try token.withUTF8Bytes {
@@ -59,14 +62,15 @@ package struct DPoPProofVerifier: Sendable {
         guard header["typ"]?.string == "dpop+jwt" else {
             throw JOSEError(.invalidHeader, "the DPoP proof's typ is not dpop+jwt")
         }
-        guard let jwk = header["jwk"], jwk.kind == .object else {
-            throw JOSEError(.invalidHeader, "the DPoP proof's header has no jwk object")
+        let segment = keys == nil ? nil : String(decoding: signingInput[..<jws.firstDot], as: UTF8.self)
+        let entry: DPoPProofKeys.Entry
+        if let segment, let remembered = keys?.entry(forHeader: segment) {
+            entry = remembered
+        } else {
+            entry = try Self.key(header)
+            if let segment { keys?.remember(entry, forHeader: segment) }
         }
-        // RFC 9449 §4.3 item 7: a private key in the header is a broken client, never accepted.
-        for member in ["d", "p", "q", "dp", "dq", "qi", "k"] where jwk[member] != nil {
-            throw JOSEError(.invalidKey, "the DPoP proof's jwk carries private key material")
-        }
-        let key = try JSONWebKey(jwk: jwk)
+        let key = entry.key
         guard try key.verify(signature: jws.signature, over: signingInput, algorithm: jws.algorithm) else {
             throw JOSEError(.invalidSignature, "the DPoP proof's signature does not verify with its jwk")
         }
@@ -100,7 +104,20 @@ package struct DPoPProofVerifier: Sendable {
                 throw JOSEError(.invalidClaim, "the DPoP proof's ath is not the hash of the access token presented")
             }
         }
-        return Proof(thumbprint: try key.thumbprint(), jti: jti, issuedAt: issuedAt, nonce: carried)
+        return Proof(thumbprint: entry.thumbprint, jti: jti, issuedAt: issuedAt, nonce: carried)
+    }
+
+    /// The public key of a proof header's `jwk`, checked, and its thumbprint.
+    private static func key(_ header: JSONValue) throws(JOSEError) -> DPoPProofKeys.Entry {
+        guard let jwk = header["jwk"], jwk.kind == .object else {
+            throw JOSEError(.invalidHeader, "the DPoP proof's header has no jwk object")
+        }
+        // RFC 9449 §4.3 item 7: a private key in the header is a broken client, never accepted.
+        for member in ["d", "p", "q", "dp", "dq", "qi", "k"] where jwk[member] != nil {
+            throw JOSEError(.invalidKey, "the DPoP proof's jwk carries private key material")
+        }
+        let key = try JSONWebKey(jwk: jwk)
+        return DPoPProofKeys.Entry(key: key, thumbprint: try key.thumbprint())
     }
 
     /// `uri` as `htu` is compared (RFC 9449 §4.3 item 9, RFC 3986 §6.2.2–6.2.3): without query and

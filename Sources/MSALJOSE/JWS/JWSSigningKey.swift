@@ -74,7 +74,9 @@ package struct JWSSigningKey: Sendable {
         let signature = try signingInput.withRawBytes { (buffer) throws(JOSEError) -> [UInt8] in
             try key.sign(message: buffer, algorithm: override ?? algorithm)
         }
-        return String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
+        signingInput.append(UInt8(ascii: "."))
+        signingInput += Base64URL.encodeToBytes(signature)
+        return String(decoding: signingInput, as: UTF8.self)
     }
 
     /// Signs raw bytes and returns the JWS signature (R‖S for ECDSA).

@@ -58,15 +58,16 @@ extension OpenSSLKey {
         let der = try context.withContextPointer { (ctx) throws(JOSEError) -> [UInt8] in
             try self.initialize(ctx, algorithm: algorithm, forSigning: true)
             let input = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            var length = 0
-            guard EVP_DigestSign(ctx, nil, &length, input, message.count) == 1 else {
-                throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_DigestSign (size) failed")
-            }
-            var output = [UInt8](repeating: 0, count: length)
-            guard EVP_DigestSign(ctx, &output, &length, input, message.count) == 1 else {
+            // One call into a buffer of the key's largest signature, instead of asking the size first.
+            let maximum = withKeyPointer { EVP_PKEY_get_size($0) }
+            guard maximum > 0 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "the key has no signature size") }
+            var output = [UInt8](repeating: 0, count: Int(maximum))
+            var length = output.count
+            guard EVP_DigestSign(ctx, &output, &length, input, message.count) == 1, length <= output.count else {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "EVP_DigestSign failed")
             }
-            return Array(output.prefix(length))
+            output.removeLast(output.count - length)
+            return output
         }
         switch algorithm.keyType {
         case .rsa:

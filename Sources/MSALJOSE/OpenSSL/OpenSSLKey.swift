@@ -60,7 +60,10 @@ final class OpenSSLKey: @unchecked Sendable {
         let key = try fromData(
             algorithm: "EC", selection: shim_EVP_PKEY_PUBLIC_KEY(), [.utf8("group", curve.openSSLGroupName), .octets("pub", point)])
         let context = try OpenSSLKeyContext(key: key)
-        let valid = context.withContextPointer { EVP_PKEY_public_check($0) }
+        // The quick check (on the curve, not the point at infinity) is the whole check for the
+        // NIST curves JOSE uses: their cofactor is 1, so the full check's multiplication by the
+        // group order adds nothing, and it cost a DPoP proof's verification a fifth of its time.
+        let valid = context.withContextPointer { EVP_PKEY_public_check_quick($0) }
         guard valid == 1 else {
             throw OpenSSLErrorQueue.error(.invalidKey, "EC point is not on \(curve.rawValue)")
         }

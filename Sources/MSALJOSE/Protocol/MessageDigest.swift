@@ -10,6 +10,11 @@ package enum MessageDigest {
         try bytes.withRawBytes { (buffer) throws(JOSEError) -> [UInt8] in try OpenSSLDigest.sha256.hash(buffer) }
     }
 
+    /// SHA-256 of bytes in place (a string's UTF-8, without copying it to an array first).
+    package static func sha256(_ bytes: UnsafeRawBufferPointer) throws(JOSEError) -> [UInt8] {
+        try OpenSSLDigest.sha256.hash(bytes)
+    }
+
     /// Whether `a` and `b` are equal, in time that depends only on their lengths (`CRYPTO_memcmp`).
     /// For secrets, compare their digests so that the lengths are equal too.
     package static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {

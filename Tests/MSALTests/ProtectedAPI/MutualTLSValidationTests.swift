@@ -119,4 +119,19 @@ struct MutualTLSValidationTests {
         }
         #expect(audience?.internalCode != nil && audience?.internalCode != .certificateBindingMismatch)
     }
+
+    @Test("An Authorization header's scheme and credentials: spaces and tabs around them are dropped; without both there are none")
+    func credentialsParsing() {
+        let read = { (header: String?) in MSALAccessTokenValidator.credentials(header).map { (String($0.scheme), $0.token) } }
+        #expect(read("DPoP abc")! == ("DPoP", "abc"))
+        #expect(read("  Bearer \t  a.b.c \t ")! == ("Bearer", "a.b.c"))
+        #expect(read("mtls_pop\ttok")! == ("mtls_pop", "tok"))
+        #expect(read("Bearer a b")! == ("Bearer", "a b"), "what follows the scheme is the credentials, checked by the caller")
+        #expect(read("é x")! == ("é", "x"))
+        for none in [nil, "", "Bearer", "Bearer   ", "   ", "\t\t"] as [String?] {
+            #expect(read(none) == nil, "\(String(describing: none))")
+        }
+        #expect(read("Bearer " + String(repeating: "a", count: JWTVerifier.defaultMaximumTokenSize + 1)) == nil)
+    }
+
 }

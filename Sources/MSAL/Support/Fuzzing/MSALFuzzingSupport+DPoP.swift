@@ -17,12 +17,21 @@ import MSALJOSE
     /// What `DPoPProofVerifier` accepts of `proof` for one request: the key's thumbprint, `jti`
     /// and `iat`.
     ///
+    /// - Parameter rememberingKeys: check it through a new `DPoPProofKeys` store twice, the second
+    ///   time answered from the store's key when the first remembered one, and return the second
+    ///   answer (what a validator gives a proof whose header it has seen).
     /// - Throws: ``JOSEError`` naming the failed check.
     public static func verifyDPoPProof(
-        _ proof: String, method: String, targetURI: String, accessToken: String?, nonce: String?, now: Int64
+        _ proof: String, method: String, targetURI: String, accessToken: String?, nonce: String?, now: Int64,
+        rememberingKeys: Bool = false
     ) throws(JOSEError) -> (thumbprint: String, jti: String, issuedAt: Int64) {
+        let keys = rememberingKeys ? DPoPProofKeys() : nil
+        if let keys {
+            _ = try? DPoPProofVerifier().verify(
+                proof, method: method, targetURI: targetURI, accessToken: accessToken, nonce: nonce, now: now, keys: keys)
+        }
         let accepted = try DPoPProofVerifier().verify(
-            proof, method: method, targetURI: targetURI, accessToken: accessToken, nonce: nonce, now: now)
+            proof, method: method, targetURI: targetURI, accessToken: accessToken, nonce: nonce, now: now, keys: keys)
         return (accepted.thumbprint, accepted.jti, accepted.issuedAt)
     }
 
