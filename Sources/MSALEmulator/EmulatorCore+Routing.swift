@@ -165,6 +165,6 @@ extension EmulatorCore {
         guard let response else { return nil }
         info.faulted = true
         if response.isWireFault { info.wireFault = response }
-        return .fault(response)
+        return .fault(response, endpoint: info.endpoint)
     }
 }

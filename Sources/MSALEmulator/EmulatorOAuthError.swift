@@ -89,8 +89,17 @@ extension EmulatorOAuthError {
 
     /// The answer for an injected fault (never ``MSALEmulator/Fault/Response/delay(seconds:)``; for a
     /// wire fault a placeholder the connection handler replaces).
-    static func fault(_ response: MSALEmulator.Fault.Response) -> EmulatorOAuthError {
+    static func fault(_ response: MSALEmulator.Fault.Response, endpoint: MSALEmulator.Endpoint = .token) -> EmulatorOAuthError {
         switch response {
+        case .dpopProofRefused(let fault):
+            guard endpoint == .resource else { return EmulatorOAuthError("invalid_dpop_proof", 900144, fault.description) }
+            var error = EmulatorOAuthError(status: 401, "invalid_dpop_proof", 900144, fault.description)
+            error.headers.append(
+                (
+                    "WWW-Authenticate",
+                    "DPoP algs=\"ES256 RS256 PS256\", error=\"invalid_dpop_proof\", error_description=\"\(fault.description)\""
+                ))
+            return error
         case .invalidGrant(let subError):
             return EmulatorOAuthError(
                 "invalid_grant", 70000, "The provided grant is invalid or malformed (injected by the emulator).", subError: subError)

@@ -60,7 +60,7 @@ enum EmulatorWireFault {
             writeHead(on: channel, version: version, length: declaresLength ? size : nil).whenSuccess {
                 stream(remaining: size, on: channel)
             }
-        case .invalidGrant, .interactionRequired, .oauthError, .throttled, .serverError, .delay, .answer:
+        case .invalidGrant, .interactionRequired, .oauthError, .throttled, .serverError, .delay, .answer, .dpopProofRefused:
             // Not wire faults; never routed here.
             channel.close(promise: nil)
         }

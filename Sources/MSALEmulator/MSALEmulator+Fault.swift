@@ -37,6 +37,11 @@ extension MSALEmulator {
             /// Answers `status` with `body` as it is (`application/json`): an answer a client must
             /// refuse, such as a 200 whose `access_token` holds control characters.
             case answer(status: Int, body: String)
+            /// Refuses the request's DPoP proof (RFC 9449) as if it had `fault`, whatever the proof:
+            /// at the token endpoint HTTP 400 `invalid_dpop_proof`, at the resource HTTP 401 with
+            /// `WWW-Authenticate: DPoP error="invalid_dpop_proof"`. How a client copes with a
+            /// server that disagrees with its proofs (a skewed clock, a proxy that rewrites URLs).
+            case dpopProofRefused(DPoPProofFault)
 
             // Wire faults: the answer breaks at the HTTP or TCP level instead of carrying an error.
 
@@ -65,8 +70,27 @@ extension MSALEmulator {
                 switch self {
                 case .closeBeforeHeaders, .stallBeforeHeaders, .resetMidBody, .truncatedBody, .stallMidBody, .trickle, .oversizedBody:
                     true
-                case .invalidGrant, .interactionRequired, .oauthError, .throttled, .serverError, .delay, .answer:
+                case .invalidGrant, .interactionRequired, .oauthError, .throttled, .serverError, .delay, .answer, .dpopProofRefused:
                     false
+                }
+            }
+        }
+
+        /// What a ``Response/dpopProofRefused(_:)`` fault says is wrong with the proof.
+        public enum DPoPProofFault: String, Sendable, Hashable, CaseIterable {
+            /// `htu` is not the URI the request was sent to.
+            case wrongTargetURI = "wrong_htu"
+            /// The proof's `jti` was used before.
+            case replayedProof = "replayed_jti"
+            /// `iat` is too old (or too far ahead of the server's clock).
+            case expiredProof = "expired_proof"
+
+            /// The `error_description` the refusal carries.
+            var description: String {
+                switch self {
+                case .wrongTargetURI: "The DPoP proof's htu is not this request's URI (injected by the emulator)."
+                case .replayedProof: "The DPoP proof's jti was used before (injected by the emulator)."
+                case .expiredProof: "The DPoP proof's iat is outside the accepted window (injected by the emulator)."
                 }
             }
         }

@@ -337,10 +337,13 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case accessTokenSchemeMismatch = -52003
     /// A protected API's DPoP request carries no DPoP proof, or one that fails RFC 9449 §4.3's checks:
     /// its signature, type, algorithm, method, URL, age, token hash, a `jti` seen before, or a key
-    /// other than the one the token is bound to.
+    /// other than the one the token is bound to. Also a token endpoint's `invalid_dpop_proof`
+    /// answer to the client's proof (the OAuth error is in ``MSALFailure/oauthError``).
     case dpopProofInvalid = -52004
     /// A protected API requires a DPoP nonce and the proof does not carry the current one; the nonce
     /// is in ``MSALFailure/httpHeaders`` (`DPoP-Nonce`), and ``MSALBearerChallenge`` answers with it.
+    /// Also a token endpoint that still answers `use_dpop_nonce` after the library sent its proof
+    /// again with the nonce given.
     case dpopNonceRequired = -52005
     /// A protected API's request presents a certificate-bound access token (`cnf` `x5t#S256`, RFC
     /// 8705 §3) over a connection without a client certificate, or with another certificate than

@@ -30,6 +30,10 @@ extension MSALFailure {
     ///   with the matching internal code; on a refresh every error other than `invalid_client`,
     ///   `invalid_scope` and the protection policy is ``MSALError/interactionRequired``: signing in again is the way out.
     ///   An app token (client credentials) is never ``MSALError/interactionRequired``: there is no user.
+    /// - `invalid_dpop_proof`, `use_dpop_nonce` → ``MSALError/internal`` with
+    ///   ``MSALInternalError/dpopProofInvalid`` or ``MSALInternalError/dpopNonceRequired``, on every
+    ///   grant: the client's DPoP proof was refused, not the grant, so it is never
+    ///   ``MSALError/interactionRequired`` and never throttled.
     /// - A 4xx without an OAuth error → ``MSALError/internal`` with ``MSALInternalError/internalErrorUnhandledResponse``.
     package init(tokenEndpointResponse response: MSALHTTPResponse, grant: TokenGrant, correlationID: UUID) {
         let body = OAuthErrorResponse(body: response.body)
@@ -76,6 +80,15 @@ extension MSALFailure {
         case "invalid_tenant":
             code = .internal
             internalCode = .invalidTenant
+        case "invalid_dpop_proof":
+            // The client's proof, not the grant, was refused (a skewed clock, a proxy that changed
+            // the URL): signing in again would not help, and a new request carries a new proof.
+            code = .internal
+            internalCode = .dpopProofInvalid
+        case "use_dpop_nonce":
+            // Still asked for after the library answered it once with the nonce given.
+            code = .internal
+            internalCode = .dpopNonceRequired
         default:
             code = grant == .refreshToken ? .interactionRequired : .internal
             internalCode = .internalErrorUnhandledResponse

@@ -274,4 +274,41 @@ struct DPoPSignInTests {
             }
         }
     }
+
+    @Test(
+        "Injected DPoP refusals (a wrong htu, a replayed jti, an expired proof): the token endpoint's invalid_dpop_proof is a typed error after one request, no retry, nothing cached; the resource's 401 carries the DPoP challenge, which is not a nonce request",
+        arguments: MSALEmulator.Fault.DPoPProofFault.allCases)
+    func injectedRefusals(fault: MSALEmulator.Fault.DPoPProofFault) async throws {
+        try await EmulatorHarness.with { harness in
+            let app = try harness.application()
+            let (interactive, _) = EmulatorHarness.interactive(as: EmulatorHarness.ben)
+            interactive.authenticationScheme = MSALAuthenticationSchemeDPoP()
+            let signedIn = try await app.acquireToken(with: interactive)
+
+            harness.emulator.inject(.init(.dpopProofRefused(fault), grantType: .refreshToken, times: 1))
+            let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
+            parameters.authenticationScheme = MSALAuthenticationSchemeDPoP()
+            parameters.forceRefresh = true
+            let before = harness.emulator.requestCount(.token, grantType: .refreshToken)
+            let refused = await #expect(throws: MSALFailure.self) { try await app.acquireTokenSilent(with: parameters) }
+            #expect(refused?.oauthError == "invalid_dpop_proof" && refused?.httpStatusCode == 400, "\(String(describing: refused))")
+            #expect(refused?.code == .internal && refused?.internalCode == .dpopProofInvalid, "not interactionRequired: the proof failed")
+            #expect(harness.emulator.requestCount(.token, grantType: .refreshToken) == before + 1, "no retry of a refused proof")
+            parameters.forceRefresh = false
+            let cached = try await app.acquireTokenSilent(with: parameters)
+            #expect(cached.tokenSource == .cache && cached.accessToken == signedIn.accessToken, "the refusal changed nothing cached")
+            // The fault is spent, nothing throttled it, and the refresh token is still good.
+            parameters.forceRefresh = true
+            #expect(try await app.acquireTokenSilent(with: parameters).tokenSource == .identityProvider)
+
+            harness.emulator.inject(.init(.dpopProofRefused(fault), endpoint: .resource, times: 1))
+            let proof = try signedIn.dpopProof(httpMethod: .GET, requestUrl: Self.resourceURL(harness))
+            let answer = try await Self.callResource(harness, signedIn, proof: proof)
+            #expect(answer.status == 401)
+            let challenge = try #require(answer.headers["www-authenticate"], "\(answer.headers)")
+            #expect(challenge.hasPrefix("DPoP ") && challenge.contains("error=\"invalid_dpop_proof\""))
+            #expect(MSALResult.dpopNonce(wwwAuthenticate: challenge, dpopNonce: "n-1") == nil)
+        }
+    }
+
 }
