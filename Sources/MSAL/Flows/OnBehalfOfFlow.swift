@@ -54,7 +54,8 @@ package struct OnBehalfOfFlow: Sendable {
     package func request(_ parameters: MSALOnBehalfOfParameters) throws -> Request {
         let basics = try client.basics(
             parameters.snapshot, forceRefresh: parameters.forceRefresh,
-            noScopes: "The request names no scopes (name the downstream API's scopes, such as https://graph.microsoft.com/User.Read)")
+            noScopes: "The request names no scopes (name the downstream API's scopes, such as https://graph.microsoft.com/User.Read)",
+            allowsDPoP: true)
         let correlationID = basics.correlationID
         let assertion = parameters.userAssertion
         guard Self.isCompactJWT(assertion) else {
@@ -84,9 +85,14 @@ package struct OnBehalfOfFlow: Sendable {
         } catch let error as MSALFailure {
             throw error.correlated(request.correlationID)
         }
-        return try await TokenAcquisition(
+        let result = try await TokenAcquisition(
             Recipe(flow: self, metadata: metadata), flights: client.refreshFlights, clock: client.clock, logger: client.logger
         ).run(request)
+        do throws(MSALFailure) {
+            return try client.present(result, request.presentation)
+        } catch {
+            throw error.correlated(request.correlationID)
+        }
     }
 
     /// The flow at one authority's metadata.
@@ -204,7 +210,8 @@ package struct OnBehalfOfFlow: Sendable {
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
             expectedAccount: MSALAccount(identifier: stored.home, username: nil, environment: environment, tenantProfiles: []),
-            grant: .refreshToken, correlationID: correlationID, userAssertionHash: hash, scheme: request.scheme)
+            grant: .refreshToken, correlationID: correlationID, userAssertionHash: hash, scheme: request.scheme,
+            presentation: request.presentation)
         do {
             return try await client.redeem(httpRequest, redemption)
         } catch let error as MSALFailure where error.code == .interactionRequired && error.oauthError?.lowercased() == "invalid_grant" {
@@ -231,7 +238,8 @@ package struct OnBehalfOfFlow: Sendable {
         httpRequest.sendsMicrosoftHeaders = isMicrosoft
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil, expectedAccount: nil,
-            grant: .onBehalfOf, correlationID: request.correlationID, userAssertionHash: request.assertionHash, scheme: request.scheme)
+            grant: .onBehalfOf, correlationID: request.correlationID, userAssertionHash: request.assertionHash, scheme: request.scheme,
+            presentation: request.presentation)
         return try await client.redeem(httpRequest, redemption)
     }
 }

@@ -54,7 +54,7 @@ extension TokenClient {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidParameter,
                 message: "This request does not give tokens of this scheme: proof-of-possession tokens come from acquireTokenSilent, "
-                    + "acquireToken and the device code flow, DPoP tokens from those and acquireTokenForClient, "
+                    + "acquireToken and the device code flow, DPoP tokens from those, acquireTokenForClient and on-behalf-of, "
                     + "mTLS proof-of-possession tokens from acquireTokenForClient",
                 correlationID: correlationID)
         }

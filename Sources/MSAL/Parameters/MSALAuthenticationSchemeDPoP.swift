@@ -9,7 +9,7 @@
 /// (`use_dpop_nonce`) is answered by the library.
 ///
 /// The public client's interactive, silent and device code requests, a web app's sign-in and
-/// silent requests, and a confidential client's app-token requests accept it.
+/// silent requests, and a confidential client's app-token and on-behalf-of requests accept it.
 ///
 /// A provider that answers without binding the token (`token_type` `Bearer`, as Microsoft Entra
 /// answers) is refused with ``MSALInternalError/internalErrorInvalidResponse``: a request for a

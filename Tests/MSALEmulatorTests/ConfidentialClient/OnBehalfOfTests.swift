@@ -263,4 +263,43 @@ struct OnBehalfOfTests {
             #expect(Self.assertionGrants(harness) == 1)
         }
     }
+
+    @Test(
+        "DPoP on behalf of the caller: the assertion's exchange carries a proof and the token is bound to the app's key; the cache answers it apart from the bearer one (which the unbound refresh token gets); after expiry the refresh token is redeemed with a proof"
+    )
+    func dpop() async throws {
+        try await EmulatorHarness.with(Grant.configuration) { harness in
+            let app = try App.application(harness)
+            let assertion = try await Self.incoming(harness)
+            func parameters() -> MSALOnBehalfOfParameters {
+                let parameters = MSALOnBehalfOfParameters(scopes: [Self.graphScope], userAssertion: assertion)
+                parameters.authenticationScheme = MSALAuthenticationSchemeDPoP()
+                return parameters
+            }
+            func jkt(_ result: MSALResult) throws -> String? {
+                try JWT.decodeUnverified(result.accessToken).claims.root["cnf"]?["jkt"]?.string
+            }
+            let bound = try await app.acquireTokenOnBehalfOf(with: parameters())
+            #expect(bound.authenticationScheme == "DPoP" && bound.authorizationHeader == "DPoP \(bound.accessToken)")
+            let thumbprint = try #require(try jkt(bound))
+            #expect(try Self.user(of: bound) == EmulatorHarness.adele)
+            _ = try bound.dpopProof(httpMethod: .GET, requestUrl: URL(string: "https://graph.microsoft.com/v1.0/me")!)
+
+            let cached = try await app.acquireTokenOnBehalfOf(with: parameters())
+            #expect(cached.tokenSource == .cache && cached.accessToken == bound.accessToken && cached.authenticationScheme == "DPoP")
+            // A bearer request for the same assertion is another token, from the (unbound) refresh
+            // token obtained with the assertion.
+            let bearer = try await app.acquireTokenOnBehalfOf(userAssertion: assertion, scopes: [Self.graphScope])
+            let bearerBinding = try jkt(bearer)
+            #expect(bearer.authenticationScheme == "Bearer" && bearer.accessToken != bound.accessToken && bearerBinding == nil)
+            #expect(Self.assertionGrants(harness) == 1 && Self.refreshGrants(harness) == 1)
+
+            harness.emulator.advanceClock(by: 3700)
+            let refreshed = try await app.acquireTokenOnBehalfOf(with: parameters())
+            #expect(refreshed.tokenSource == .identityProvider && refreshed.authenticationScheme == "DPoP")
+            #expect(try jkt(refreshed) == thumbprint)
+            #expect(Self.refreshGrants(harness) == 2 && Self.assertionGrants(harness) == 1)
+        }
+    }
+
 }
