@@ -49,9 +49,14 @@ struct DPoPProofKeysTests {
         #expect(keys.count == 1)
     }
 
-    @Test("A header that fails is never remembered: a jwk with private members, a missing jwk, a wrong typ")
+    @Test(
+        "A header that fails is never remembered: a jwk with private members, a missing jwk, a wrong typ, and a valid header whose proof does not verify (unsigned junk never pushes out real keys)"
+    )
     func failuresAreNotRemembered() {
         let keys = DPoPProofKeys()
+        let forged = V.proof(key: TestKeys.attackerP256, header: V.header(TestKeys.p256), claims: V.claims(["jti": .string("f")]))
+        #expect(throws: JOSEError.self) { try Self.verify(forged, keys: keys) }
+        #expect(keys.count == 0, "a key is remembered only once a proof verified with it")
         let privateJWK = F.unwrap { () throws(JOSEError) in try TestKeys.p256.publicJWK() }.replacingMembers(["d": .string("AAAA")])
         let headers: [JSON] = [
             V.header(TestKeys.p256, ["jwk": privateJWK]), V.header(TestKeys.p256, ["jwk": nil]),

@@ -47,8 +47,15 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
     ///
     /// Token requests go to the provider's `mtls_endpoint_aliases` `token_endpoint` when its
     /// metadata names one, else to its `token_endpoint`. With a Microsoft Entra authority they go
-    /// to the cloud's mTLS host (`mtlsauth.microsoft.com` for the public cloud, regional when a
-    /// region applies); clouds without one, AD FS, B2C and CIAM are refused.
+    /// to the cloud's mTLS host (`mtlsauth.microsoft.com` for the public cloud, regional for app
+    /// tokens when a region applies) — every token request of the client, app tokens, on-behalf-of,
+    /// a web app's code redemption and refreshes, although Microsoft documents mTLS for app tokens;
+    /// a multi-tenant authority, clouds without an mTLS host, AD FS, B2C and CIAM are refused.
+    ///
+    /// A provider's certificate-bound tokens are bearer tokens (RFC 8705 §3) and are cached as
+    /// bearer tokens, not keyed by the certificate: after a certificate rotation the cached ones,
+    /// bound to the old certificate, are answered until they expire (ask with `forceRefresh`, or
+    /// start a new cache).
     ///
     /// The transport presents the certificate: ``MSALCurlTransport`` (the default) and
     /// `MSALAsyncHTTPClientTransport` do; `MSALURLSessionTransport` refuses such requests.

@@ -342,8 +342,8 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case dpopProofInvalid = -52004
     /// A protected API requires a DPoP nonce and the proof does not carry the current one; the nonce
     /// is in ``MSALFailure/httpHeaders`` (`DPoP-Nonce`), and ``MSALBearerChallenge`` answers with it.
-    /// Also a token endpoint that still answers `use_dpop_nonce` after the library sent its proof
-    /// again with the nonce given.
+    /// Also a token endpoint that answers `use_dpop_nonce` again after the library sent its proof
+    /// once more with the nonce given, or without a usable `DPoP-Nonce` to send.
     case dpopNonceRequired = -52005
     /// A protected API's request presents a certificate-bound access token (`cnf` `x5t#S256`, RFC
     /// 8705 §3) over a connection without a client certificate, or with another certificate than

@@ -62,8 +62,10 @@ extension TokenClient {
         }
     }
 
-    /// The mTLS host of a Microsoft cloud's login host, or `nil` for a cloud without one.
+    /// The mTLS host of a Microsoft cloud's login host, or `nil` for a cloud without one and for
+    /// any host that is not one of the Microsoft clouds' (``KnownClouds/trustedHosts``).
     package static func mutualTLSHost(_ host: String) -> String? {
+        guard KnownClouds.trustedHosts.contains(host) else { return nil }
         let publicCloud = ["login.microsoftonline.com", "login.microsoft.com", "login.windows.net", "sts.windows.net"]
         if publicCloud.contains(host) { return "mtlsauth.microsoft.com" }
         // Azure Government's and Azure China's older hosts have no mTLS counterpart (MSAL.NET refuses them too).

@@ -34,7 +34,10 @@ public struct MSALHTTPRequest: Sendable, Hashable {
     /// The certificate to present for TLS client authentication (mutual TLS, RFC 8705), or `nil`.
     ///
     /// swift-msal sets it for a confidential client that authenticates with its certificate in
-    /// TLS (``MSALClientCredential/tlsClientCertificate(_:)``). A transport must present it in the
+    /// TLS (``MSALClientCredential/tlsClientCertificate(_:)``), and for Microsoft Entra's mTLS
+    /// proof of possession (``MSALAuthenticationSchemeMutualTLSPop``) with any certificate
+    /// credential. A request with one that is not `https` is refused with
+    /// ``MSALInternalError/tlsFailure`` before any transport sees it. A transport must present it in the
     /// TLS handshake, and keep connections made with it apart from the others; one that cannot
     /// must throw ``MSALFailure`` with internal code ``MSALInternalError/tlsFailure`` instead of
     /// sending the request without it. ``MSALCurlTransport`` and `MSALAsyncHTTPClientTransport`
@@ -82,6 +85,11 @@ public struct MSALHTTPRequest: Sendable, Hashable {
                 message:
                     "The request to \(host) was not sent: its header field \(OAuthErrorResponse.sanitized(field.name, limit: 100)) contains a line break or NUL"
             )
+        }
+        if clientCertificate != nil, url.scheme?.lowercased() != "https" {
+            throw MSALFailure(
+                .internal, internalCode: .tlsFailure,
+                message: "The request to \(host) needs a client certificate (mutual TLS) and is not https; it was not sent")
         }
         if let body, body.count > limits.maximumRequestBodySize {
             throw MSALFailure(

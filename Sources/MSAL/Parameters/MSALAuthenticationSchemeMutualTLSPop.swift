@@ -12,8 +12,9 @@
 ///
 /// The result's ``MSALResult/authorizationHeader`` is `mtls_pop <access token>`; the resource
 /// takes it only over a TLS connection made with the same certificate (`cnf` `x5t#S256`). The
-/// token is cached apart from bearer tokens, keyed by the certificate's `x5t#S256`: a new
-/// certificate never gets a token bound to the old one.
+/// token is cached apart from bearer tokens under MSAL.NET's key (`…-mtls_pop`) with the
+/// certificate's `x5t#S256` as its `kid`, and found only for that certificate: a new certificate
+/// never gets a token bound to the old one (its own token then replaces it in the cache).
 public final class MSALAuthenticationSchemeMutualTLSPop: MSALAuthenticationSchemeProtocol {
     /// ``MSALAuthScheme/pop``: a proof-of-possession scheme (``MSALAuthScheme`` keeps MSAL for
     /// iOS's two cases); ``authenticationScheme`` tells the schemes apart.

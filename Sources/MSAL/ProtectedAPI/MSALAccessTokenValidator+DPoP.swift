@@ -55,6 +55,12 @@ extension MSALAccessTokenValidator {
                 .internal, internalCode: .accessTokenSchemeMismatch,
                 message: "The access token presented as DPoP is not bound to a DPoP key (no cnf.jkt)", correlationID: correlationID)
         }
+        guard !validated.isBound(beyond: "jkt") else {
+            throw MSALFailure(
+                .internal, internalCode: .accessTokenSchemeMismatch,
+                message: "The access token is bound to more than a DPoP key (cnf); a DPoP proof alone does not prove it",
+                correlationID: correlationID)
+        }
         guard let dpopProof, !dpopProof.isEmpty else { throw Self.invalidProof("The request has no DPoP proof", correlationID) }
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let lifetime = Int64(dpop.proofLifetime.rounded(.up))

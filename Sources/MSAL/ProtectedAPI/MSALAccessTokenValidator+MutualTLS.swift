@@ -69,6 +69,12 @@ extension MSALAccessTokenValidator {
             }
             return validated
         }
+        guard !validated.isBound(beyond: "x5t#S256") else {
+            throw MSALFailure(
+                .internal, internalCode: .accessTokenSchemeMismatch,
+                message: "The access token is bound to more than a client certificate (cnf); the certificate alone does not prove it",
+                correlationID: correlationID)
+        }
         guard let clientCertificate, !clientCertificate.isEmpty else {
             throw MSALFailure(
                 .internal, internalCode: .certificateBindingMismatch,

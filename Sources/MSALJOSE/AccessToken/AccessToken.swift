@@ -31,6 +31,14 @@ public struct AccessToken: Sendable {
     /// bound to (RFC 8705 §3.1); `nil` for a token not bound to a certificate.
     public var certificateThumbprint: String? { jwt.claims.root["cnf"]?["x5t#S256"]?.string }
 
+    /// Whether `cnf` binds the token to something besides `member` (a certificate and a key, say):
+    /// a presentation that proves `member` alone does not prove such a token's possession.
+    package func isBound(beyond member: String) -> Bool {
+        guard let confirmation = jwt.claims.root["cnf"] else { return false }
+        guard confirmation.kind == .object else { return true }
+        return confirmation.count != 1 || confirmation[member] == nil
+    }
+
     /// `iss`.
     public var issuer: String? { jwt.stringClaim("iss") }
     /// `aud`, as a list.

@@ -64,16 +64,18 @@ package struct DPoPProofVerifier: Sendable {
         }
         let segment = keys == nil ? nil : String(decoding: signingInput[..<jws.firstDot], as: UTF8.self)
         let entry: DPoPProofKeys.Entry
-        if let segment, let remembered = keys?.entry(forHeader: segment) {
+        let remembered = segment.flatMap { keys?.entry(forHeader: $0) }
+        if let remembered {
             entry = remembered
         } else {
             entry = try Self.key(header)
-            if let segment { keys?.remember(entry, forHeader: segment) }
         }
-        let key = entry.key
-        guard try key.verify(signature: jws.signature, over: signingInput, algorithm: jws.algorithm) else {
+        guard try entry.key.verify(signature: jws.signature, over: signingInput, algorithm: jws.algorithm) else {
             throw JOSEError(.invalidSignature, "the DPoP proof's signature does not verify with its jwk")
         }
+        // Remembered only once a proof verified with it: headers of unsigned junk never push out
+        // the keys of real clients.
+        if remembered == nil, let segment { keys?.remember(entry, forHeader: segment) }
         let root = claims.root
         /// The string claim `name`: `missingClaim` when absent, `invalidClaim` when not a string.
         func string(_ name: String) throws(JOSEError) -> String {

@@ -42,7 +42,10 @@ struct MutualTLSEndpointTests {
 
     @Test("Clouds without an mTLS host: Azure Government's and Azure China's older hosts, and hosts not named login.…")
     func hostsWithout() {
-        for host in ["login.usgovcloudapi.net", "login.chinacloudapi.cn", "login-us.microsoftonline.com", "idp.example.com", "login."] {
+        for host in [
+            "login.usgovcloudapi.net", "login.chinacloudapi.cn", "login-us.microsoftonline.com", "idp.example.com", "login.",
+            "login.contoso.com", "login.microsoftonline.com.evil.example",
+        ] {
             #expect(TokenClient.mutualTLSHost(host) == nil, "\(host)")
         }
     }
@@ -157,4 +160,16 @@ struct MutualTLSEndpointTests {
         let der = certificate.certificate.chain[0]
         #expect(try MessageDigest.sha256(der) == bytes)
     }
+
+    @Test("A request with a client certificate that is not https is refused with tlsFailure before anything is sent")
+    func certificateNeedsHTTPS() async throws {
+        let generated = try ClientCertificate.generateSelfSigned(commonName: "mtls test")
+        var request = MSALHTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:1/token")!)
+        request.clientCertificate = try MSALClientCertificate(
+            privateKeyPEM: String(decoding: generated.privateKeyPEM, as: UTF8.self),
+            certificatePEM: String(decoding: generated.certificatePEM, as: UTF8.self))
+        let error = await expectMSALError { try await MSALCurlTransport().send(request, limits: .default) }
+        #expect(error?.internalCode == .tlsFailure && error?.message.contains("not https") == true, "\(String(describing: error))")
+    }
+
 }

@@ -134,4 +134,31 @@ struct MutualTLSValidationTests {
         #expect(read("Bearer " + String(repeating: "a", count: JWTVerifier.defaultMaximumTokenSize + 1)) == nil)
     }
 
+    @Test(
+        "A token bound to a certificate and a key (cnf with x5t#S256 and jkt) is refused on both paths: the certificate alone, or a DPoP proof alone, does not prove it"
+    )
+    func doublyBoundToken() async throws {
+        let setup = try Validation.setup()
+        let mine = Self.certificates[0]
+        let token = try Validation.token(setup.clock) {
+            $0["cnf"] = .object([JSONMember(name: "x5t#S256", value: .string(mine.x5t)), JSONMember(name: "jkt", value: .string("abc"))])
+        }
+        let overTLS = await Self.refusal {
+            try await setup.validator.validate(authorizationHeader: "Bearer \(token)", clientCertificate: mine.der)
+        }
+        #expect(overTLS?.internalCode == .accessTokenSchemeMismatch)
+        let asDPoP = await Self.refusal {
+            try await setup.validator.validate(
+                authorizationHeader: "DPoP \(token)", dpopProof: "a.b.c", httpMethod: "GET", requestURL: URL(string: "https://api.example")!
+            )
+        }
+        #expect(asDPoP?.internalCode == .accessTokenSchemeMismatch)
+        // cnf that is not an object binds to nothing provable.
+        let odd = try Validation.token(setup.clock) { $0["cnf"] = .string(mine.x5t) }
+        let oddRefused = await Self.refusal {
+            try await setup.validator.validate(authorizationHeader: "Bearer \(odd)", clientCertificate: mine.der)
+        }
+        #expect(oddRefused?.internalCode == .accessTokenSchemeMismatch)
+    }
+
 }
