@@ -43,13 +43,7 @@ extension MSALAccessTokenValidator {
                 .internal, internalCode: .accessTokenMissing, message: "The DPoP token is not a compact JWT", correlationID: correlationID)
         }
         let now = resolver.store.clock.now()
-        let remembered = validatedTokens.remembered(token, now: now)
-        let validated: AccessToken
-        if let remembered, let hit = answerWithWarmKeys(remembered) {
-            validated = hit
-        } else {
-            validated = try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
-        }
+        let validated = try await validateRemembering(token, correlationID: correlationID, now: now)
         guard let boundTo = validated.dpopKeyThumbprint else {
             throw MSALFailure(
                 .internal, internalCode: .accessTokenSchemeMismatch,
@@ -89,6 +83,14 @@ extension MSALAccessTokenValidator {
             throw Self.invalidProof("The DPoP proof was used before (its jti)", correlationID)
         }
         return validated
+    }
+
+    /// `token` validated as a bearer token is, answered from the validated-token memory while its
+    /// keys are warm: what the DPoP and the mutual-TLS entry points check before the binding.
+    func validateRemembering(_ token: String, correlationID: UUID, now: Date) async throws -> AccessToken {
+        let remembered = validatedTokens.remembered(token, now: now)
+        if let remembered, let hit = answerWithWarmKeys(remembered) { return hit }
+        return try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
     }
 
     private static func invalidProof(_ message: String, _ correlationID: UUID) -> MSALFailure {

@@ -50,14 +50,7 @@ extension MSALAccessTokenValidator {
                 .internal, internalCode: .accessTokenMissing, message: "The access token is not a compact JWT", correlationID: correlationID
             )
         }
-        let now = resolver.store.clock.now()
-        let remembered = validatedTokens.remembered(token, now: now)
-        let validated: AccessToken
-        if let remembered, let hit = answerWithWarmKeys(remembered) {
-            validated = hit
-        } else {
-            validated = try await validate(token, remembered: remembered, correlationID: correlationID, now: now)
-        }
+        let validated = try await validateRemembering(token, correlationID: correlationID, now: resolver.store.clock.now())
         guard let boundTo = validated.certificateThumbprint else {
             if validated.isSenderConstrained || lowered == "mtls_pop" {
                 throw MSALFailure(

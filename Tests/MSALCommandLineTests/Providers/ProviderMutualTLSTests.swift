@@ -166,15 +166,7 @@ struct ProviderMutualTLSTests {
 
     /// Runs `body` and returns the `MSALFailure` it throws; records an issue otherwise.
     static func refusal(_ body: () async throws -> MSALResult, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALFailure? {
-        do {
-            let result = try await body()
-            Issue.record("expected an MSALFailure, got a token from \(result.tokenSource)", sourceLocation: sourceLocation)
-        } catch let error as MSALFailure {
-            return error
-        } catch {
-            Issue.record("expected an MSALFailure, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
-        }
-        return nil
+        await ProviderClientCredentialsTests.refusal(body, sourceLocation: sourceLocation)
     }
 
     /// glewlwyd's refusal of a client certificate: `403` with an empty body, which swift-msal

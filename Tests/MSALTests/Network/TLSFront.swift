@@ -261,14 +261,15 @@ final class TLSFront: Sendable {
     /// Runs `body`, which blocks on a child process, on a Dispatch thread rather than the
     /// cooperative pool.
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        // The continuation's type named, so that ThreadSanitizer builds take MSALSupport's.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Swift.Result { try body() }) }
         }
     }
 
     /// ``blocking(_:)`` for a body that cannot throw.
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             DispatchQueue.global().async { continuation.resume(returning: body()) }
         }
     }
