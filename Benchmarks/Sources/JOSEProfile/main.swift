@@ -7,7 +7,8 @@
 // public MSALAccessTokenValidator on the sample access token, warm, every signature checked),
 // access-msal-remembered (the same with the validated-token cache on, the default: the token is
 // checked once, then answered from memory), dpop-msal (MSALAccessTokenValidator on a DPoP-bound
-// token, warm, with `count` proofs made first and then validated, as DPoPValidation.swift's (v)).
+// token, warm, with `count` proofs made first and then validated, as DPoPValidation.swift's (v)),
+// dpop-proof-msal (`count` DPoP proofs for a resource request, as ProofSigning.swift's (p)).
 
 import Foundation
 import JOSEBenchmarkSupport
@@ -17,7 +18,7 @@ import MSALJOSE
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
     print(
-        "usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal|access-msal|access-msal-remembered|dpop-msal> [count]"
+        "usage: JOSEProfile <rs256-msal|rs256-openssl|es256-msal|es256-openssl|claims-msal|access-msal|access-msal-remembered|dpop-msal|dpop-proof-msal> [count]"
     )
     exit(2)
 }
@@ -69,6 +70,16 @@ case "access-msal", "access-msal-remembered":
         }
         return total
     }.value
+case "dpop-proof-msal":
+    let url = URL(string: "https://api.contoso.example/v1.0/orders?page=2")!
+    let key = try MSALProofBenchmarkSupport.dpopKey()
+    var total = 0
+    for _ in 0..<count {
+        total &+= try MSALProofBenchmarkSupport.dpopProof(
+            key, method: "GET", url: url, accessToken: SampleCase.accessTokenRS256.token, nonce: "n-1", issuedAt: 1_767_225_600
+        ).utf8.count
+    }
+    checksum = total
 case "dpop-msal":
     let url = URL(string: "https://api.contoso.example/v1.0/orders?page=2")!
     let key = try MSALProofBenchmarkSupport.dpopKey()

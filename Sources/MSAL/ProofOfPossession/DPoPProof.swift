@@ -26,21 +26,39 @@ package enum DPoPProof {
         // per resource request, so no intermediate JSON values.
         var claims: [UInt8] = []
         claims.reserveCapacity(256 + (nonce?.utf8.count ?? 0))
-        func member(_ name: StaticString, _ value: String, first: Bool = false) {
+        func name(_ name: StaticString, first: Bool = false) {
             claims.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
             claims.append(UInt8(ascii: "\""))
             name.withUTF8Buffer { claims.append(contentsOf: $0) }
             claims.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-            JSONStringEncoding.appendQuoted(value, to: &claims)
         }
-        member("jti", try uniqueID(), first: true)
-        member("htm", method)
-        member("htu", targetURI(url))
-        claims.append(contentsOf: #","iat":"#.utf8)
-        claims.append(contentsOf: String(issuedAt).utf8)
-        if let accessToken { member("ath", try tokenHash(accessToken)) }
-        if let nonce { member("nonce", nonce) }
-        claims.append(UInt8(ascii: "}"))
+        /// A base64url value: nothing in it needs escaping.
+        func base64URL(_ bytes: [UInt8]) {
+            claims.append(UInt8(ascii: "\""))
+            claims += Base64URL.encodeToBytes(bytes)
+            claims.append(UInt8(ascii: "\""))
+        }
+        do throws(JOSEError) {
+            name("jti", first: true)
+            base64URL(try SecureRandom.bytes(count: 16))
+            name("htm")
+            JSONStringEncoding.appendQuoted(method, to: &claims)
+            name("htu")
+            JSONStringEncoding.appendQuoted(targetURI(url), to: &claims)
+            name("iat")
+            claims.append(contentsOf: String(issuedAt).utf8)
+            if let accessToken {
+                name("ath")
+                base64URL(try tokenDigest(accessToken))
+            }
+            if let nonce {
+                name("nonce")
+                JSONStringEncoding.appendQuoted(nonce, to: &claims)
+            }
+            claims.append(UInt8(ascii: "}"))
+        } catch {
+            throw MSALFailure(error)
+        }
         do throws(JOSEError) {
             return try key.signingKey.sign(encodedHeader: key.encodedDPoPHeader, payloadBytes: claims)
         } catch {
@@ -77,23 +95,18 @@ package enum DPoPProof {
 
     /// `ath`: the base64url SHA-256 of the access token's ASCII bytes.
     package static func tokenHash(_ accessToken: String) throws(MSALFailure) -> String {
-        // Hashed in place: the token's own UTF-8 bytes, not a copy of them.
-        var token = accessToken
-        let digest = token.withUTF8 { bytes in
-            Result { () throws(JOSEError) -> [UInt8] in try MessageDigest.sha256(UnsafeRawBufferPointer(bytes)) }
-        }
-        switch digest {
-        case .success(let bytes): return Base64URL.encode(bytes)
-        case .failure(let error): throw MSALFailure(error)
-        }
-    }
-
-    /// `jti`: 128 random bits, base64url.
-    private static func uniqueID() throws(MSALFailure) -> String {
         do throws(JOSEError) {
-            return Base64URL.encode(try SecureRandom.bytes(count: 16))
+            return Base64URL.encode(try tokenDigest(accessToken))
         } catch {
             throw MSALFailure(error)
         }
+    }
+
+    /// The SHA-256 of the access token, hashed in place: its own UTF-8 bytes, not a copy of them.
+    private static func tokenDigest(_ accessToken: String) throws(JOSEError) -> [UInt8] {
+        var token = accessToken
+        return try token.withUTF8 { bytes in
+            Result { () throws(JOSEError) -> [UInt8] in try MessageDigest.sha256(UnsafeRawBufferPointer(bytes)) }
+        }.get()
     }
 }

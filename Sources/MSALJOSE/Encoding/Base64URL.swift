@@ -128,6 +128,12 @@ public enum Base64URL {
 
     /// Encodes bytes as base64url text without padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: encodeToBytes(Array(bytes)), as: UTF8.self)
+    }
+
+    /// Encodes bytes as base64url text without padding (the array form: no generic dispatch across
+    /// modules, for the callers that encode per request).
+    public static func encode(_ bytes: [UInt8]) -> String {
         String(decoding: encodeToBytes(bytes), as: UTF8.self)
     }
 
@@ -148,7 +154,13 @@ public enum Base64URL {
 
     /// Encodes bytes as base64url ASCII bytes without padding.
     package static func encodeToBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        let input = Array(bytes)
+        encodeToBytes(Array(bytes))
+    }
+
+    /// Encodes bytes as base64url ASCII bytes without padding: the array form, which the generic
+    /// one calls and which callers in other modules reach without generic dispatch (a DPoP proof
+    /// encodes four times).
+    package static func encodeToBytes(_ input: [UInt8]) -> [UInt8] {
         let count = input.count
         let outputCount = (count / 3) * 4 + (count % 3 == 0 ? 0 : count % 3 + 1)
         return encodeAlphabet.withUnsafeBufferPointer { alphabet in
