@@ -349,6 +349,10 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// 8705 §3) over a connection without a client certificate, or with another certificate than
     /// the one the token is bound to.
     case certificateBindingMismatch = -52006
+    /// A protected API's `PoP` request (MSAL's signed HTTP request) fails its checks: its
+    /// signature by its `cnf.jwk`, a key other than the one the access token is bound to
+    /// (`cnf.kid`), the method, host or path of this request, its age, or a replay.
+    case signedRequestInvalid = -52007
 }
 
 extension MSALInternalError {

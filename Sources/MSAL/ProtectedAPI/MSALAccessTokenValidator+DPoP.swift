@@ -2,10 +2,12 @@ import Foundation
 import MSALJOSE
 
 extension MSALAccessTokenValidator {
-    /// Validates a request that may present a DPoP-bound access token (RFC 9449 §7): the
-    /// `Authorization` header (`DPoP <token>` or `Bearer <token>`) with the request's `DPoP` header,
-    /// method and URL.
+    /// Validates a request that may present a DPoP-bound access token (RFC 9449 §7), or MSAL's
+    /// signed HTTP request: the `Authorization` header (`DPoP <token>`, `PoP <signed request>` or
+    /// `Bearer <token>`) with the request's `DPoP` header, method and URL.
     ///
+    /// - `PoP`: MSAL's proof of possession for Microsoft Entra
+    ///   (``validate(signedHTTPRequest:httpMethod:requestURL:correlationID:)``); `dpopProof` is not read.
     /// - `Bearer`: as ``validate(authorizationHeader:correlationID:)`` — a sender-constrained
     ///   token is refused.
     /// - `DPoP`: the token is validated as a bearer token is (signature, `iss`, `aud`, lifetime),
@@ -34,6 +36,10 @@ extension MSALAccessTokenValidator {
         authorizationHeader: String?, dpopProof: String?, httpMethod: String, requestURL: URL, correlationID: UUID? = nil
     ) async throws -> AccessToken {
         let correlationID = correlationID ?? correlationIDs.make()
+        if let (scheme, signedRequest) = Self.credentials(authorizationHeader), scheme.lowercased() == "pop" {
+            return try await validate(
+                signedHTTPRequest: signedRequest, httpMethod: httpMethod, requestURL: requestURL, correlationID: correlationID)
+        }
         guard let (scheme, token) = Self.credentials(authorizationHeader), scheme.lowercased() == "dpop" else {
             // Bearer, another scheme or none: the bearer path refuses what is not a bearer token.
             return try await validate(authorizationHeader: authorizationHeader, correlationID: correlationID)

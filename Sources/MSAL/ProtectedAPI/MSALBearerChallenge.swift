@@ -50,6 +50,9 @@ public struct MSALBearerChallenge: Sendable, Equatable {
             ]
             self.init(status: 401, error: "use_dpop_nonce", headerValue: Self.header(attributes, scheme: "DPoP"))
             dpopNonce = error.httpHeaders?["DPoP-Nonce"]
+        case .signedRequestInvalid:
+            attributes += [("error", "invalid_token"), ("error_description", "The signed HTTP request is not valid")]
+            self.init(status: 401, error: "invalid_token", headerValue: Self.header(attributes, scheme: "PoP"))
         case .accessTokenSchemeMismatch, .certificateBindingMismatch:
             attributes.append(("error", "invalid_token"))
             attributes.append(("error_description", "The access token is not valid as presented"))

@@ -185,6 +185,37 @@ struct ProofOfPossessionTests {
         #expect(checked["jkt"] as? String == shrKey.thumbprint)
         #expect((checked["claims"] as? [String: Any])?["at"] as? String == "at-value")
     }
+
+    @Test(
+        "A resource checks our signed HTTP requests (SignedHTTPRequestVerifier): host with a non-default port, an empty path as /, the method; another key's signature, a changed claim and a private cnf.jwk are refused"
+    )
+    func signedHTTPRequestVerified() throws {
+        let key = try Self.shrKey.get()
+        let verifier = SignedHTTPRequestVerifier()
+        let now: Int64 = 1_700_000_000
+        let bare = try SignedHTTPRequest.make(
+            key: key, accessToken: "a.b.c", method: "GET", url: URL(string: "https://API.example")!, nonce: "n", timestamp: now)
+        for path in ["", "/"] {
+            let accepted = try verifier.verify(bare, method: "GET", host: "api.example", path: path, now: now)
+            #expect(accepted.accessToken == "a.b.c" && accepted.thumbprint == key.thumbprint && accepted.nonce == "n")
+        }
+        let ported = try SignedHTTPRequest.make(
+            key: key, accessToken: "a.b.c", method: "POST", url: URL(string: "https://api.example:8443/v1/x?y=1")!, nonce: nil,
+            timestamp: now)
+        #expect(try verifier.verify(ported, method: "POST", host: "api.example:8443", path: "/v1/x", now: now + 10).timestamp == now)
+        #expect(throws: JOSEError.self) { try verifier.verify(ported, method: "GET", host: "api.example:8443", path: "/v1/x", now: now) }
+        #expect(throws: JOSEError.self) { try verifier.verify(ported, method: "POST", host: "api.example", path: "/v1/x", now: now) }
+        #expect(throws: JOSEError.self) {
+            try verifier.verify(ported, method: "POST", host: "api.example:8443", path: "/v1/x", now: now + 400)
+        }
+        // A flipped signature byte.
+        var bytes = Array(ported.utf8)
+        bytes[bytes.count - 3] = bytes[bytes.count - 3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(throws: JOSEError.self) {
+            try verifier.verify(String(decoding: bytes, as: UTF8.self), method: "POST", host: "api.example:8443", path: "/v1/x", now: now)
+        }
+    }
+
 }
 
 @Suite("MSAL for Python on a cache holding our proof-of-possession tokens")
