@@ -5,7 +5,8 @@ import MSALJSON
 extension EmulatorCore {
     /// `GET /resource/me`: the user of a valid access token, as JSON.
     ///
-    /// A token bound to a DPoP key is taken only as `DPoP` with a proof of it; one bound to a client
+    /// A token bound to a key by `cnf.kid` (MSAL's PoP) is taken only as `PoP` inside a signed HTTP
+    /// request for this request by that key; one bound to a DPoP key only as `DPoP` with a proof of it; one bound to a client
     /// certificate (`cnf` `x5t#S256`) only over a connection whose TLS terminator forwarded that
     /// certificate (``MSALEmulator/Configuration/clientCertificateHeader``), as `Bearer` or `mtls_pop`.
     func resource(_ request: EmulatorHTTPRequest, info: inout EmulatorRequestInfo) async -> EmulatorHTTPResponse {
@@ -24,15 +25,40 @@ extension EmulatorCore {
         guard let header = request.header("authorization") else { return unauthorized(nil) }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         let scheme = parts.first?.lowercased()
-        guard parts.count == 2, scheme == "bearer" || scheme == "dpop" || scheme == "mtls_pop" else {
-            return unauthorized("The Authorization header is not a Bearer, DPoP or mtls_pop token.")
+        guard parts.count == 2, scheme == "bearer" || scheme == "dpop" || scheme == "mtls_pop" || scheme == "pop" else {
+            return unauthorized("The Authorization header is not a Bearer, DPoP, PoP or mtls_pop token.")
         }
-        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        var token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        // MSAL's PoP: the credentials are a signed HTTP request for this request, carrying the token.
+        var signedBy: String?
+        if scheme == "pop" {
+            let path = request.path.isEmpty ? "/" : request.path
+            do {
+                let signed = try SignedHTTPRequestVerifier().verify(
+                    token, method: request.method, host: request.header("host") ?? "", path: path,
+                    now: Int64(self.now().timeIntervalSince1970.rounded(.down)))
+                token = signed.accessToken
+                signedBy = signed.thumbprint
+            } catch {
+                return unauthorized("The signed HTTP request is not valid: \(error.message)")
+            }
+        }
         let jwt: JWT
         do {
             jwt = try JWTVerifier(keySet: keySet, allowedAlgorithms: [.rs256], maximumTokenSize: 16 * 1024).verify(token)
         } catch {
             return unauthorized("The token's signature is invalid or it was not issued by this emulator.")
+        }
+        // MSAL's PoP: a token bound by cnf.kid only inside a signed request by that key.
+        let keyID = jwt.claims.root["cnf"]?["kid"]?.string
+        if scheme == "pop" || keyID != nil {
+            guard let keyID, let signedBy else {
+                return unauthorized(
+                    scheme == "pop"
+                        ? "The token in the signed request is not bound to a key (cnf.kid)."
+                        : "The token is bound to a key: present it as PoP, in a signed request.")
+            }
+            guard keyID == signedBy else { return unauthorized("The signed request is signed by another key than the token's.") }
         }
         // RFC 9449 §7: a DPoP-bound token only with a proof of its key, never as a bearer token.
         let boundTo = jwt.claims.root["cnf"]?["jkt"]?.string

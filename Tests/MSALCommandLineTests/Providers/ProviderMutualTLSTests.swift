@@ -219,6 +219,24 @@ struct ProviderMutualTLSTests {
             #expect(claims["client_id"] as? String == clientID)
             #expect(claims["iss"] as? String == provider.issuer)
 
+            // Our API-side validator takes glewlwyd's certificate-bound token only over a connection
+            // with its certificate (glewlwyd puts the granted scopes in aud, as its own API audience).
+            let audience = try #require(claims["aud"] as? String)
+            let validator = try MSALAccessTokenValidator(
+                authority: authority, audiences: [audience], transport: MSALCurlTransport(trustedCertificatesFile: setup.caFile))
+            let der = certificate.certificate.chain[0]
+            let validated = try await validator.validate(authorizationHeader: first.authorizationHeader, clientCertificate: der)
+            #expect(validated.certificateThumbprint == certificate.x5tS256)
+            let other = try setup.stranger.certificate().certificate.chain[0]
+            for presented in [nil, other] as [[UInt8]?] {
+                await #expect {
+                    _ = try await validator.validate(authorizationHeader: first.authorizationHeader, clientCertificate: presented)
+                } throws: { ($0 as? MSALFailure)?.internalCode == .certificateBindingMismatch }
+            }
+            await #expect {
+                _ = try await validator.validate(authorizationHeader: first.authorizationHeader)
+            } throws: { ($0 as? MSALFailure)?.internalCode == .accessTokenSchemeMismatch }
+
             // Cache hits: nothing sent, nothing presented.
             let requests = transport.tokenRequests.count
             let hit = try await app.acquireTokenForClient(scopes: client.scopes)

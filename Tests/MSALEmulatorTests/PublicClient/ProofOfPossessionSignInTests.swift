@@ -42,6 +42,42 @@ struct ProofOfPossessionSignInTests {
     }
 
     @Test(
+        "The provider's resource takes a PoP token only inside a signed request for its own URL by the token's key: accepted for /resource/me; refused for another path, another method, another key, and as Bearer"
+    )
+    func resourceChecksSignedRequests() async throws {
+        try await EmulatorHarness.with { harness in
+            let app = try harness.application()
+            let resource = URL(string: harness.emulator.baseURL.absoluteString + "/resource/me")!
+            let (parameters, _) = EmulatorHarness.interactive(as: EmulatorHarness.adele)
+            parameters.authenticationScheme = MSALAuthenticationSchemePop(
+                httpMethod: .GET, request: resource, nonce: nil, additionalParameters: nil)
+            let result = try await app.acquireToken(with: parameters)
+            let accepted = try await harness.resource(result.authorizationHeader)
+            #expect(accepted.status == 200, "\(accepted.text)")
+            #expect(accepted.json["userPrincipalName"] as? String == EmulatorHarness.adele)
+
+            func silent(_ url: URL, _ method: MSALHttpMethod = .GET) async throws -> String {
+                let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
+                parameters.authenticationScheme = MSALAuthenticationSchemePop(
+                    httpMethod: method, request: url, nonce: nil, additionalParameters: nil)
+                return try await app.acquireTokenSilent(with: parameters).authorizationHeader
+            }
+            let elsewhere = try await silent(URL(string: harness.emulator.baseURL.absoluteString + "/resource/other")!)
+            #expect(try await harness.resource(elsewhere).status == 401)
+            #expect(try await harness.resource(try await silent(resource, .POST)).status == 401)
+            let accessToken = try #require(try SignedRequest(result.authorizationHeader).claims["at"] as? String)
+            let stranger = try SignedHTTPRequest.make(
+                key: try ProofKey.generate(.signedHTTPRequest), accessToken: accessToken, method: "GET", url: resource, nonce: nil,
+                timestamp: Int64(harness.emulator.now.timeIntervalSince1970))
+            let otherKey = try await harness.resource("PoP \(stranger)")
+            #expect(otherKey.status == 401 && otherKey.text.contains("another key"))
+            let asBearer = try await harness.resource("Bearer \(accessToken)")
+            #expect(asBearer.status == 401 && asBearer.text.contains("PoP"))
+            #expect(try await harness.resource(try await silent(resource)).status == 200)
+        }
+    }
+
+    @Test(
         "Interactive sign-in with PoP: the token is bound to the app's key (cnf.kid = req_cnf's kid), and the result presents it as a signed request for the resource request"
     )
     func interactiveSignIn() async throws {
