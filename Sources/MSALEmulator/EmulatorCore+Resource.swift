@@ -40,7 +40,10 @@ extension EmulatorCore {
                 token = signed.accessToken
                 signedBy = signed.thumbprint
             } catch {
-                return unauthorized("The signed HTTP request is not valid: \(error.message)")
+                // The verifier's message may quote the request (a crit name): no control characters
+                // or quotes reach the WWW-Authenticate header.
+                let reason = EmulatorText.sanitized(error.message).replacingOccurrences(of: "\"", with: "'")
+                return unauthorized("The signed HTTP request is not valid: \(reason)")
             }
         }
         let jwt: JWT

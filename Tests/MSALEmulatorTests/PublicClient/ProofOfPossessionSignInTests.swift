@@ -74,6 +74,14 @@ struct ProofOfPossessionSignInTests {
             let asBearer = try await harness.resource("Bearer \(accessToken)")
             #expect(asBearer.status == 401 && asBearer.text.contains("PoP"))
             #expect(try await harness.resource(try await silent(resource)).status == 200)
+
+            // A hostile header whose refusal quotes it: no quote or line break reaches the challenge.
+            let hostile = Base64URL.encode(Array(#"{"alg":"RS256","crit":["x\"y\r\nSet-Cookie: a=b"]}"#.utf8)) + ".e30.c2ln"
+            let refused = try await harness.resource("PoP \(hostile)")
+            #expect(refused.status == 401)
+            let challenge = try #require(refused.headers["www-authenticate"])
+            #expect(!challenge.contains("\r") && !challenge.contains("\n") && !challenge.contains("x\"y"), "\(challenge)")
+            #expect(refused.headers["set-cookie"] == nil)
         }
     }
 
