@@ -9,7 +9,8 @@ import Testing
 /// started by its launcher with `--mtls`: glewlwyd serves HTTPS itself under a private CA, checks
 /// client certificates only on its `mtls_endpoint_aliases`, and binds the tokens it issues to the
 /// certificate (`cnf` `x5t#S256`). A `tls_client_auth` client (registered by subject DN) and a
-/// `self_signed_tls_client_auth` client (registered by its certificate) get app tokens; other
+/// `self_signed_tls_client_auth` client (registered by its certificate) get app tokens; a
+/// `tls_client_auth` web app signs a user in (authorization code) and refreshes her tokens; other
 /// certificates are refused as typed errors and nothing is cached.
 ///
 /// glewlwyd runs without the launcher's counting proxy here (a plain-HTTP proxy cannot carry the
@@ -22,6 +23,8 @@ struct ProviderMutualTLSTests {
     struct Material {
         let clientID: String?
         let scopes: [String]
+        /// The web app's registered redirect URI (`nil` for the others).
+        let redirectURI: String?
         let privateKeyPEM: String
         let certificatePEM: String
         /// `x5t#S256` as the launcher computed it from the DER (openssl).
@@ -33,6 +36,7 @@ struct ProviderMutualTLSTests {
             else { throw LocalOIDCProvider.Failure("glewlwyd --mtls: no usable \(name) in the launcher's JSON line") }
             clientID = object["client_id"] as? String
             scopes = object["scopes"] as? [String] ?? []
+            redirectURI = object["redirect_uri"] as? String
             self.privateKeyPEM = privateKeyPEM
             self.certificatePEM = certificatePEM
             self.x5tS256 = x5tS256
@@ -56,6 +60,9 @@ struct ProviderMutualTLSTests {
         /// CA-signed with a subject no client has; self-signed and trusted by nobody.
         let wrongDN: Material
         let stranger: Material
+        /// The `tls_client_auth` web app (authorization code + refresh token), with the
+        /// `tls_client_auth` client's certificate.
+        let webClient: Material
 
         init(_ provider: LocalOIDCProvider) throws {
             let summary = provider.summary
@@ -79,6 +86,10 @@ struct ProviderMutualTLSTests {
             self.clients = materials
             wrongDN = try Material(certificates["wrong_dn"], "wrong_dn")
             stranger = try Material(certificates["stranger"], "stranger")
+            webClient = try Material(summary["mtls_web_client"], "mtls_web_client")
+            guard webClient.clientID != nil, webClient.redirectURI != nil else {
+                throw LocalOIDCProvider.Failure("glewlwyd --mtls: the web app has no client_id or redirect_uri")
+            }
         }
 
         func client(_ method: String) throws -> Material {
@@ -145,11 +156,11 @@ struct ProviderMutualTLSTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
     }
 
-    /// Checks that `request` is a client-credentials request of `clientID` to the mTLS token
+    /// Checks that `request` is a `grantType` request of `clientID` to the mTLS token
     /// endpoint, presenting `certificate` in TLS and nothing else in the form.
     static func expectMutualTLSRequest(
         _ request: RecordingTransport.Sent?, clientID: String, certificate: String, setup: Setup,
-        sourceLocation: SourceLocation = #_sourceLocation
+        grantType: String = "client_credentials", sourceLocation: SourceLocation = #_sourceLocation
     ) {
         guard let request else {
             Issue.record("no token request was sent", sourceLocation: sourceLocation)
@@ -157,7 +168,7 @@ struct ProviderMutualTLSTests {
         }
         #expect(request.url == setup.mtlsTokenEndpoint, "sent to \(request.url)", sourceLocation: sourceLocation)
         #expect(request.certificateThumbprint == certificate, "the TLS client certificate", sourceLocation: sourceLocation)
-        #expect(request.form["grant_type"] == "client_credentials", sourceLocation: sourceLocation)
+        #expect(request.form["grant_type"] == grantType, sourceLocation: sourceLocation)
         #expect(request.form["client_id"] == clientID, "RFC 8705 §2: the form names the client", sourceLocation: sourceLocation)
         for field in ["client_secret", "client_assertion", "client_assertion_type", "token_type"] {
             #expect(request.form[field] == nil, "\(field) in a mutual-TLS token request", sourceLocation: sourceLocation)
@@ -369,4 +380,120 @@ struct ProviderMutualTLSTests {
         }
     }
 
+    @Test(
+        "A web app with tls_client_auth signs a user in at glewlwyd: the code is redeemed over mutual TLS at the alias, the user's tokens are bound to the certificate and cached; silent hits send nothing; refreshes present the certificate and get bound tokens; another certificate's refresh is refused as a typed error and the cache keeps the user's refresh token"
+    )
+    func webAppSignIn() async throws {
+        try await LocalOIDCProvider.with(.glewlwyd, ["--mtls"]) { provider, directory in
+            let setup = try Setup(provider)
+            let web = setup.webClient
+            let clientID = try #require(web.clientID)
+            let redirectURI = try #require(web.redirectURI)
+            let certificate = try web.certificate()
+            let transport = RecordingTransport(trusting: setup.caFile)
+            let cachePath = directory.appendingPathComponent("web-cache.json").path
+            let app = try Self.application(
+                provider, clientID: clientID, certificate: certificate, transport: transport, cachePath: cachePath)
+
+            // Sign-in: alice on glewlwyd's own login and consent pages (the scripted agent), which
+            // hands back the redirect instead of following it to the web app's (unreachable) host.
+            let flow = try await app.initiateAuthorizationCodeFlow(
+                with: MSALAuthorizationCodeParameters(scopes: ["email"], redirectUri: redirectURI))
+            let agent = try await CommandRunner.run(
+                [
+                    LocalOIDCProvider.providersDirectory.appendingPathComponent("glewlwyd/login_agent.py").path,
+                    flow.authorizationURL.absoluteString, "--username", "alice", "--password=" + (try provider.password("alice")),
+                    "--no-deliver",
+                ], environment: ["SSL_CERT_FILE": setup.caFile], executable: LocalOIDCProvider.python)
+            #expect(agent.status == 0, "\(agent.standardError)")
+            let redirect = try #require(
+                agent.standardOutput.split(separator: "\n").last.flatMap { URL(string: String($0)) }, "\(agent.standardOutput)")
+            #expect(redirect.absoluteString.hasPrefix(redirectURI + "?"))
+            #expect(transport.tokenRequests.isEmpty, "nothing redeemed before the redirect")
+
+            let signedIn = try await app.acquireTokenByAuthorizationCode(flow: flow, redirectURL: redirect)
+            #expect(signedIn.tokenSource == .identityProvider)
+            #expect(signedIn.account.username == "alice")
+            #expect(signedIn.idToken != nil)
+            #expect(signedIn.scopes.contains("email"), "\(signedIn.scopes)")
+            #expect(signedIn.authorizationHeader == "Bearer " + signedIn.accessToken)
+            #expect(transport.tokenRequests.count == 1)
+            let redemption = transport.tokenRequests.last
+            Self.expectMutualTLSRequest(
+                redemption, clientID: clientID, certificate: certificate.x5tS256, setup: setup, grantType: "authorization_code")
+            #expect(redemption?.form["code_verifier"] == flow.codeVerifier)
+            #expect(redemption?.form["redirect_uri"] == redirectURI)
+            let claims = try Self.claims(signedIn.accessToken)
+            #expect((claims["cnf"] as? [String: Any])?["x5t#S256"] as? String == certificate.x5tS256, "\(claims)")
+            #expect(claims["client_id"] as? String == clientID)
+
+            // Our validator: the user's token only with the web app's certificate.
+            let authority = try MSALOIDCAuthority(url: URL(string: provider.issuer)!)
+            let validator = try MSALAccessTokenValidator(
+                authority: authority, audiences: [try #require(claims["aud"] as? String)],
+                transport: MSALCurlTransport(trustedCertificatesFile: setup.caFile))
+            let validated = try await validator.validate(
+                authorizationHeader: signedIn.authorizationHeader, clientCertificate: certificate.certificate.chain[0])
+            #expect(validated.certificateThumbprint == certificate.x5tS256)
+            #expect(validated.subject == claims["sub"] as? String)
+            let stranger = try setup.stranger.certificate().certificate.chain[0]
+            await #expect {
+                _ = try await validator.validate(authorizationHeader: signedIn.authorizationHeader, clientCertificate: stranger)
+            } throws: { ($0 as? MSALFailure)?.internalCode == .certificateBindingMismatch }
+
+            // Silent: the cached token, nothing sent, also from a new application on the cache file.
+            let account = signedIn.account
+            let hit = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["email"], account: account))
+            #expect(hit.tokenSource == .cache && hit.accessToken == signedIn.accessToken)
+            let reopened = try Self.application(
+                provider, clientID: clientID, certificate: certificate, transport: transport, cachePath: cachePath)
+            let accounts = try await reopened.allAccounts()
+            #expect(accounts.map(\.username) == ["alice"])
+            let read = try await reopened.acquireTokenSilent(
+                with: MSALSilentTokenParameters(scopes: ["email"], account: try #require(accounts.first)))
+            #expect(read.tokenSource == .cache && read.accessToken == signedIn.accessToken)
+            #expect(transport.tokenRequests.count == 1, "a cache hit sends nothing")
+
+            // Refresh: glewlwyd's refresh tokens are used once, so two refreshes in a row prove the
+            // rotated one was cached; each presents the certificate at the alias.
+            var current = signedIn
+            for _ in 0..<2 {
+                let parameters = MSALSilentTokenParameters(scopes: ["email"], account: account)
+                parameters.forceRefresh = true
+                let refreshed = try await app.acquireTokenSilent(with: parameters)
+                #expect(refreshed.tokenSource == .identityProvider)
+                #expect(refreshed.accessToken != current.accessToken)
+                #expect(refreshed.account.homeAccountId?.identifier == account.homeAccountId?.identifier)
+                let request = transport.tokenRequests.last
+                Self.expectMutualTLSRequest(
+                    request, clientID: clientID, certificate: certificate.x5tS256, setup: setup, grantType: "refresh_token")
+                #expect(request?.form["refresh_token"]?.isEmpty == false)
+                #expect((try Self.claims(refreshed.accessToken)["cnf"] as? [String: Any])?["x5t#S256"] as? String == certificate.x5tS256)
+                current = refreshed
+            }
+            #expect(transport.tokenRequests.count == 3)
+
+            // The same web app configured with another certificate (CA-signed, another subject):
+            // glewlwyd refuses its refresh; a typed error, and the cache is untouched, so the right
+            // certificate still refreshes with the refresh token kept.
+            let stored = try Data(contentsOf: URL(fileURLWithPath: cachePath))
+            let wrongApp = try Self.application(
+                provider, clientID: clientID, certificate: try setup.wrongDN.certificate(), transport: transport, cachePath: cachePath)
+            let wrongParameters = MSALSilentTokenParameters(scopes: ["email"], account: account)
+            wrongParameters.forceRefresh = true
+            wrongParameters.correlationId = UUID()
+            let refused = await Self.refusal { try await wrongApp.acquireTokenSilent(with: wrongParameters) }
+            Self.expectCertificateRefused(refused, correlationID: try #require(wrongParameters.correlationId))
+            #expect(transport.tokenRequests.last?.certificateThumbprint == setup.wrongDN.x5tS256)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cachePath)) == stored, "a refusal changed the cache")
+
+            let parameters = MSALSilentTokenParameters(scopes: ["email"], account: account)
+            parameters.forceRefresh = true
+            let recovered = try await app.acquireTokenSilent(with: parameters)
+            #expect(recovered.tokenSource == .identityProvider && recovered.accessToken != current.accessToken)
+            Self.expectMutualTLSRequest(
+                transport.tokenRequests.last, clientID: clientID, certificate: certificate.x5tS256, setup: setup, grantType: "refresh_token"
+            )
+        }
+    }
 }

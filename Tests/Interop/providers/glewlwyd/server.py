@@ -14,9 +14,11 @@ Usage:
   python3 server.py --state-dir DIR --mtls [options]
       The same, but glewlwyd itself serves HTTPS on the public port (no proxy,
       so no request counting and no /test/* endpoints), with a private PKI made
-      by the openssl CLI in DIR/mtls/, and two more client-credentials clients
-      that authenticate with a TLS client certificate (RFC 8705):
-      tls_client_auth (subject DN) and self_signed_tls_client_auth.
+      by the openssl CLI in DIR/mtls/, and three more confidential clients
+      that authenticate with a TLS client certificate (RFC 8705): two for
+      client credentials, tls_client_auth (subject DN) and
+      self_signed_tls_client_auth, and a tls_client_auth web app
+      (authorization code + refresh token).
 
   python3 server.py add-redirect --state-dir DIR [--client-id ID] URI [URI...]
       Adds exact redirect URIs to a client of a running instance (glewlwyd
@@ -89,6 +91,10 @@ CLIENT_JWKS_PROPERTY = "jwks"
 # client property holding the expected subject DN (not in the schema's client data-format)
 MTLS_DN_CLIENT_ID = "swift-msal-mtls-dn-client"
 MTLS_SELF_SIGNED_CLIENT_ID = "swift-msal-mtls-self-signed-client"
+# a web app (authorization code + refresh token) authenticating with the tls_client_auth client's
+# certificate (same subject DN); its redirect URI is never fetched (the agent runs with --no-deliver)
+MTLS_WEB_CLIENT_ID = "swift-msal-mtls-web-client"
+MTLS_WEB_REDIRECT_URI = "https://webapp.swift-msal.test/signin-callback"
 MTLS_DN_SUBJECT = "/O=swift-msal/CN=swift-msal-mtls-dn-client"
 MTLS_WRONG_DN_SUBJECT = "/O=swift-msal/CN=someone-else"
 MTLS_SELF_SIGNED_SUBJECT = "/CN=swift-msal-mtls-self-signed-client"
@@ -645,7 +651,7 @@ def confidential_client_bodies(secret, jwt_key, key_source):
 
 
 def mtls_client_bodies(pki):
-    """the two mutual-TLS client-credentials clients (POST /api/client/ bodies)"""
+    """the mutual-TLS clients (POST /api/client/ bodies): two client-credentials clients and a web app"""
     common = {"enabled": True, "confidential": True, "scope": list(CC_SCOPES), "redirect_uri": [],
               "authorization_type": ["client_credentials"]}
     dn_client = dict(common, client_id=MTLS_DN_CLIENT_ID, name="swift-msal tls_client_auth client",
@@ -659,7 +665,13 @@ def mtls_client_bodies(pki):
         token_endpoint_auth_method=["self_signed_tls_client_auth"])
     self_signed_client[CLIENT_JWKS_PROPERTY] = {"keys": [{
         "kty": "RSA", "n": cert["n"], "e": cert["e"], "use": "sig", "kid": cert["x5t#S256"], "x5c": [cert["x5c"]]}]}
-    return dn_client, self_signed_client
+    web_client = dict(
+        common, client_id=MTLS_WEB_CLIENT_ID, name="swift-msal tls_client_auth web app",
+        description="swift-msal interop test client (tls_client_auth, subject DN, authorization code + refresh token)",
+        scope=[], redirect_uri=[MTLS_WEB_REDIRECT_URI], authorization_type=["code", "refresh_token"],
+        token_endpoint_auth_method=["tls_client_auth"])
+    web_client[MTLS_DN_PROPERTY] = pki["dn-client"]["subject_dn"]
+    return dn_client, self_signed_client, web_client
 
 
 def configure(api, issuer, jwks_private, args, base_redirects, post_logout_uris, confidential=None, pki=None):
@@ -1047,6 +1059,10 @@ def mtls_info(pki, disc):
         # certificates registered for no client: CA-signed (glewlwyd trusts it) with another subject,
         # and a self-signed one glewlwyd does not trust at all
         "mtls_certificates": {"wrong_dn": material("wrong-dn"), "stranger": material("stranger")},
+        # a web app (authorization code + refresh token, scopes OIDC_SCOPES) with the tls_client_auth
+        # client's certificate; sign a user in with login_agent.py --no-deliver (SSL_CERT_FILE=ca_file)
+        "mtls_web_client": material("dn-client", client_id=MTLS_WEB_CLIENT_ID, redirect_uri=MTLS_WEB_REDIRECT_URI,
+                                    scopes=list(OIDC_SCOPES), auth_method="tls_client_auth"),
     }
 
 
