@@ -15,7 +15,8 @@ extension EmulatorCore {
             var value = challenge
             var body: [JSONMember] = [JSONMember(name: "error", value: .string(description == nil ? "unauthorized" : "invalid_token"))]
             if let description {
-                value += ", error=\"invalid_token\", error_description=\"\(description)\""
+                // Descriptions may quote the request: no control character, quote or backslash in the header.
+                value += ", error=\"invalid_token\", error_description=\"\(EmulatorText.headerQuoted(description))\""
                 body.append(JSONMember(name: "error_description", value: .string(description)))
             }
             var response = EmulatorHTTPResponse.json(.object(body), status: 401, headers: [("WWW-Authenticate", value)])
@@ -40,10 +41,9 @@ extension EmulatorCore {
                 token = signed.accessToken
                 signedBy = signed.thumbprint
             } catch {
-                // The verifier's message may quote the request (a crit name): no control characters
-                // or quotes reach the WWW-Authenticate header.
-                let reason = EmulatorText.sanitized(error.message).replacingOccurrences(of: "\"", with: "'")
-                return unauthorized("The signed HTTP request is not valid: \(reason)")
+                // The verifier's message may quote the request (a crit name); `unauthorized` makes it
+                // fit for the WWW-Authenticate header.
+                return unauthorized("The signed HTTP request is not valid: \(EmulatorText.sanitized(error.message))")
             }
         }
         let jwt: JWT
@@ -122,7 +122,8 @@ extension EmulatorCore {
     /// the token is presented as `DPoP` with a valid proof of the key it is bound to.
     private func dpopRefusal(_ request: EmulatorHTTPRequest, token: String, boundTo: String?, scheme: String?) -> EmulatorHTTPResponse? {
         func refuse(_ error: String, _ description: String, nonce: String? = nil) -> EmulatorHTTPResponse {
-            let quoted = description.replacingOccurrences(of: "\"", with: "'")
+            // The description may echo a proof's values: no quote, backslash or control character in the header.
+            let quoted = EmulatorText.headerQuoted(description)
             var headers = [("WWW-Authenticate", "DPoP algs=\"ES256 RS256 PS256\", error=\"\(error)\", error_description=\"\(quoted)\"")]
             if let nonce { headers.append(("DPoP-Nonce", nonce)) }
             var response = EmulatorHTTPResponse.json(

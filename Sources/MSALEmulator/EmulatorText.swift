@@ -65,6 +65,12 @@ enum EmulatorText {
         return cleaned.count > limit ? String(cleaned.prefix(limit)) + "…" : cleaned
     }
 
+    /// `text` fit to stand inside a quoted string of an HTTP header (RFC 9110 §5.6.4), such as a
+    /// challenge's `error_description`: ``sanitized(_:limit:)``, with `"` as `'` and `\` as `/`.
+    static func headerQuoted(_ text: String) -> String {
+        sanitized(text).replacingOccurrences(of: "\"", with: "'").replacingOccurrences(of: "\\", with: "/")
+    }
+
     /// Percent-encodes everything but unreserved characters (a space becomes `%20`).
     static func percentEncoded(_ text: String) -> String {
         PercentEncoding.encode(text, unescaped: "-._~", spaceAsPlus: false)

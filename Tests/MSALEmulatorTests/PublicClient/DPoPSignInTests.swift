@@ -108,6 +108,19 @@ struct DPoPSignInTests {
             let otherMethod = try result.dpopProof(httpMethod: .POST, requestUrl: Self.resourceURL(harness))
             let wrongMethod = try await Self.callResource(harness, result, proof: otherMethod)
             #expect(wrongMethod.status == 401 && wrongMethod.error == "invalid_dpop_proof")
+
+            // A hostile proof whose refusal quotes its key type: no quote, backslash or line break
+            // reaches the challenge header.
+            let header = #"{"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"x\"y\\z\r\nSet-Cookie: a=b"}}"#
+            let hostile = Base64URL.encode(Array(header.utf8)) + ".e30.c2ln"
+            let refused = try await Self.callResource(harness, result, proof: hostile)
+            #expect(refused.status == 401 && refused.error == "invalid_dpop_proof")
+            let challenge = try #require(refused.headers["www-authenticate"])
+            #expect(challenge.contains("kty"), "the refusal names the key type: \(challenge)")
+            #expect(
+                !challenge.contains("\r") && !challenge.contains("\n") && !challenge.contains("x\"y") && !challenge.contains("\\"),
+                "\(challenge)")
+            #expect(refused.headers["set-cookie"] == nil)
         }
     }
 
