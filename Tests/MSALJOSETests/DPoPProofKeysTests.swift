@@ -91,6 +91,44 @@ struct DPoPProofKeysTests {
         }
     }
 
+    @Test(
+        "Many callers at once on one small store: every proof gets its own key's thumbprint while headers are remembered and forgotten under them, and the store stays within its capacity"
+    )
+    func manyCallers() async throws {
+        let keys = DPoPProofKeys(capacity: 3)
+        // Six headers over three keys (two kid variants each): twice the capacity, so entries are
+        // forgotten while other callers read them.
+        let signers = [TestKeys.p256, TestKeys.rsa, TestKeys.p384]
+        let variants: [(key: JWSSigningKey, header: JSON, thumbprint: String)] = signers.flatMap { key in
+            (0..<2).map { (key: key, header: V.header(key, ["kid": .string("k\($0)")]), thumbprint: V.independentThumbprint(key)) }
+        }
+        let proofs = (0..<60).map { index in
+            let variant = variants[index % variants.count]
+            return (
+                proof: V.proof(key: variant.key, header: variant.header, claims: V.claims(["jti": .string("c\(index)")])),
+                thumbprint: variant.thumbprint
+            )
+        }
+        let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
+            for caller in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<5 {
+                        for (index, expected) in proofs.enumerated() where (index + caller + round).isMultiple(of: 2) {
+                            let verified = try Self.verify(expected.proof, keys: keys)
+                            if verified.thumbprint != expected.thumbprint || verified.jti != "c\(index)" { wrong += 1 }
+                            #expect(keys.count <= 3)
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        #expect(keys.count <= 3 && keys.count > 0)
+    }
+
     static func segment(_ proof: String) -> String {
         String(proof[..<proof.firstIndex(of: ".")!])
     }

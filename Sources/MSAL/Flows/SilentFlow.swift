@@ -377,6 +377,14 @@ package struct SilentFlow: TokenRecipe {
         guard response.statusCode == 200 else {
             var error = MSALFailure(tokenEndpointResponse: response, grant: .refreshToken, correlationID: correlationID)
             error.homeAccountID = identifier
+            if error.internalCode == .dpopProofInvalid, request.presentation?.dpopKey == nil {
+                // A refresh without a proof, refused for want of one: the provider bound this refresh
+                // token to a DPoP key although the cache did not know it (glewlwyd binds a
+                // confidential client's too, where RFC 9449 §5 leaves it unbound). It stays cached.
+                error.message =
+                    "The identity provider bound this account's refresh token to the application's DPoP key: ask for its "
+                    + "tokens with MSALAuthenticationSchemeDPoP, or sign in again for bearer tokens (\(error.message))"
+            }
             let action = RefreshFailurePolicy.action(
                 oauthError: error.oauthError, subError: error.oauthSubError, code: error.code, familyID: stored.familyID,
                 familyAssumed: stored.familyAssumed)

@@ -195,7 +195,16 @@ struct OIDCProviderLibraryTests {
         }
     }
 
-    private func deviceCode(_ provider: LocalOIDCProvider, directory: URL) async throws {
+    @Test(
+        "Device code flow with DPoP at glewlwyd: the device code is redeemed with a proof, the tokens are bound to our key (cnf.jkt), a DPoP silent call is a cache hit and a forced refresh redeems the bound refresh token with a new proof"
+    )
+    func deviceCodeDPoP() async throws {
+        try await LocalOIDCProvider.with(.glewlwyd) { provider, directory in
+            try await deviceCode(provider, directory: directory, dpop: true)
+        }
+    }
+
+    private func deviceCode(_ provider: LocalOIDCProvider, directory: URL, dpop: Bool = false) async throws {
         let kind = provider.kind
         let clientID = (provider.summary["device_client_id"] as? String) ?? provider.clientID
         let authority = try MSALOIDCAuthority(url: URL(string: provider.issuer)!, options: [.allowInsecureLoopback])
@@ -207,7 +216,9 @@ struct OIDCProviderLibraryTests {
         // The user, on another device, enters the code on the verification page.
         let approval = Mutex<Task<(status: Int32, output: String), any Error>?>(nil)
         let signIn = Task {
-            try await application.acquireTokenWithDeviceCode(with: MSALTokenParameters(scopes: Self.scopes)) { info in
+            let parameters = MSALTokenParameters(scopes: Self.scopes)
+            if dpop { parameters.authenticationScheme = MSALAuthenticationSchemeDPoP() }
+            return try await application.acquireTokenWithDeviceCode(with: parameters) { info in
                 var arguments = [agent, "--verbose"]
                 if kind == .glewlwyd {
                     arguments.append(info.verificationURI.absoluteString + "?code=" + info.userCode)
@@ -244,9 +255,25 @@ struct OIDCProviderLibraryTests {
             #expect(result.idToken != nil)
             let account = try #require(try application.allAccounts().first)
             try await provider.resetStats()
-            let hit = try await application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: Self.scopes, account: account))
+            let silent = MSALSilentTokenParameters(scopes: Self.scopes, account: account)
+            if dpop { silent.authenticationScheme = MSALAuthenticationSchemeDPoP() }
+            let hit = try await application.acquireTokenSilent(with: silent)
             #expect(hit.tokenSource == .cache)
             #expect(try await provider.requestCount() == 0)
+            if dpop {
+                // Bound to the key of our proofs, and refreshed with a new proof of it.
+                #expect(result.authenticationScheme == "DPoP" && hit.accessToken == result.accessToken)
+                let proof = try result.dpopProof(httpMethod: .GET, requestUrl: URL(string: provider.issuer + "/userinfo")!)
+                let jwk = try #require(try Self.jwtPart(proof, segment: 0)["jwk"] as? [String: Any])
+                let thumbprint = try JSONWebKey(json: JSONSerialization.data(withJSONObject: jwk)).thumbprint()
+                let cnf = try Self.jwtPart(result.accessToken, segment: 1)["cnf"] as? [String: Any]
+                #expect(cnf?["jkt"] as? String == thumbprint, "glewlwyd's cnf: \(String(describing: cnf))")
+                silent.forceRefresh = true
+                let refreshed = try await application.acquireTokenSilent(with: silent)
+                #expect(refreshed.tokenSource == .identityProvider && refreshed.accessToken != result.accessToken)
+                #expect((try Self.jwtPart(refreshed.accessToken, segment: 1)["cnf"] as? [String: Any])?["jkt"] as? String == thumbprint)
+                #expect(try await provider.tokenRequestCount() == 1)
+            }
         case .djangoOAuthToolkit:
             // DOT's device grant answers with access and refresh tokens only: no ID token, no
             // client_info, so nothing says whose tokens they are.

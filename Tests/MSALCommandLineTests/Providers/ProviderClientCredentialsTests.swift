@@ -70,6 +70,62 @@ struct ProviderClientCredentialsTests {
     }
 
     @Test(
+        "DPoP app token from glewlwyd (client secret): bound to the app's key (cnf.jkt), cached apart from the bearer token and answered from the cache with 0 requests; our validator takes it only with a proof; a forced refresh sends a new proof"
+    )
+    func secretDPoP() async throws {
+        try await LocalOIDCProvider.with(.glewlwyd) { provider, directory in
+            let client = try Client(provider, "secret")
+            let secret = try #require(client.secret)
+            let cachePath = directory.appendingPathComponent("cache.json").path
+            let app = try Self.application(provider, clientID: client.clientID, credential: .secret(secret), cachePath: cachePath)
+            func dpop(forceRefresh: Bool = false) -> MSALClientCredentialParameters {
+                let parameters = MSALClientCredentialParameters(scopes: client.scopes)
+                parameters.authenticationScheme = MSALAuthenticationSchemeDPoP()
+                parameters.forceRefresh = forceRefresh
+                return parameters
+            }
+            try await provider.resetStats()
+            let first = try await app.acquireTokenForClient(with: dpop())
+            #expect(first.tokenSource == .identityProvider)
+            #expect(first.authenticationScheme == "DPoP" && first.authorizationHeader == "DPoP \(first.accessToken)")
+            let api = URL(string: "https://api.example.test/orders")!
+            let proof = try first.dpopProof(httpMethod: .GET, requestUrl: api)
+            let jwk = try #require(try OIDCProviderLibraryTests.jwtPart(proof, segment: 0)["jwk"] as? [String: Any])
+            let thumbprint = try JSONWebKey(json: JSONSerialization.data(withJSONObject: jwk)).thumbprint()
+            let claims = try OIDCProviderLibraryTests.jwtPart(first.accessToken, segment: 1)
+            #expect((claims["cnf"] as? [String: Any])?["jkt"] as? String == thumbprint, "glewlwyd's claims: \(claims)")
+
+            // Our validator: with the proof only.
+            let validator = try MSALAccessTokenValidator(
+                authority: try MSALOIDCAuthority(url: URL(string: provider.issuer)!, options: [.allowInsecureLoopback]),
+                audiences: [try #require(claims["aud"] as? String)])
+            let validated = try await validator.validate(
+                authorizationHeader: first.authorizationHeader, dpopProof: proof, httpMethod: "GET", requestURL: api)
+            #expect(validated.dpopKeyThumbprint == thumbprint && validated.clientID == client.clientID)
+            let asBearer = await #expect(throws: MSALFailure.self) {
+                try await validator.validate(authorizationHeader: "Bearer \(first.accessToken)")
+            }
+            #expect(asBearer?.internalCode == .accessTokenSchemeMismatch)
+
+            // From the cache with nothing sent; a bearer request is another token.
+            let hit = try await app.acquireTokenForClient(with: dpop())
+            #expect(hit.tokenSource == .cache && hit.accessToken == first.accessToken && hit.authenticationScheme == "DPoP")
+            #expect(try await provider.tokenRequestCount() == 1)
+            let bearer = try await app.acquireTokenForClient(scopes: client.scopes)
+            #expect(bearer.tokenSource == .identityProvider && bearer.accessToken != first.accessToken)
+            #expect((try OIDCProviderLibraryTests.jwtPart(bearer.accessToken, segment: 1)["cnf"]) == nil, "a bearer app token is unbound")
+            #expect(try await provider.tokenRequestCount() == 2)
+            #expect(try await app.acquireTokenForClient(with: dpop()).accessToken == first.accessToken)
+
+            let refreshed = try await app.acquireTokenForClient(with: dpop(forceRefresh: true))
+            #expect(refreshed.tokenSource == .identityProvider && refreshed.accessToken != first.accessToken)
+            let refreshedClaims = try OIDCProviderLibraryTests.jwtPart(refreshed.accessToken, segment: 1)
+            #expect((refreshedClaims["cnf"] as? [String: Any])?["jkt"] as? String == thumbprint)
+            #expect(try await provider.tokenRequestCount() == 3)
+        }
+    }
+
+    @Test(
         "A client secret: an app token from the provider, then from the cache with 0 requests (also in a new application); a forced refresh; a wrong secret and a scope not granted are typed errors, nothing cached",
         arguments: LocalOIDCProvider.Kind.allCases)
     func secret(kind: LocalOIDCProvider.Kind) async throws {

@@ -8,7 +8,8 @@ Usage:
       talk to), configures it through the admin REST API, prints ONE JSON
       line on stdout and keeps running until SIGTERM/SIGINT. Besides the two
       public clients it registers two confidential clients for the client
-      credentials grant (client secret, private_key_jwt), unless
+      credentials grant (client secret, private_key_jwt) and a web app
+      (client secret; authorization code + refresh token), unless
       --no-client-credentials.
 
   python3 server.py --state-dir DIR --mtls [options]
@@ -91,10 +92,13 @@ CLIENT_JWKS_PROPERTY = "jwks"
 # client property holding the expected subject DN (not in the schema's client data-format)
 MTLS_DN_CLIENT_ID = "swift-msal-mtls-dn-client"
 MTLS_SELF_SIGNED_CLIENT_ID = "swift-msal-mtls-self-signed-client"
-# a web app (authorization code + refresh token) authenticating with the tls_client_auth client's
-# certificate (same subject DN); its redirect URI is never fetched (the agent runs with --no-deliver)
+# web apps (authorization code + refresh token): one with the client secret, one authenticating
+# with the tls_client_auth client's certificate (same subject DN) under --mtls; their redirect URI
+# is never fetched (the agent runs with --no-deliver)
+WEB_CLIENT_ID = "swift-msal-web-client"
+WEB_REDIRECT_URI = "https://webapp.swift-msal.test/signin-callback"
 MTLS_WEB_CLIENT_ID = "swift-msal-mtls-web-client"
-MTLS_WEB_REDIRECT_URI = "https://webapp.swift-msal.test/signin-callback"
+MTLS_WEB_REDIRECT_URI = WEB_REDIRECT_URI
 MTLS_DN_SUBJECT = "/O=swift-msal/CN=swift-msal-mtls-dn-client"
 MTLS_WRONG_DN_SUBJECT = "/O=swift-msal/CN=someone-else"
 MTLS_SELF_SIGNED_SUBJECT = "/CN=swift-msal-mtls-self-signed-client"
@@ -619,7 +623,7 @@ def client_body(client_id, name, redirect_uris, post_logout_uris, sign_kid=None)
 
 
 def confidential_client_bodies(secret, jwt_key, key_source):
-    """the two client-credentials clients (POST /api/client/ bodies)"""
+    """the two client-credentials clients and the web app (POST /api/client/ bodies)"""
     secret_client = {
         "client_id": SECRET_CLIENT_ID,
         "name": "swift-msal secret client",
@@ -647,7 +651,19 @@ def confidential_client_bodies(secret, jwt_key, key_source):
         jwt_client[CLIENT_PUBKEY_PROPERTY] = jwt_key["pubkey"]
     if key_source in ("both", "jwks"):
         jwt_client[CLIENT_JWKS_PROPERTY] = {"keys": [jwt_key["jwk"]]}
-    return secret_client, jwt_client
+    web_client = {
+        "client_id": WEB_CLIENT_ID,
+        "name": "swift-msal web app",
+        "description": "swift-msal interop test client (confidential, client secret, authorization code + refresh token)",
+        "enabled": True,
+        "confidential": True,
+        "password": secret,
+        "scope": [],
+        "redirect_uri": [WEB_REDIRECT_URI],
+        "authorization_type": ["code", "refresh_token"],
+        "token_endpoint_auth_method": ["client_secret_post", "client_secret_basic"],
+    }
+    return secret_client, jwt_client, web_client
 
 
 def mtls_client_bodies(pki):
@@ -1029,6 +1045,10 @@ def confidential_clients_info(confidential, key_source):
     return {
         "secret": {"client_id": SECRET_CLIENT_ID, "client_secret": confidential["secret"],
                    "scopes": list(CC_SCOPES), "auth_methods": ["client_secret_post", "client_secret_basic"]},
+        # a web app (authorization code + refresh token) with the same secret; sign a user in with
+        # login_agent.py --no-deliver (nothing serves its redirect URI)
+        "web_app": {"client_id": WEB_CLIENT_ID, "client_secret": confidential["secret"], "redirect_uri": WEB_REDIRECT_URI,
+                    "scopes": list(OIDC_SCOPES), "auth_methods": ["client_secret_post", "client_secret_basic"]},
         "private_key_jwt": {"client_id": JWT_CLIENT_ID, "private_key_pem": key["private_key_pem"],
                             "certificate_pem": key["certificate_pem"], "public_key_pem": key["public_key_pem"],
                             "scopes": list(CC_SCOPES), "x5t": key["x5t"], "x5t#S256": key["x5t#S256"],
