@@ -48,6 +48,13 @@ let package = Package(
             name: "MSALJSON",
             dependencies: ["MSALSupport"]
         ),
+        // D-Bus through libdbus, loaded at run time (docs/broker.md): a private bus connection with
+        // blocking calls under a timeout, and a service that owns a name and answers method calls.
+        // For the broker client and the local provider's broker double. Not a product.
+        .target(
+            name: "MSALDBus",
+            dependencies: ["MSALSupport"]
+        ),
         .target(
             name: "MSALJOSE",
             dependencies: ["COpenSSL", "MSALJSON", "MSALSupport"],
@@ -114,6 +121,10 @@ let package = Package(
         .testTarget(
             name: "MSALJSONTests",
             dependencies: ["MSALJSON", "MSALSupport"]
+        ),
+        .testTarget(
+            name: "MSALDBusTests",
+            dependencies: ["MSALDBus", "MSALSupport"]
         ),
         .testTarget(
             name: "MSALJOSETests",

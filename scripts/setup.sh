@@ -18,7 +18,10 @@
 #     cluster of their own in a temporary directory on a free port
 #     (Tests/MSALPostgresTokenCacheTests) and the example service's end-to-end script; the cluster
 #     Debian's package makes is kept stopped;
-#   - curl, the client of that end-to-end script (Examples/OrdersService/scripts/end-to-end.sh).
+#   - curl, the client of that end-to-end script (Examples/OrdersService/scripts/end-to-end.sh);
+#   - for the Linux broker (docs/broker.md): libdbus (loaded by swift-msal at run time), GLib's
+#     gdbus, and Microsoft's broker client in .build/broker-venv: MSAL for Python with
+#     pymsalruntime, Microsoft's closed runtime, which links WebKitGTK (libwebkit2gtk-4.1-0).
 # Safe to run again; quiet and quick when everything is already in place.
 set -euo pipefail
 
@@ -49,7 +52,8 @@ apt_install() {
 # chromium: Tests/MSALEmulatorTests/PublicClient/ChromiumSignInTests.swift signs in through it, headless;
 # chromium-driver lets selenium drive it on the providers' login pages; glewlwyd is a provider.
 packages=(libssl-dev libcurl4-openssl-dev pkg-config chromium chromium-driver glewlwyd openssl binutils
-    gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi postgresql curl)
+    gnome-keyring dbus libsecret-1-0 libsecret-1-dev libsecret-tools gir1.2-secret-1 python3-gi postgresql curl
+    libdbus-1-3 libglib2.0-bin libwebkit2gtk-4.1-0)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -152,4 +156,32 @@ if [ "$(installed_keyring)" != "$msal_python_version $msal_extensions_version" ]
         echo "scripts/setup.sh: MSAL for Python with msal-extensions and PyGObject is not usable in $keyring_venv" >&2
         exit 1
     fi
+fi
+
+# Microsoft's broker client for the broker interop tests (Tests/Interop/broker, Tests/MSALDBusTests):
+# MSAL for Python with pymsalruntime, pinned. Importing pymsalruntime fails unless a broker owns its
+# bus name, so the check reads the installed versions without importing it, and that the runtime's
+# libraries (WebKitGTK) resolve.
+pymsalruntime_version="0.20.7"
+broker_venv="$root/.build/broker-venv"
+installed_broker() {
+    "$broker_venv/bin/python" -c 'import importlib.metadata as m; print(m.version("msal"), m.version("pymsalruntime"))' 2>/dev/null || true
+}
+if [ "$(installed_broker)" != "$msal_python_version $pymsalruntime_version" ]; then
+    echo "Installing MSAL for Python $msal_python_version with pymsalruntime $pymsalruntime_version into .build/broker-venv"
+    rm -rf "$broker_venv"
+    mkdir -p "$root/.build"
+    python3 -m venv "$broker_venv"
+    "$broker_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        "msal==$msal_python_version" "pymsalruntime==$pymsalruntime_version"
+    if [ "$(installed_broker)" != "$msal_python_version $pymsalruntime_version" ]; then
+        echo "scripts/setup.sh: expected msal $msal_python_version and pymsalruntime $pymsalruntime_version in $broker_venv" >&2
+        exit 1
+    fi
+fi
+runtime_library="$(ls "$broker_venv"/lib/python3*/site-packages/pymsalruntime/libmsalruntime.so 2>/dev/null | head -n 1)"
+if [ -z "$runtime_library" ] || ldd "$runtime_library" | grep -q "not found"; then
+    echo "scripts/setup.sh: pymsalruntime's libraries do not all resolve (libwebkit2gtk-4.1-0?):" >&2
+    [ -n "$runtime_library" ] && ldd "$runtime_library" | grep "not found" >&2
+    exit 1
 fi

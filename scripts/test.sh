@@ -42,6 +42,11 @@ if [ "${1:-}" = "quick" ]; then
         skip+=('SecretServiceStorageTests')
         reasons+=("a Secret Service (gnome-keyring, dbus, .build/keyring-venv with msal-extensions)")
     fi
+    if [ ! -x .build/broker-venv/bin/python ] || [ ! -x .build/keyring-venv/bin/python ] ||
+        ! command -v dbus-daemon >/dev/null 2>&1 || ! command -v gdbus >/dev/null 2>&1; then
+        skip+=('MSALDBusTests')
+        reasons+=("D-Bus and Microsoft's broker runtime (dbus, gdbus, .build/broker-venv with pymsalruntime, .build/keyring-venv)")
+    fi
     if ! compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null; then
         skip+=('PostgresTokenCacheTests|PostgresReplicaTests')
         reasons+=("PostgreSQL (initdb and pg_ctl from Debian's postgresql)")

@@ -12,6 +12,7 @@ import Testing
     static let allowed: [String: Set<String>] = [
         "MSALSupport": ["Synchronization"],
         "MSALJSON": ["MSALSupport"],
+        "MSALDBus": ["MSALSupport"],
         "MSALJOSE": ["MSALJSON", "MSALSupport", "COpenSSL"],
         "MSAL": ["MSALJOSE", "MSALJSON", "MSALSupport", "CCurl", "NIOCore", "NIOPosix", "NIOHTTP1", "Logging"],
         "MSALURLSession": ["MSAL", "MSALJOSE", "MSALSupport", "FoundationNetworking"],

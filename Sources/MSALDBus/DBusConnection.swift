@@ -1,0 +1,171 @@
+import Foundation
+import MSALSupport
+
+/// A private connection to a D-Bus message bus through libdbus, owned: closed and unreferenced in
+/// `deinit`. Private (`dbus_connection_open_private`), so that nothing else in the process shares
+/// or closes it, and it never ends the process when the bus goes away (libdbus's default for bus
+/// connections is `_exit`).
+///
+/// Every call blocks the calling thread for at most its timeout: call it off Swift's cooperative
+/// pool.
+package final class DBusConnection: @unchecked Sendable {
+    // @unchecked: the pointer is used only through libdbus calls, which are thread-safe once
+    // `dbus_threads_init_default` has run (``LibDBus`` does it before any connection), and it is
+    // closed once, in `deinit`, when no call can be running.
+    private let library: LibDBus
+    private let pointer: LibDBus.Connection
+    private let closed = Atomic<Bool>(false)
+
+    /// The session bus's address from `environment` (`DBUS_SESSION_BUS_ADDRESS`), or `nil`. An
+    /// `autolaunch:` address is never used: libdbus would start a bus daemon.
+    package static func sessionBusAddress(in environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty, !address.hasPrefix("autolaunch:") else {
+            return nil
+        }
+        return address
+    }
+
+    /// Connects to the bus at `address` (the session bus's when `nil`) and registers with it.
+    package init(address: String? = nil) throws(DBusFailure) {
+        let library = try LibDBus.shared.get()
+        guard let address = address ?? Self.sessionBusAddress() else {
+            throw DBusFailure(.noBus, "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set")
+        }
+        guard !address.utf8.contains(0) else { throw DBusFailure(.invalidArgument, "the bus address holds a NUL character") }
+        let opened = library.withError { error -> Result<LibDBus.Connection, DBusFailure> in
+            guard let connection = library.openPrivate(address, error) else {
+                let (name, message) = LibDBus.describe(error) ?? ("", "unknown reason")
+                return .failure(DBusFailure(.connectionFailed, "could not connect to the D-Bus bus: \(message)", name: name))
+            }
+            library.setExitOnDisconnect(connection, 0)
+            guard library.busRegister(connection, error) != 0 else {
+                let (name, message) = LibDBus.describe(error) ?? ("", "unknown reason")
+                library.connectionClose(connection)
+                library.connectionUnref(connection)
+                return .failure(DBusFailure(.connectionFailed, "the D-Bus bus did not accept this connection: \(message)", name: name))
+            }
+            return .success(connection)
+        }
+        self.library = library
+        pointer = try opened.get()
+    }
+
+    deinit {
+        close()
+        library.connectionUnref(pointer)
+    }
+
+    /// Closes the connection (once): the bus drops the names it owned, and calls waiting for its
+    /// answers end with an error. Later calls on it fail with ``DBusFailure/Kind/disconnected``.
+    package func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        library.connectionClose(pointer)
+    }
+
+    /// This connection's unique name on the bus (`:1.42`).
+    package var uniqueName: String? { library.getUniqueName(pointer).map { String(cString: $0) } }
+
+    /// Calls `method` of `interface` on the object `path` of `destination` with string arguments
+    /// and returns the answer's strings; waits at most `timeout`.
+    package func call(
+        destination: String, path: String, interface: String, method: String, arguments: [String], timeout: Duration
+    ) throws(DBusFailure) -> [String] {
+        let request = try DBusMessage.methodCall(
+            destination: destination, path: path, interface: interface, method: method, arguments: arguments, library: library)
+        let reply = try send(request, timeout: timeout)
+        return try reply.strings()
+    }
+
+    /// `org.freedesktop.DBus.Peer.Ping` on `path` of `destination`: whether something owns the
+    /// name and answers, within `timeout`.
+    package func ping(destination: String, path: String, timeout: Duration) throws(DBusFailure) {
+        let request = try DBusMessage.methodCall(
+            destination: destination, path: path, interface: "org.freedesktop.DBus.Peer", method: "Ping", arguments: [],
+            library: library)
+        _ = try send(request, timeout: timeout)
+    }
+
+    /// Sends `request` and waits at most `timeout` for its answer.
+    private func send(_ request: DBusMessage, timeout: Duration) throws(DBusFailure) -> DBusMessage {
+        let milliseconds = Self.milliseconds(timeout)
+        let answered = library.withError { error -> Result<DBusMessage, DBusFailure> in
+            let reply = request.withMessagePointer { library.sendWithReplyAndBlock(pointer, $0, milliseconds, error) }
+            guard let reply else {
+                let (name, message) = LibDBus.describe(error) ?? ("org.freedesktop.DBus.Error.Failed", "no reply")
+                return .failure(DBusFailure.named(name, message))
+            }
+            return .success(DBusMessage(reply, library: library))
+        }
+        return try answered.get()
+    }
+
+    /// Asks the bus for `name`, never queueing behind another owner.
+    package func requestName(_ name: String) throws(DBusFailure) {
+        guard !name.isEmpty, !name.utf8.contains(0) else { throw DBusFailure(.invalidArgument, "an empty bus name, or one with a NUL") }
+        let outcome = library.withError { error -> Result<Void, DBusFailure> in
+            let reply = library.requestName(pointer, name, LibDBus.nameFlagDoNotQueue, error)
+            if let (errorName, message) = LibDBus.describe(error) { return .failure(DBusFailure.named(errorName, message)) }
+            guard reply == LibDBus.requestNamePrimaryOwner else {
+                return .failure(DBusFailure(.nameTaken, "another connection owns \(name) (request_name answered \(reply))"))
+            }
+            return .success(())
+        }
+        try outcome.get()
+    }
+
+    /// The next method call addressed to this connection, waiting at most `timeout` for one (`nil`
+    /// when none came); other messages (signals, stray answers) are dropped. Throws
+    /// ``DBusFailure/Kind/disconnected`` once the bus has closed the connection.
+    package func nextMethodCall(waitingAtMost timeout: Duration) throws(DBusFailure) -> DBusIncomingCall? {
+        if let call = popMethodCall() { return call }
+        guard library.readWrite(pointer, Self.milliseconds(timeout)) != 0 else {
+            throw DBusFailure(.disconnected, "the D-Bus bus closed the connection")
+        }
+        return popMethodCall()
+    }
+
+    private func popMethodCall() -> DBusIncomingCall? {
+        while let popped = library.popMessage(pointer) {
+            let message = DBusMessage(popped, library: library)
+            if message.type == LibDBus.messageMethodCall { return DBusIncomingCall(message) }
+        }
+        return nil
+    }
+
+    /// Answers `call` with `strings`.
+    package func reply(to call: DBusIncomingCall, strings: [String]) throws(DBusFailure) {
+        guard let made = call.message.withMessagePointer({ library.newMethodReturn($0) }) else {
+            throw DBusFailure(.invalidArgument, "libdbus could not make an answer (out of memory)")
+        }
+        let reply = DBusMessage(made, library: library)
+        try reply.append(strings)
+        try deliver(reply)
+    }
+
+    /// Answers `call` with the D-Bus error `name` and `message`.
+    package func replyError(to call: DBusIncomingCall, name: String, message: String) throws(DBusFailure) {
+        guard !name.utf8.contains(0), !message.utf8.contains(0) else {
+            throw DBusFailure(.invalidArgument, "an error name or message with a NUL character")
+        }
+        guard let made = call.message.withMessagePointer({ library.newError($0, name, message) }) else {
+            throw DBusFailure(.invalidArgument, "libdbus refused the error name \(name)")
+        }
+        try deliver(DBusMessage(made, library: library))
+    }
+
+    private func deliver(_ message: DBusMessage) throws(DBusFailure) {
+        guard message.withMessagePointer({ library.send(pointer, $0, nil) }) != 0 else {
+            throw DBusFailure(.disconnected, "libdbus could not queue the answer")
+        }
+        library.connectionFlush(pointer)
+    }
+
+    /// `timeout` in whole milliseconds for libdbus: at least 1, at most `Int32.max - 1` (libdbus's
+    /// `DBUS_TIMEOUT_INFINITE` is `Int32.max`, which is never asked for).
+    static func milliseconds(_ timeout: Duration) -> Int32 {
+        let (seconds, attoseconds) = timeout.components
+        guard seconds >= 0 else { return 1 }
+        let total = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        return Int32(max(1, min(total.rounded(.up), Double(Int32.max - 1))))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import MSALSupport
+
+/// A D-Bus bus of one test's own: `dbus-daemon` with a session-bus configuration listening on a
+/// socket in a fresh directory (no service activation, so nothing starts behind the test's back),
+/// stopped (killed) by ``stop()``. Never the machine's session bus.
+///
+/// A missing `dbus-daemon` is a failure, never a skip: `scripts/setup.sh` installs `dbus`.
+final class PrivateBus: @unchecked Sendable {
+    // @unchecked: started and stopped only by the test that owns it, one step at a time.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let directory: URL
+    /// The bus address (`unix:path=…,guid=…`).
+    let address: String
+    private let daemon: ChildProcess
+
+    static func start() async throws -> PrivateBus {
+        let program = "/usr/bin/dbus-daemon"
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            throw Failure(description: "\(program) is missing: run `bash scripts/setup.sh` (it installs dbus)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-dbus-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let configuration = directory.appendingPathComponent("bus.conf")
+        try Data(
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(directory.appendingPathComponent("bus").path)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.utf8
+        ).write(to: configuration)
+        let daemon = try ChildProcess.start(
+            program, ["--config-file=\(configuration.path)", "--nofork", "--print-address=1"], environment: ["PATH": "/usr/bin:/bin"],
+            standardError: .discard)
+        let address = await Self.offCooperativePool {
+            _ = daemon.readOutput { $0.contains(UInt8(ascii: "\n")) }
+            return String(decoding: daemon.standardOutputSoFar.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard address.hasPrefix("unix:") else {
+            daemon.kill()
+            _ = daemon.finish()
+            throw Failure(description: "dbus-daemon printed no address")
+        }
+        return PrivateBus(directory: directory, address: address, daemon: daemon)
+    }
+
+    private init(directory: URL, address: String, daemon: ChildProcess) {
+        self.directory = directory
+        self.address = address
+        self.daemon = daemon
+    }
+
+    /// Runs `body` with a new bus, stopped afterwards.
+    static func with<T>(_ body: (PrivateBus) async throws -> T) async throws -> T {
+        let bus = try await start()
+        do {
+            let value = try await body(bus)
+            await bus.stop()
+            return value
+        } catch {
+            await bus.stop()
+            throw error
+        }
+    }
+
+    /// Kills the daemon (the bus disappears for everyone on it) and removes the directory.
+    func stop() async {
+        let daemon = daemon
+        await Self.offCooperativePool {
+            daemon.kill()
+            _ = daemon.finish()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// An environment for processes on this bus.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        return environment
+    }
+
+    /// Runs `body`, which blocks, on a Dispatch thread.
+    static func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Runs `body`, which blocks and may throw, on a Dispatch thread.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
