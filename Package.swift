@@ -89,6 +89,7 @@ let package = Package(
         .target(
             name: "MSALEmulator",
             dependencies: [
+                "MSALDBus",
                 "MSALJOSE",
                 "MSALJSON",
                 "MSALSupport",
@@ -122,9 +123,11 @@ let package = Package(
             name: "MSALJSONTests",
             dependencies: ["MSALJSON", "MSALSupport"]
         ),
+        // The Linux broker: the D-Bus layer, the local provider's broker double, and both against
+        // Microsoft's broker runtime (pymsalruntime) and GLib's D-Bus, on private buses.
         .testTarget(
-            name: "MSALDBusTests",
-            dependencies: ["MSALDBus", "MSALSupport"]
+            name: "MSALBrokerTests",
+            dependencies: ["MSALCommandLine", "MSALDBus", "MSALEmulator", "MSALJOSE", "MSALJSON", "MSALSupport"]
         ),
         .testTarget(
             name: "MSALJOSETests",

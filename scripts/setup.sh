@@ -158,7 +158,7 @@ if [ "$(installed_keyring)" != "$msal_python_version $msal_extensions_version" ]
     fi
 fi
 
-# Microsoft's broker client for the broker interop tests (Tests/Interop/broker, Tests/MSALDBusTests):
+# Microsoft's broker client for the broker interop tests (Tests/Interop/broker, Tests/MSALBrokerTests):
 # MSAL for Python with pymsalruntime, pinned. Importing pymsalruntime fails unless a broker owns its
 # bus name, so the check reads the installed versions without importing it, and that the runtime's
 # libraries (WebKitGTK) resolve.

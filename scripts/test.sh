@@ -44,7 +44,7 @@ if [ "${1:-}" = "quick" ]; then
     fi
     if [ ! -x .build/broker-venv/bin/python ] || [ ! -x .build/keyring-venv/bin/python ] ||
         ! command -v dbus-daemon >/dev/null 2>&1 || ! command -v gdbus >/dev/null 2>&1; then
-        skip+=('MSALDBusTests')
+        skip+=('MSALBrokerTests')
         reasons+=("D-Bus and Microsoft's broker runtime (dbus, gdbus, .build/broker-venv with pymsalruntime, .build/keyring-venv)")
     fi
     if ! compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null; then

@@ -55,6 +55,17 @@ struct EmulatorCommand: AsyncParsableCommand {
         help: ArgumentHelp("A file holding the --web-api client's secret (never an argument).", valueName: "file"))
     var webAPISecretFile: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Also run the broker double: answer as Microsoft's Linux identity broker (com.microsoft.identity.broker1) on the D-Bus session bus of DBUS_SESSION_BUS_ADDRESS, with this emulator's users and tokens. Run it on a private bus (dbus-run-session), never a desktop's."
+        ))
+    var broker = false
+
+    @Option(
+        name: .customLong("broker-account"),
+        help: ArgumentHelp("With --broker: a user already signed in on the device (repeatable).", valueName: "username"))
+    var brokerAccounts: [String] = []
+
     @Option(help: "Output format of the start-up summary: text or json (one line).")
     var output: OutputFormat = .text
 
@@ -66,6 +77,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         if let webAPI, UUID(uuidString: webAPI) == nil {
             throw ValidationError("--web-api must be a client id in GUID form.")
         }
+        guard broker || brokerAccounts.isEmpty else { throw ValidationError("--broker-account needs --broker.") }
     }
 
     func run() async throws {
@@ -104,19 +116,27 @@ struct EmulatorCommand: AsyncParsableCommand {
         defer { sources.forEach { $0.cancel() } }
 
         let emulator: MSALEmulator
+        var brokerDouble: MSALEmulator.Broker?
         do {
             emulator = try MSALEmulator(configuration: configuration)
             try await emulator.start(port: port)
+            if broker {
+                let started = try emulator.startBroker()
+                brokerDouble = started
+                for account in brokerAccounts { try started.signIn(username: account) }
+            }
         } catch let error as MSALEmulatorError {
+            brokerDouble?.stop()
             CommandOutput.write("msal emulator: \(error.message)", toStandardError: true)
             throw ExitCode.failure
         }
         switch output {
-        case .text: CommandOutput.write(Self.summary(emulator))
-        case .json: CommandOutput.write(JSONWriter.string(Self.json(emulator)))
+        case .text: CommandOutput.write(Self.summary(emulator, broker: brokerDouble))
+        case .json: CommandOutput.write(JSONWriter.string(Self.json(emulator, broker: brokerDouble)))
         }
         var iterator = signals.makeAsyncIterator()
         let received = await iterator.next()
+        brokerDouble?.stop()
         try await emulator.shutdown()
         CommandOutput.write("msal emulator: stopped (\(received == SIGINT ? "SIGINT" : "SIGTERM")).", toStandardError: true)
     }
@@ -155,7 +175,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         ]
     }
 
-    static func summary(_ emulator: MSALEmulator) -> String {
+    static func summary(_ emulator: MSALEmulator, broker: MSALEmulator.Broker? = nil) -> String {
         let configuration = emulator.configuration
         func tenantName(_ id: String) -> String { configuration.tenant(named: id)?.displayName ?? id }
         var lines = [
@@ -202,13 +222,20 @@ struct EmulatorCommand: AsyncParsableCommand {
             "",
             "Device login:        \(emulator.deviceLoginURL.absoluteString)",
             "Protected resource:  \(emulator.resourceURL.absoluteString) (audience \(configuration.resourceAudience))",
+        ]
+        if let broker {
+            lines.append(
+                "Broker double:       \(MSALEmulator.Broker.busName) on the session bus; device accounts: \(broker.accounts.isEmpty ? "none" : broker.accounts.joined(separator: ", "))"
+            )
+        }
+        lines += [
             "",
             "Press Ctrl-C to stop.",
         ]
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ emulator: MSALEmulator) -> JSON {
+    static func json(_ emulator: MSALEmulator, broker: MSALEmulator.Broker? = nil) -> JSON {
         let configuration = emulator.configuration
         return .object([
             "base_url": .string(emulator.baseURL.absoluteString),
@@ -252,6 +279,9 @@ struct EmulatorCommand: AsyncParsableCommand {
                     ])
                 }),
             "arc_token_directory": configuration.arcTokenDirectory.map(JSON.string) ?? .null,
+            "broker": broker.map { broker in
+                .object(["bus_name": .string(MSALEmulator.Broker.busName), "accounts": .array(broker.accounts.map(JSON.string))])
+            } ?? .null,
         ])
     }
 }

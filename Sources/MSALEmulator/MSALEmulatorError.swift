@@ -19,6 +19,8 @@ public struct MSALEmulatorError: Error, Sendable, Hashable, CustomStringConverti
         case userNotInTenant
         /// ``MSALEmulator/SignInDriver`` could not complete a sign-in page.
         case signInFailed
+        /// The broker double could not start: no libdbus, no bus, or its name is taken.
+        case brokerUnavailable
     }
 
     /// What went wrong.

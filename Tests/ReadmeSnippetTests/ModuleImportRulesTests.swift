@@ -18,7 +18,7 @@ import Testing
         "MSALURLSession": ["MSAL", "MSALJOSE", "MSALSupport", "FoundationNetworking"],
         "MSALAsyncHTTPClient": ["MSAL", "MSALJOSE", "MSALSupport", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOSSL"],
         "MSALTesting": ["MSAL", "MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "FoundationNetworking"],
-        "MSALEmulator": ["MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "NIOHTTP1"],
+        "MSALEmulator": ["MSALDBus", "MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "NIOHTTP1"],
         "MSALCommandLine": [
             "MSAL", "MSALJOSE", "MSALJSON", "MSALSupport", "MSALTesting", "MSALEmulator", "ArgumentParser", "Logging",
             "FoundationNetworking",

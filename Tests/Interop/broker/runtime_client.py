@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Microsoft's broker client, driven for the broker tests (a test tool).
 
-    python3 runtime_client.py STEP
+    python3 runtime_client.py STEP [--client-id ID] [--login-hint USER] [--authority URL]
 
 MSAL for Python with `enable_broker_on_linux=True` (which loads pymsalruntime, Microsoft's
 closed-source runtime) against whatever owns com.microsoft.identity.broker1 on the session bus.
@@ -72,12 +72,21 @@ def emit(step, value):
     print(json.dumps({"step": step, **value}), flush=True)
 
 
-def main(step):
+def main(argv):
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("step", nargs="?", default="interactive", choices=["interactive", "lifecycle", "pop"])
+    parser.add_argument("--client-id", default=CLIENT_ID)
+    parser.add_argument("--login-hint", default="adele@contoso.com")
+    parser.add_argument("--authority", default=AUTHORITY)
+    args = parser.parse_args(argv)
+    step, client_id, authority = args.step, args.client_id, args.authority
+
     import msal
-    app = msal.PublicClientApplication(CLIENT_ID, authority=AUTHORITY, enable_broker_on_linux=True, http_client=OfflineHTTP())
+    app = msal.PublicClientApplication(client_id, authority=authority, enable_broker_on_linux=True, http_client=OfflineHTTP())
     if step in ("interactive", "lifecycle"):
         result = app.acquire_token_interactive(
-            ["User.Read"], parent_window_handle=app.CONSOLE_WINDOW_HANDLE, login_hint="adele@contoso.com")
+            ["User.Read"], parent_window_handle=app.CONSOLE_WINDOW_HANDLE, login_hint=args.login_hint)
         emit("interactive", summary(result))
     if step == "lifecycle":
         accounts = app.get_accounts()
@@ -98,7 +107,7 @@ def main(step):
                 out.update(authorization_header=result.get_authorization_header(), is_pop=bool(result.is_pop_authorization()))
             done.set()
 
-        params = pymsalruntime.MSALRuntimeAuthParameters(CLIENT_ID, AUTHORITY)
+        params = pymsalruntime.MSALRuntimeAuthParameters(client_id, authority)
         params.set_requested_scopes(["User.Read"])
         params.set_redirect_uri("https://login.microsoftonline.com/common/oauth2/nativeclient")
         params.set_pop_params("GET", "graph.microsoft.com", "/v1.0/me", "nonce-1")
@@ -109,4 +118,4 @@ def main(step):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "interactive")
+    main(sys.argv[1:])

@@ -11,7 +11,7 @@ import Testing
 @Suite("D-Bus against GLib's GDBus")
 struct GDBusInteropTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
     /// `.build/keyring-venv`'s Python, which has PyGObject (`scripts/setup.sh`).
     static let python = packageRoot.appendingPathComponent(".build/keyring-venv/bin/python").path
     static let broker = packageRoot.appendingPathComponent("Tests/Interop/broker/recording_broker.py").path

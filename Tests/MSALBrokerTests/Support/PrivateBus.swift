@@ -1,4 +1,5 @@
 import Foundation
+import MSALDBus
 import MSALSupport
 
 /// A D-Bus bus of one test's own: `dbus-daemon` with a session-bus configuration listening on a
@@ -16,6 +17,7 @@ final class PrivateBus: @unchecked Sendable {
     /// The bus address (`unix:path=…,guid=…`).
     let address: String
     private let daemon: ChildProcess
+    private let keyring = Mutex<ChildProcess?>(nil)
 
     static func start() async throws -> PrivateBus {
         let program = "/usr/bin/dbus-daemon"
@@ -76,21 +78,62 @@ final class PrivateBus: @unchecked Sendable {
         }
     }
 
-    /// Kills the daemon (the bus disappears for everyone on it) and removes the directory.
+    /// Kills the keyring, if one was started, and the bus daemon (the bus disappears for everyone
+    /// on it), and removes the directory.
     func stop() async {
-        let daemon = daemon
+        let daemons = [keyring.withLock { $0 }, daemon].compactMap { $0 }
         await Self.offCooperativePool {
-            daemon.kill()
-            _ = daemon.finish()
+            for daemon in daemons {
+                daemon.kill()
+                _ = daemon.finish()
+            }
         }
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// An environment for processes on this bus.
+    /// An environment for processes on this bus: this bus, a `$HOME` and XDG directories of the
+    /// bus's own, and no display (nothing may prompt).
     var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
+        let home = directory.appendingPathComponent("home")
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        environment["HOME"] = home.path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent(".local/share").path
+        environment["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("runtime").path
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
         return environment
+    }
+
+    /// Starts a real Secret Service on this bus — `gnome-keyring-daemon` with a login keyring
+    /// created and unlocked with a throwaway password — and returns once it owns
+    /// `org.freedesktop.secrets`. Microsoft's broker runtime keeps state there after an
+    /// interactive sign-in (`docs/broker.md`). Stopped with the bus (``stop()``).
+    func startKeyring() async throws {
+        let program = "/usr/bin/gnome-keyring-daemon"
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            throw Failure(description: "\(program) is missing: run `bash scripts/setup.sh` (it installs gnome-keyring)")
+        }
+        for path in ["home", "runtime"] {
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(path), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let daemon = try ChildProcess.start(
+            program, ["--unlock", "--components=secrets", "--foreground"], environment: environment,
+            standardInput: Array("swift-msal broker test keyring".utf8), standardOutput: .discard, standardError: .discard)
+        keyring.withLock { $0 = daemon }
+        let address = address
+        for _ in 0..<200 {
+            let answered = try? await Self.blocking {
+                try DBusConnection(address: address).ping(
+                    destination: "org.freedesktop.secrets", path: "/org/freedesktop/secrets", timeout: .seconds(2))
+            }
+            if answered != nil { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw Failure(description: "gnome-keyring-daemon did not appear on the bus within 10 s")
     }
 
     /// Runs `body`, which blocks, on a Dispatch thread.

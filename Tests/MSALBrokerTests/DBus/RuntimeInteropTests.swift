@@ -63,25 +63,32 @@ struct RuntimeInteropTests {
                 return .strings([fixed[member] ?? "{}"])
             }
             defer { service.stop() }
-            var environment = bus.environment
-            environment["HOME"] = bus.directory.path
-            environment["DISPLAY"] = nil
-            environment["WAYLAND_DISPLAY"] = nil
-            let clientEnvironment = environment
-            let client = try await PrivateBus.blocking {
-                try ChildProcess.run(
-                    python, [tools.appendingPathComponent("runtime_client.py").path, step], environment: clientEnvironment, timeout: 120)
-            }
-            let output = String(decoding: client.standardOutput, as: UTF8.self)
-            let standardError = String(decoding: client.standardError, as: UTF8.self)
-            try #require(client.status == 0, "runtime_client.py \(step) failed: \(standardError.suffix(2000))")
-            var results: [String: [String: Any]] = [:]
-            for line in output.split(separator: "\n") where line.hasPrefix("{") {
-                let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-                results[result["step"] as? String ?? "?"] = result
-            }
+            let (results, standardError) = try await runClient(on: bus, arguments: [step])
             return Run(results: results, calls: calls.all, standardError: standardError)
         }
+    }
+
+    /// Runs `runtime_client.py arguments…` against whatever owns the broker's name on `bus`: its
+    /// result lines by step, and its standard error.
+    static func runClient(on bus: PrivateBus, arguments: [String]) async throws -> (results: [String: [String: Any]], standardError: String)
+    {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw PrivateBus.Failure(description: "\(python) is missing: run `bash scripts/setup.sh` (it makes .build/broker-venv)")
+        }
+        let clientEnvironment = bus.environment
+        let client = try await PrivateBus.blocking {
+            try ChildProcess.run(
+                python, [tools.appendingPathComponent("runtime_client.py").path] + arguments, environment: clientEnvironment, timeout: 120)
+        }
+        let output = String(decoding: client.standardOutput, as: UTF8.self)
+        let standardError = String(decoding: client.standardError, as: UTF8.self)
+        try #require(client.status == 0, "runtime_client.py \(arguments) failed: \(standardError.suffix(2000))")
+        var results: [String: [String: Any]] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("{") {
+            let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            results[result["step"] as? String ?? "?"] = result
+        }
+        return (results, standardError)
     }
 
     @Test(
