@@ -63,6 +63,7 @@ let package = Package(
         .target(
             name: "MSAL",
             dependencies: [
+                "MSALDBus",
                 "MSALJOSE",
                 "MSALJSON",
                 "MSALSupport",
@@ -127,7 +128,7 @@ let package = Package(
         // Microsoft's broker runtime (pymsalruntime) and GLib's D-Bus, on private buses.
         .testTarget(
             name: "MSALBrokerTests",
-            dependencies: ["MSALCommandLine", "MSALDBus", "MSALEmulator", "MSALJOSE", "MSALJSON", "MSALSupport"]
+            dependencies: ["MSAL", "MSALCommandLine", "MSALDBus", "MSALEmulator", "MSALJOSE", "MSALJSON", "MSALSupport"]
         ),
         .testTarget(
             name: "MSALJOSETests",

@@ -14,7 +14,7 @@ import Testing
         "MSALJSON": ["MSALSupport"],
         "MSALDBus": ["MSALSupport"],
         "MSALJOSE": ["MSALJSON", "MSALSupport", "COpenSSL"],
-        "MSAL": ["MSALJOSE", "MSALJSON", "MSALSupport", "CCurl", "NIOCore", "NIOPosix", "NIOHTTP1", "Logging"],
+        "MSAL": ["MSALDBus", "MSALJOSE", "MSALJSON", "MSALSupport", "CCurl", "NIOCore", "NIOPosix", "NIOHTTP1", "Logging"],
         "MSALURLSession": ["MSAL", "MSALJOSE", "MSALSupport", "FoundationNetworking"],
         "MSALAsyncHTTPClient": ["MSAL", "MSALJOSE", "MSALSupport", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "NIOSSL"],
         "MSALTesting": ["MSAL", "MSALJOSE", "MSALJSON", "MSALSupport", "NIOCore", "NIOPosix", "FoundationNetworking"],

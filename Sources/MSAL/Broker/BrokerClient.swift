@@ -1,0 +1,95 @@
+import Foundation
+import MSALDBus
+import MSALJSON
+import MSALSupport
+
+/// Calls Microsoft's Linux identity broker (`com.microsoft.identity.broker1` on the D-Bus session
+/// bus) as Microsoft's own runtime does (`docs/broker.md`): each method with the protocol version,
+/// the correlation id and a JSON request, each answer a JSON object or the broker's error object.
+///
+/// Every call has a deadline and runs on a Dispatch thread (an interactive call waits for the user
+/// in the broker's window), never on Swift's cooperative pool. Failures are ``MSALFailure``s:
+/// no broker on the bus is ``MSALInternalError/internalBrokerNotAvailable`` (the caller may fall
+/// back to the browser), no answer in time ``MSALInternalError/internalErrorBrokerResponseNotReceived``,
+/// an answer that is not what the method returns ``MSALInternalError/internalErrorBrokerCorruptedResponse``,
+/// and the broker's own errors by their status (``BrokerStatus``).
+package struct BrokerClient: Sendable {
+    /// A broker method, by its D-Bus name.
+    package enum Method: String, Sendable {
+        case acquireTokenInteractively, acquireTokenSilently, getAccounts, removeAccount, getLinuxBrokerVersion
+    }
+
+    package static let busName = "com.microsoft.identity.broker1"
+    package static let objectPath = "/com/microsoft/identity/broker1"
+    package static let interface = "com.microsoft.identity.Broker1"
+    /// The protocol version Microsoft's runtime sends.
+    package static let protocolVersion = "0.0"
+    /// The largest answer read, in bytes (a token answer is a few kilobytes).
+    package static let maximumAnswerBytes = 1 << 20
+
+    /// The bus address; `nil`: the session bus of `DBUS_SESSION_BUS_ADDRESS`.
+    package var busAddress: String?
+
+    package init(busAddress: String? = nil) {
+        self.busAddress = busAddress
+    }
+
+    /// Calls `method` with `request` and returns the answer's JSON object; throws the broker's
+    /// error (``BrokerStatus``) when the answer is one.
+    package func call(_ method: Method, request: JSON, correlationID: UUID, timeout: Duration) async throws(MSALFailure) -> JSONDocument {
+        let address = busAddress
+        let text = String(decoding: JSONWriter.write(request), as: UTF8.self)
+        let correlation = correlationID.uuidString.lowercased()
+        let outcome: Result<[String], DBusFailure> = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<[String], DBusFailure>, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    returning: Result { () throws(DBusFailure) -> [String] in
+                        try DBusConnection(address: address).call(
+                            destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: method.rawValue,
+                            arguments: [Self.protocolVersion, correlation, text], timeout: timeout)
+                    })
+            }
+        }
+        let strings: [String]
+        switch outcome {
+        case .success(let answer): strings = answer
+        case .failure(let failure): throw Self.failure(failure, method: method, correlationID: correlationID)
+        }
+        guard strings.count == 1, strings[0].utf8.count <= Self.maximumAnswerBytes,
+            let document = try? JSONDocument(parsing: Array(strings[0].utf8), limits: .document), document.root.kind == .object
+        else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorBrokerCorruptedResponse,
+                message: "The identity broker's answer to \(method.rawValue) is not a JSON object", correlationID: correlationID)
+        }
+        if let error = document.root["error"], error.kind == .object {
+            throw BrokerStatus.failure(error, method: method, correlationID: correlationID)
+        }
+        return document
+    }
+
+    /// The ``MSALFailure`` for a D-Bus failure of `method`.
+    static func failure(_ failure: DBusFailure, method: Method, correlationID: UUID) -> MSALFailure {
+        let (internalCode, message): (MSALInternalError, String) =
+            switch failure.kind {
+            case .libraryUnavailable, .noBus, .connectionFailed, .serviceUnknown:
+                (.internalBrokerNotAvailable, "No identity broker answers on the D-Bus session bus (\(failure.message))")
+            case .noReply, .disconnected:
+                (
+                    .internalErrorBrokerResponseNotReceived,
+                    "The identity broker did not answer \(method.rawValue) in time (\(failure.message))"
+                )
+            case .malformedReply:
+                (.internalErrorBrokerCorruptedResponse, "The identity broker's answer to \(method.rawValue) is not one string")
+            case .invalidArgument:
+                (.internalErrorInvalidParameter, "The request to the identity broker cannot be sent over D-Bus (\(failure.message))")
+            case .remoteError, .nameTaken:
+                (
+                    .internalErrorBrokerUnknown,
+                    "The identity broker refused \(method.rawValue): \(failure.name ?? "error"): \(failure.message)"
+                )
+            }
+        return MSALFailure(.internal, internalCode: internalCode, message: message, correlationID: correlationID, underlyingError: failure)
+    }
+}
