@@ -7,8 +7,8 @@ import MSALSupport
 /// bus) as Microsoft's own runtime does (`docs/broker.md`): each method with the protocol version,
 /// the correlation id and a JSON request, each answer a JSON object or the broker's error object.
 ///
-/// Every call has a deadline and runs on a Dispatch thread (an interactive call waits for the user
-/// in the broker's window), never on Swift's cooperative pool. Failures are ``MSALFailure``s:
+/// Every call has a deadline and runs on a thread of its own (an interactive call waits for the
+/// user in the broker's window), never on Swift's cooperative pool or Dispatch's global queues. Failures are ``MSALFailure``s:
 /// no broker on the bus is ``MSALInternalError/internalBrokerNotAvailable`` (the caller may fall
 /// back to the browser), no answer in time ``MSALInternalError/internalErrorBrokerResponseNotReceived``,
 /// an answer that is not what the method returns ``MSALInternalError/internalErrorBrokerCorruptedResponse``,
@@ -40,15 +40,12 @@ package struct BrokerClient: Sendable {
         let address = busAddress
         let text = String(decoding: JSONWriter.write(request), as: UTF8.self)
         let correlation = correlationID.uuidString.lowercased()
-        let outcome: Result<[String], DBusFailure> = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<[String], DBusFailure>, Never>) in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    returning: Result { () throws(DBusFailure) -> [String] in
-                        try DBusConnection(address: address).call(
-                            destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: method.rawValue,
-                            arguments: [Self.protocolVersion, correlation, text], timeout: timeout)
-                    })
+        // A thread of its own: an interactive call waits minutes for the user (`DedicatedThread`).
+        let outcome = await DedicatedThread.run(name: "swift-msal broker \(method.rawValue)") { () -> Result<[String], DBusFailure> in
+            Result { () throws(DBusFailure) -> [String] in
+                try DBusConnection(address: address).call(
+                    destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: method.rawValue,
+                    arguments: [Self.protocolVersion, correlation, text], timeout: timeout)
             }
         }
         let strings: [String]

@@ -27,15 +27,7 @@ struct BrokerClientTests {
 
     /// The ``MSALFailure`` `body` throws; records an issue otherwise.
     static func failure(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALFailure? {
-        do {
-            let value = try await body()
-            Issue.record("expected an MSALFailure, got \(value)", sourceLocation: sourceLocation)
-        } catch let failure as MSALFailure {
-            return failure
-        } catch {
-            Issue.record("expected an MSALFailure, got \(error)", sourceLocation: sourceLocation)
-        }
-        return nil
+        await thrown(MSALFailure.self, body, sourceLocation: sourceLocation)
     }
 
     @Test(

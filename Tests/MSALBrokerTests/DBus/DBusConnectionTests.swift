@@ -26,15 +26,7 @@ struct DBusConnectionTests {
 
     /// The ``DBusFailure`` `body` throws; records an issue when it throws another error or none.
     static func failure(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> DBusFailure? {
-        do {
-            let value = try await body()
-            Issue.record("expected a DBusFailure, got \(value)", sourceLocation: sourceLocation)
-        } catch let failure as DBusFailure {
-            return failure
-        } catch {
-            Issue.record("expected a DBusFailure, got \(error)", sourceLocation: sourceLocation)
-        }
-        return nil
+        await thrown(DBusFailure.self, body, sourceLocation: sourceLocation)
     }
 
     /// The calls a test service received.

@@ -136,17 +136,14 @@ final class PrivateBus: @unchecked Sendable {
         throw Failure(description: "gnome-keyring-daemon did not appear on the bus within 10 s")
     }
 
-    /// Runs `body`, which blocks, on a Dispatch thread.
+    /// Runs `body`, which blocks, on a thread of its own (Dispatch's global queues do not grow
+    /// for blocking work on Linux: the broker tests' long waits stalled other calls there).
     static func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-            DispatchQueue.global().async { continuation.resume(returning: body()) }
-        }
+        await DedicatedThread.run(name: "swift-msal broker test", body)
     }
 
-    /// Runs `body`, which blocks and may throw, on a Dispatch thread.
+    /// Runs `body`, which blocks and may throw, on a thread of its own.
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
+        try await DedicatedThread.run(name: "swift-msal broker test", body)
     }
 }
