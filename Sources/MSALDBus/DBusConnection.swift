@@ -101,7 +101,7 @@ package final class DBusConnection: @unchecked Sendable {
 
     /// Asks the bus for `name`, never queueing behind another owner.
     package func requestName(_ name: String) throws(DBusFailure) {
-        guard !name.isEmpty, !name.utf8.contains(0) else { throw DBusFailure(.invalidArgument, "an empty bus name, or one with a NUL") }
+        try library.check(name, library.validateBusName, "bus name")
         let outcome = library.withError { error -> Result<Void, DBusFailure> in
             let reply = library.requestName(pointer, name, LibDBus.nameFlagDoNotQueue, error)
             if let (errorName, message) = LibDBus.describe(error) { return .failure(DBusFailure.named(errorName, message)) }
@@ -144,9 +144,8 @@ package final class DBusConnection: @unchecked Sendable {
 
     /// Answers `call` with the D-Bus error `name` and `message`.
     package func replyError(to call: DBusIncomingCall, name: String, message: String) throws(DBusFailure) {
-        guard !name.utf8.contains(0), !message.utf8.contains(0) else {
-            throw DBusFailure(.invalidArgument, "an error name or message with a NUL character")
-        }
+        try library.check(name, library.validateErrorName, "error name")
+        guard !message.utf8.contains(0) else { throw DBusFailure(.invalidArgument, "an error message with a NUL character") }
         guard let made = call.message.withMessagePointer({ library.newError($0, name, message) }) else {
             throw DBusFailure(.invalidArgument, "libdbus refused the error name \(name)")
         }

@@ -20,9 +20,10 @@ final class DBusMessage {
     static func methodCall(
         destination: String, path: String, interface: String, method: String, arguments: [String], library: LibDBus
     ) throws(DBusFailure) -> DBusMessage {
-        for name in [destination, path, interface, method] where name.isEmpty || name.utf8.contains(0) {
-            throw DBusFailure(.invalidArgument, "an empty name, or one with a NUL character")
-        }
+        try library.check(destination, library.validateBusName, "bus name")
+        try library.check(path, library.validatePath, "object path")
+        try library.check(interface, library.validateInterface, "interface")
+        try library.check(method, library.validateMember, "member")
         guard let made = library.newMethodCall(destination, path, interface, method) else {
             throw DBusFailure(.invalidArgument, "libdbus refused the method call \(interface).\(method) on \(path)")
         }

@@ -79,7 +79,10 @@ package final class DBusService: Sendable {
                                 to: pending.call, name: "org.freedesktop.DBus.Error.Failed", message: "the answer could not be sent")
                         }
                     case .error(let name, let message):
-                        try? connection.replyError(to: pending.call, name: name, message: message)
+                        if (try? connection.replyError(to: pending.call, name: name, message: message)) == nil {
+                            try? connection.replyError(
+                                to: pending.call, name: "org.freedesktop.DBus.Error.Failed", message: "the error could not be sent")
+                        }
                     case .none:
                         break
                     }

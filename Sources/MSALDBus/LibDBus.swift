@@ -40,7 +40,7 @@ package final class LibDBus: @unchecked Sendable {
     typealias Send = @convention(c) (Connection, Message, UnsafeMutablePointer<UInt32>?) -> UInt32
     typealias ReadWrite = @convention(c) (Connection, Int32) -> UInt32
     typealias PopMessage = @convention(c) (Connection) -> Message?
-    typealias ValidateUTF8 = @convention(c) (UnsafePointer<CChar>, UnsafeMutableRawPointer?) -> UInt32
+    typealias Validate = @convention(c) (UnsafePointer<CChar>, UnsafeMutableRawPointer?) -> UInt32
 
     /// The layout of libdbus's `DBusError` (`const char *name; const char *message;` five one-bit
     /// fields; `void *padding1;`), 32 bytes on 64-bit Linux.
@@ -100,7 +100,14 @@ package final class LibDBus: @unchecked Sendable {
     let send: Send
     let readWrite: ReadWrite
     let popMessage: PopMessage
-    let validateUTF8: ValidateUTF8
+    /// `dbus_validate_bus_name`, `_path`, `_interface`, `_member`, `_error_name`: libdbus treats an
+    /// invalid name as a programming error and, by default, aborts the process on it, so every
+    /// name is checked with these first.
+    let validateBusName: Validate
+    let validatePath: Validate
+    let validateInterface: Validate
+    let validateMember: Validate
+    let validateErrorName: Validate
 
     /// The library, loaded (and its threading initialized) once per process; the error says why it could not be.
     package static let shared: Result<LibDBus, DBusFailure> = Result { () throws(DBusFailure) in try LibDBus(soname: soname) }
@@ -149,7 +156,11 @@ package final class LibDBus: @unchecked Sendable {
         send = try function("dbus_connection_send", as: Send.self)
         readWrite = try function("dbus_connection_read_write", as: ReadWrite.self)
         popMessage = try function("dbus_connection_pop_message", as: PopMessage.self)
-        validateUTF8 = try function("dbus_validate_utf8", as: ValidateUTF8.self)
+        validateBusName = try function("dbus_validate_bus_name", as: Validate.self)
+        validatePath = try function("dbus_validate_path", as: Validate.self)
+        validateInterface = try function("dbus_validate_interface", as: Validate.self)
+        validateMember = try function("dbus_validate_member", as: Validate.self)
+        validateErrorName = try function("dbus_validate_error_name", as: Validate.self)
         guard threadsInit() != 0 else {
             throw DBusFailure(.libraryUnavailable, "libdbus could not initialize its threading (out of memory)")
         }
@@ -167,6 +178,13 @@ package final class LibDBus: @unchecked Sendable {
         }
         errorInit(UnsafeMutableRawPointer(error))
         return try body(UnsafeMutableRawPointer(error))
+    }
+
+    /// Throws ``DBusFailure/Kind/invalidArgument`` unless `name` is valid for `validate` (and has no NUL).
+    func check(_ name: String, _ validate: Validate, _ what: String) throws(DBusFailure) {
+        guard !name.utf8.contains(0), name.withCString({ validate($0, nil) }) != 0 else {
+            throw DBusFailure(.invalidArgument, "not a valid D-Bus \(what): \(name.prefix(64))")
+        }
     }
 
     /// The name and message of a set `DBusError`, or `nil` when it is not set.

@@ -113,9 +113,6 @@ extension MSALEmulator.Broker {
                 return Self.error(Status.userCanceled, "Nobody signed in to the broker's window")
             }
             user = signingIn
-            state.withLock { state in
-                if !state.accounts.contains(user.username) { state.accounts.append(user.username) }
-            }
         } else {
             // Without an account or a hint, the device's first account (the one the broker holds
             // the device's primary refresh token for), as a silent sign-in on a managed machine.
@@ -139,9 +136,21 @@ extension MSALEmulator.Broker {
             )
         }
         do throws(EmulatorOAuthError) {
-            return Self.json(try tokenResponse(user: user, tenantID: tenantID, client: client, scopes: scopes, proof: proof))
+            let response = try tokenResponse(user: user, tenantID: tenantID, client: client, scopes: scopes, proof: proof)
+            // The user is signed in on the device only once the sign-in gave tokens.
+            if interactive {
+                state.withLock { state in
+                    if !state.accounts.contains(user.username) { state.accounts.append(user.username) }
+                }
+            }
+            return Self.json(response)
         } catch {
-            return Self.error(Status.interactionRequired, "\(error.error): \(error.description)")
+            // A request the provider would refuse as such (a bad scope) is the app's configuration;
+            // anything else asks for the user.
+            let status =
+                error.error == "invalid_scope" || error.error == "invalid_request"
+                ? Status.incorrectConfiguration : Status.interactionRequired
+            return Self.error(status, "\(error.error): \(error.description)")
         }
     }
 

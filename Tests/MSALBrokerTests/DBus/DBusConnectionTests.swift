@@ -49,6 +49,7 @@ struct DBusConnectionTests {
                 try? await Task.sleep(for: .seconds(2))
                 return .strings(["late"])
             case "nul": return .strings(["a\u{0}b"])
+            case "badError": return .error(name: "not an error name", message: "x")
             default: return .error(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(call.member ?? "?")")
             }
         }
@@ -106,7 +107,28 @@ struct DBusConnectionTests {
             let before = calls.all.count
             let nul = await Self.failure { try await Self.call(bus, "echo", ["a\u{0}b"]) }
             #expect(nul?.kind == .invalidArgument)
-            #expect(calls.all.count == before, "nothing was sent")
+            // Names libdbus would abort the process on are refused first, as typed errors.
+            let address = bus.address
+            for (destination, path, interface, method) in [
+                ("not a bus name", Self.path, Self.interface, "echo"), (Self.name, "relative/path", Self.interface, "echo"),
+                (Self.name, Self.path, "no-dots", "echo"), (Self.name, Self.path, Self.interface, "with.dot"),
+                (Self.name, Self.path, Self.interface, ""),
+            ] {
+                let refused = await Self.failure {
+                    try await PrivateBus.blocking {
+                        try DBusConnection(address: address).call(
+                            destination: destination, path: path, interface: interface, method: method, arguments: [],
+                            timeout: .seconds(5))
+                    }
+                }
+                #expect(refused?.kind == .invalidArgument, "\(destination) \(path) \(interface) \(method)")
+            }
+            let badName = await Self.failure { try DBusService(address: address, name: "not a bus name") { _ in .none } }
+            #expect(badName?.kind == .invalidArgument)
+            // A handler's invalid error name: a generic D-Bus error instead, never an abort.
+            let badError = await Self.failure { try await Self.call(bus, "badError", []) }
+            #expect(badError?.name == "org.freedesktop.DBus.Error.Failed", "\(String(describing: badError))")
+            #expect(calls.all.count == before + 1, "only the badError call was sent")
         }
     }
 

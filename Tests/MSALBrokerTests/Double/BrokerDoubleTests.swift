@@ -209,7 +209,7 @@ struct BrokerDoubleTests {
     }
 
     @Test(
-        "Bad requests get the runtime's error shape: not JSON (status 6), no clientId (6), an unknown client (9, AADSTS700016), an authority with no known tenant (9); a wrong argument count or an unknown method is a D-Bus error"
+        "Bad requests get the runtime's error shape: not JSON (status 6), no clientId (6), an unknown client (9, AADSTS700016), an authority with no known tenant (9), scopes of two resources (9, invalid_scope); a wrong argument count or an unknown method is a D-Bus error"
     )
     func badRequests() async throws {
         try await Self.with { setup in
@@ -222,6 +222,11 @@ struct BrokerDoubleTests {
                 .acquireTokenInteractively,
                 try Setup.parameters(username: Self.adele).replacingOccurrences(of: "organizations", with: "nowhere.example"))
             #expect(Self.error(tenant)?.status == 9, "\(tenant)")
+
+            let badScope = try await setup.call(
+                .acquireTokenInteractively,
+                try Setup.parameters(username: Self.adele).replacingOccurrences(of: "\"User.Read\"", with: "\"api://a/x api://b/y\""))
+            #expect(Self.error(badScope)?.status == 9 && Self.error(badScope)?.context.contains("invalid_scope") == true, "\(badScope)")
 
             let address = setup.bus.address
             let twoArguments = await DBusConnectionTests.failure { try await setup.raw(.getAccounts, ["0.0", "{}"]) }
