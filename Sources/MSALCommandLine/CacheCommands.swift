@@ -117,16 +117,26 @@ struct AccountsCommand: AsyncParsableCommand {
     @Option(name: .customLong("client-id"), help: "Only the accounts this application is signed in to.")
     var clientID: String?
 
+    @Flag(
+        name: .customLong("broker"),
+        help: "Also the accounts Microsoft's Linux identity broker has for --client-id (default $MSAL_CLIENT_ID).")
+    var broker = false
+
     @Option(help: "Output format: text or json.")
     var output: OutputFormat = .text
 
     func run() async throws {
         do {
-            let tokenCache = try cache.open()
-            let client = clientID
-            let accounts = try await tokenCache.read(clientID: client ?? "msal-cli") { contents in
-                client.map { contents.accounts(clientID: $0, environment: nil, signedInOnly: true) }
-                    ?? contents.allAccounts(environment: nil)
+            let accounts: [MSALAccount]
+            if broker {
+                accounts = try await brokerAccounts()
+            } else {
+                let tokenCache = try cache.open()
+                let client = clientID
+                accounts = try await tokenCache.read(clientID: client ?? "msal-cli") { contents in
+                    client.map { contents.accounts(clientID: $0, environment: nil, signedInOnly: true) }
+                        ?? contents.allAccounts(environment: nil)
+                }
             }
             switch output {
             case .json:
@@ -134,7 +144,9 @@ struct AccountsCommand: AsyncParsableCommand {
             case .text:
                 if accounts.isEmpty { CommandOutput.write("No accounts.") }
                 for account in accounts {
-                    CommandOutput.write("\(account.identifier ?? "-")  \(account.username ?? "-")  \(account.environment)")
+                    CommandOutput.write(
+                        "\(account.identifier ?? "-")  \(account.username ?? "-")  \(account.environment)\(account.isKnownToBroker ? "  (broker)" : "")"
+                    )
                     for profile in account.tenantProfiles ?? [] {
                         CommandOutput.write(
                             "    tenant \(profile.tenantId)\(profile.isHomeTenantProfile ? " (home)" : "")  object \(profile.identifier)")
@@ -146,11 +158,34 @@ struct AccountsCommand: AsyncParsableCommand {
         }
     }
 
+    /// The accounts of the application `--client-id` names: the cache's and the broker's, as
+    /// ``MSALPublicClientApplication/accountsFromDevice(for:)`` lists them (the broker's first
+    /// asked; a broker that does not answer is reported on standard error and the cache's listed).
+    private func brokerAccounts() async throws -> [MSALAccount] {
+        guard let clientID = clientID ?? ProcessInfo.processInfo.environment["MSAL_CLIENT_ID"], !clientID.isEmpty else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "--broker lists the accounts of one application: pass --client-id or set MSAL_CLIENT_ID")
+        }
+        let config = MSALPublicClientApplicationConfig(clientId: clientID)
+        config.multipleCloudsSupported = true
+        config.cacheConfig = try cache.config()
+        config.linuxBroker = MSALLinuxBrokerOptions()
+        let application = try MSALPublicClientApplication(configuration: config)
+        let information = try await application.deviceInformation(with: nil)
+        if information.extraDeviceInformation[MSAL_LINUX_BROKER_VERSION] == nil {
+            CommandOutput.write(
+                "No identity broker answers on the session bus: only the cache's accounts are listed.", toStandardError: true)
+        }
+        return try await application.accountsFromDevice(for: MSALAccountEnumerationParameters())
+    }
+
     static func json(_ account: MSALAccount) -> JSON {
         .object([
             JSONMember(name: "identifier", value: account.identifier.map { .string($0) } ?? .null),
             JSONMember(name: "username", value: account.username.map { .string($0) } ?? .null),
             JSONMember(name: "environment", value: .string(account.environment)),
+            JSONMember(name: "broker", value: .bool(account.isKnownToBroker)),
             JSONMember(
                 name: "tenant_profiles",
                 value: .array(

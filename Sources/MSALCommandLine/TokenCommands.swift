@@ -32,6 +32,11 @@ struct ApplicationOptions: ParsableArguments {
     @Flag(name: .customLong("allow-http-loopback"), help: "Allow a plain-http authority on a loopback host (local identity providers).")
     var allowHTTPLoopback = false
 
+    @Flag(
+        name: .customLong("broker"),
+        help: "Use Microsoft's Linux identity broker on the session bus for Entra ID authorities (the browser when none answers).")
+    var broker = false
+
     @Option(help: "Output format: text or json.")
     var output: OutputFormat = .text
 
@@ -67,6 +72,7 @@ struct ApplicationOptions: ParsableArguments {
         }
         config.cacheConfig = try cache.config()
         config.transport = try network.transport()
+        if broker { config.linuxBroker = MSALLinuxBrokerOptions() }
         return try MSALPublicClientApplication(configuration: config)
     }
 

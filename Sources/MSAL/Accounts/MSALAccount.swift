@@ -19,6 +19,9 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     /// ``accountClaims`` answers instead of the cached ID token's (as MSAL for iOS keeps them);
     /// `nil` for an account known from the cache alone.
     let providedClaims: [String: any Sendable]?
+    /// Whether the Linux identity broker knows the account (it listed it, or answered a token for
+    /// it): its silent requests go to the broker (``MSALLinuxBrokerOptions``).
+    package let isKnownToBroker: Bool
 
     /// Creates an account, for instance to test an app's own code without an identity provider.
     ///
@@ -47,7 +50,7 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     /// may be missing, and `providedClaims` (when not `nil`) are the account's claims.
     package init(
         identifier: String?, username: String?, environment: String, tenantProfiles: [MSALTenantProfile]?,
-        homeAccountId: MSALAccountId?, providedClaims: [String: any Sendable]?
+        homeAccountId: MSALAccountId?, providedClaims: [String: any Sendable]?, isKnownToBroker: Bool = false
     ) {
         self.identifier = identifier
         self.username = username
@@ -55,6 +58,16 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
         self.homeAccountId = homeAccountId
         self.tenantProfiles = tenantProfiles
         self.providedClaims = providedClaims
+        self.isKnownToBroker = isKnownToBroker
+    }
+
+    /// This account, marked as known to the Linux identity broker.
+    package func knownToBroker() -> MSALAccount {
+        isKnownToBroker
+            ? self
+            : MSALAccount(
+                identifier: identifier, username: username, environment: environment, tenantProfiles: tenantProfiles,
+                homeAccountId: homeAccountId, providedClaims: providedClaims, isKnownToBroker: true)
     }
 
     /// The account of an app token (client credentials, managed identity): no user, so no

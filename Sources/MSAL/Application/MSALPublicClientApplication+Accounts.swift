@@ -51,10 +51,17 @@ extension MSALPublicClientApplication {
     /// accounts for `parameters` are merged in: one with the identifier of a cached account adds
     /// its tenant profile and claims to it, any other is listed after the cache's. A provider's
     /// error is logged and the cache's accounts are listed alone, as in MSAL for iOS.
+    ///
+    /// With the Linux identity broker (``MSALPublicClientApplicationConfig/linuxBroker``), the
+    /// broker's accounts for this application are listed too (a cached account the broker also
+    /// knows once), whatever their cloud; the call then waits for the broker's answer, at most
+    /// ``MSALLinuxBrokerOptions/silentTimeout``. A broker that does not answer is logged, and the
+    /// other accounts are listed.
     public func accounts(for parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
-        let all = try cache.accounts(
+        var all = try cache.accounts(
             clientID: client.clientID, environment: environmentFilterHost,
             signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
+        if broker != nil { all = BrokerFlow.merge(all, brokerAccountsBlocking()) }
         let external = externalAccounts
         guard !external.isEmpty else { return Self.filter(all, parameters) }
         return ExternalAccounts.merge(Self.filter(all, parameters), external.accounts(with: parameters)) {
@@ -65,9 +72,10 @@ extension MSALPublicClientApplication {
     /// ``accounts(for:)`` for the SDK's own async APIs, which must not block a cooperative thread on
     /// the cache file's lock or an app's cache hooks.
     func accountsWithoutBlocking(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
-        let all = try await cache.accounts(
+        var all = try await cache.accounts(
             clientID: client.clientID, environment: environmentFilterHost,
             signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
+        if broker != nil { all = BrokerFlow.merge(all, await brokerAccounts()) }
         let external = externalAccounts
         guard !external.isEmpty else { return Self.filter(all, parameters) }
         let found = try await BlockingWork.shared.run { external.accounts(with: parameters) }
@@ -99,6 +107,9 @@ extension MSALPublicClientApplication {
     /// Removing an account that is not in the cache does nothing to the cache. Then each external
     /// account provider (``MSALCacheConfig/externalAccountProviders``) is told, with `wipeAccount`
     /// `false`; a provider's error is logged and does not fail the removal, as in MSAL for iOS.
+    ///
+    /// An account the Linux identity broker knows (``MSALPublicClientApplicationConfig/linuxBroker``)
+    /// is then signed out of the broker for this application; the broker's error is thrown.
     public func remove(_ account: MSALAccount) throws {
         if let identifier = account.identifier {
             client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)
@@ -110,12 +121,14 @@ extension MSALPublicClientApplication {
             client.silentHits.forgetAll()
         }
         externalAccounts.remove(account, wipeAccount: false, correlationID: nil)
+        try removeFromBrokerBlocking(account)
     }
 
     /// ``remove(_:)`` for the SDK's own async APIs (sign-out), without blocking a cooperative thread.
     func removeWithoutBlocking(_ account: MSALAccount) async throws {
         try await client.removeTokens(of: account)
         await removeFromExternalAccounts(account, wipeAccount: false, correlationID: nil)
+        try await removeFromBroker(account, correlationID: nil)
     }
 
     /// Tells each external account provider that `account` was removed or signed out, off Swift's

@@ -1,10 +1,19 @@
 extension MSALPublicClientApplication {
     /// What MSAL knows about the device (MSAL for iOS's `getDeviceInformation`).
     ///
-    /// On Linux there is no broker to ask, so the answer is that of a device without one
-    /// (``MSALDeviceInformation``); it never fails.
+    /// With Microsoft's Linux identity broker (``MSALPublicClientApplicationConfig/linuxBroker``),
+    /// the broker is asked for its version, reported under ``MSAL_LINUX_BROKER_VERSION``; without
+    /// one, or when it does not answer (logged), the answer is that of a device without a broker
+    /// (``MSALDeviceInformation``). It never fails.
     public func deviceInformation(with parameters: MSALParameters?) async throws -> MSALDeviceInformation {
-        MSALDeviceInformation()
+        guard let broker else { return MSALDeviceInformation() }
+        let correlationID = parameters?.correlationId ?? client.correlationIDs.make()
+        do {
+            return MSALDeviceInformation(linuxBrokerVersion: try await broker.version(correlationID: correlationID))
+        } catch {
+            client.logger.warning("The identity broker did not tell its version: \(error: error)", correlationID: correlationID)
+            return MSALDeviceInformation()
+        }
     }
 
     /// ``deviceInformation(with:)`` with a completion block, called once, on the parameters'
@@ -18,9 +27,9 @@ extension MSALPublicClientApplication {
     /// The accounts that `parameters` select, read without blocking the caller (MSAL for iOS's
     /// `accountsFromDevice`).
     ///
-    /// MSAL for iOS also asks its broker for the accounts it knows; swift-msal has no broker on
-    /// Linux, so these are the accounts in this application's token cache, as
-    /// ``accounts(for:)`` returns them.
+    /// MSAL for iOS also asks its broker for the accounts it knows; so does swift-msal with
+    /// Microsoft's Linux identity broker (``MSALPublicClientApplicationConfig/linuxBroker``),
+    /// waiting for it on a thread of its own. These are the accounts ``accounts(for:)`` returns.
     public func accountsFromDevice(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
         try await accountsWithoutBlocking(for: parameters)
     }

@@ -46,7 +46,7 @@ extension MSALPublicClientApplication {
         }
         defer { interactiveSession.withLock { $0 = false } }
         do {
-            return try await InteractiveFlow(client: client).run(parameters)
+            return try await signIn(parameters)
         } catch let error as MSALFailure {
             client.logger.info(
                 "Interactive request failed: \(error.code) \(error.internalCode) \(public: error.oauthError)",
@@ -87,6 +87,7 @@ extension MSALPublicClientApplication {
             _ = try await cache.write(clientID: client.clientID) { contents in contents.removeEverything() }
             client.silentHits.forgetAll()
             await removeFromExternalAccounts(account, wipeAccount: signoutParameters.wipeAccount, correlationID: correlationID)
+            try await removeFromBroker(account, correlationID: correlationID)
         } else if signoutParameters.wipeAccount, let identifier = account.identifier {
             client.logger.info("Sign-out removes \(oii: identifier) for every application (wipeAccount)", correlationID: correlationID)
             let environment = account.environment
@@ -95,6 +96,7 @@ extension MSALPublicClientApplication {
             }
             client.silentHits.forgetAll()
             await removeFromExternalAccounts(account, wipeAccount: signoutParameters.wipeAccount, correlationID: correlationID)
+            try await removeFromBroker(account, correlationID: correlationID)
         } else {
             try await removeWithoutBlocking(account)
         }

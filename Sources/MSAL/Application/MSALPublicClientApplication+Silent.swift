@@ -20,6 +20,7 @@ extension MSALPublicClientApplication {
     nonisolated(nonsending) public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         // Telemetry off: one relaxed load, then the remembered hit with no clock read and no event.
         guard MSALGlobalConfig.telemetryConfig.isEnabled else {
+            if broker != nil, parameters.account?.isKnownToBroker == true { return try await silentThroughBroker(parameters) }
             if let remembered = SilentFlow.memoizedResult(parameters, client: client) { return remembered }
             let flow = SilentFlow(client: client)
             return try await flow.run(try flow.request(parameters))
@@ -32,7 +33,9 @@ extension MSALPublicClientApplication {
         let telemetry = TelemetryAPICall.start(.acquireTokenSilent, client: client, parameters: parameters)
         do {
             let result: MSALResult
-            if let remembered = SilentFlow.memoizedResult(parameters, client: client) {
+            if broker != nil, parameters.account?.isKnownToBroker == true {
+                result = try await silentThroughBroker(parameters)
+            } else if let remembered = SilentFlow.memoizedResult(parameters, client: client) {
                 result = remembered
             } else {
                 let flow = SilentFlow(client: client)

@@ -21,6 +21,8 @@ public final class MSALPublicClientApplication: Sendable {
     /// The account ``getCurrentAccount(with:completionBlock:)`` answered last, reported as the
     /// previous account by the next call (in memory, for this application object).
     package let currentPrincipal = Mutex<MSALAccount?>(nil)
+    /// The Linux identity broker's flow, when the configuration opts in (``MSALPublicClientApplicationConfig/linuxBroker``).
+    package let broker: BrokerFlow?
 
     /// Creates an application.
     ///
@@ -46,6 +48,7 @@ public final class MSALPublicClientApplication: Sendable {
                     redirectURI: copy.redirectUri, extendedLifetimeEnabled: copy.extendedLifetimeEnabled,
                     multipleCloudsSupported: copy.multipleCloudsSupported, systemBrowserEnvironment: copy.systemBrowserEnvironment,
                     sliceParameters: copy.sliceConfig?.sliceDictionary ?? [:], webAuthSessions: copy.webAuthSessions)))
+        self.broker = copy.linuxBroker.map { [client] in BrokerFlow(options: $0, tokens: client) }
     }
 
     /// Creates an application for `clientId` with the default authority and cache.

@@ -23,6 +23,7 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         var interactiveSecrets: any InteractiveSecretsSource = SecureInteractiveSecrets()
         var systemBrowserEnvironment: [String: String]? = nil
         var webAuthSessions = WebAuthSessions.shared
+        var linuxBroker: MSALLinuxBrokerOptions?
     }
 
     /// The shared settings as they are now, read at once.
@@ -188,6 +189,14 @@ public final class MSALPublicClientApplicationConfig: Sendable {
     public var validatesAuthority: Bool {
         get { values.withLock { $0.settings.validatesAuthority } }
         set { values.withLock { $0.settings.validatesAuthority = newValue } }
+    }
+
+    /// Whether and how Microsoft's Linux identity broker is used (``MSALLinuxBrokerOptions``);
+    /// `nil` (the default) never uses it. Set `MSALLinuxBrokerOptions()` to sign in through the
+    /// broker on the session bus, falling back to the browser when none answers.
+    public var linuxBroker: MSALLinuxBrokerOptions? {
+        get { values.withLock { $0.linuxBroker } }
+        set { values.withLock { $0.linuxBroker = newValue } }
     }
 
     /// Where interactive requests get their PKCE verifier, `state` and `nonce`. Not public: only

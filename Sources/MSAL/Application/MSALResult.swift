@@ -6,12 +6,15 @@ public enum MSALTokenSource: Int, Sendable, Hashable, CustomStringConvertible {
     case cache = 0
     /// The identity provider, just now (sign-in, refresh or device code).
     case identityProvider = 1
+    /// Microsoft's Linux identity broker (``MSALLinuxBrokerOptions``), which keeps its own tokens.
+    case broker = 2
 
-    /// `cache` or `identity_provider`.
+    /// `cache`, `identity_provider` or `broker`, as MSAL for Python's `token_source`.
     public var description: String {
         switch self {
         case .cache: "cache"
         case .identityProvider: "identity_provider"
+        case .broker: "broker"
         }
     }
 }

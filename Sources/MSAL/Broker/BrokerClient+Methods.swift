@@ -4,10 +4,21 @@ import MSALJSON
 extension BrokerClient {
     /// The accounts signed in through the broker that `clientID` may use.
     package func accounts(clientID: String, correlationID: UUID, timeout: Duration) async throws(MSALFailure) -> [BrokerAccount] {
-        let request = JSON.object([
-            JSONMember(name: "clientId", value: .string(clientID)), JSONMember(name: "redirectUri", value: .string(clientID)),
-        ])
-        let answer = try await call(.getAccounts, request: request, correlationID: correlationID, timeout: timeout)
+        let answer = try await call(.getAccounts, request: Self.accountsRequest(clientID), correlationID: correlationID, timeout: timeout)
+        return try Self.accounts(in: answer, correlationID: correlationID)
+    }
+
+    /// ``accounts(clientID:correlationID:timeout:)``, waiting on the calling thread.
+    package func accountsBlocking(clientID: String, correlationID: UUID, timeout: Duration) throws(MSALFailure) -> [BrokerAccount] {
+        let answer = try callBlocking(.getAccounts, request: Self.accountsRequest(clientID), correlationID: correlationID, timeout: timeout)
+        return try Self.accounts(in: answer, correlationID: correlationID)
+    }
+
+    private static func accountsRequest(_ clientID: String) -> JSON {
+        .object([JSONMember(name: "clientId", value: .string(clientID)), JSONMember(name: "redirectUri", value: .string(clientID))])
+    }
+
+    private static func accounts(in answer: JSONDocument, correlationID: UUID) throws(MSALFailure) -> [BrokerAccount] {
         guard let accounts = answer.root["accounts"], accounts.kind == .array else {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorBrokerCorruptedResponse,
@@ -30,10 +41,21 @@ extension BrokerClient {
     /// Signs `account` out of the broker for `clientID`.
     package func removeAccount(_ account: BrokerAccount, clientID: String, correlationID: UUID, timeout: Duration) async throws(MSALFailure)
     {
-        let request = JSON.object([
-            JSONMember(name: "clientId", value: .string(clientID)), JSONMember(name: "account", value: account.json),
-        ])
-        _ = try await call(.removeAccount, request: request, correlationID: correlationID, timeout: timeout)
+        _ = try await call(
+            .removeAccount, request: Self.removeRequest(account, clientID), correlationID: correlationID, timeout: timeout)
+    }
+
+    /// ``removeAccount(_:clientID:correlationID:timeout:)``, waiting on the calling thread.
+    package func removeAccountBlocking(
+        _ account: BrokerAccount, clientID: String, correlationID: UUID, timeout: Duration
+    )
+        throws(MSALFailure)
+    {
+        _ = try callBlocking(.removeAccount, request: Self.removeRequest(account, clientID), correlationID: correlationID, timeout: timeout)
+    }
+
+    private static func removeRequest(_ account: BrokerAccount, _ clientID: String) -> JSON {
+        .object([JSONMember(name: "clientId", value: .string(clientID)), JSONMember(name: "account", value: account.json)])
     }
 
     /// The broker's version (`getLinuxBrokerVersion`).

@@ -35,23 +35,29 @@ package struct BrokerClient: Sendable {
     }
 
     /// Calls `method` with `request` and returns the answer's JSON object; throws the broker's
-    /// error (``BrokerStatus``) when the answer is one.
+    /// error (``BrokerStatus``) when the answer is one. The call waits on a thread of its own.
     package func call(_ method: Method, request: JSON, correlationID: UUID, timeout: Duration) async throws(MSALFailure) -> JSONDocument {
-        let address = busAddress
-        let text = String(decoding: JSONWriter.write(request), as: UTF8.self)
-        let correlation = correlationID.uuidString.lowercased()
         // A thread of its own: an interactive call waits minutes for the user (`DedicatedThread`).
-        let outcome = await DedicatedThread.run(name: "swift-msal broker \(method.rawValue)") { () -> Result<[String], DBusFailure> in
-            Result { () throws(DBusFailure) -> [String] in
-                try DBusConnection(address: address).call(
-                    destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: method.rawValue,
-                    arguments: [Self.protocolVersion, correlation, text], timeout: timeout)
+        let outcome = await DedicatedThread.run(name: "swift-msal broker \(method.rawValue)") { () -> Result<JSONDocument, MSALFailure> in
+            Result { () throws(MSALFailure) -> JSONDocument in
+                try callBlocking(method, request: request, correlationID: correlationID, timeout: timeout)
             }
         }
+        return try outcome.get()
+    }
+
+    /// ``call(_:request:correlationID:timeout:)`` on the calling thread, which waits for the answer
+    /// (at most `timeout`): for the synchronous APIs (``MSALPublicClientApplication/allAccounts()``).
+    package func callBlocking(_ method: Method, request: JSON, correlationID: UUID, timeout: Duration) throws(MSALFailure) -> JSONDocument {
+        let text = String(decoding: JSONWriter.write(request), as: UTF8.self)
+        let correlation = correlationID.uuidString.lowercased()
         let strings: [String]
-        switch outcome {
-        case .success(let answer): strings = answer
-        case .failure(let failure): throw Self.failure(failure, method: method, correlationID: correlationID)
+        do throws(DBusFailure) {
+            strings = try DBusConnection(address: busAddress).call(
+                destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: method.rawValue,
+                arguments: [Self.protocolVersion, correlation, text], timeout: timeout)
+        } catch {
+            throw Self.failure(error, method: method, correlationID: correlationID)
         }
         guard strings.count == 1, strings[0].utf8.count <= Self.maximumAnswerBytes,
             let document = try? JSONDocument(parsing: Array(strings[0].utf8), limits: .document), document.root.kind == .object
@@ -65,6 +71,13 @@ package struct BrokerClient: Sendable {
         }
         return document
     }
+
+    /// The D-Bus errors of a service that has no such method, interface or object: a broker older
+    /// than the protocol swift-msal speaks (or another program owning the name).
+    static let missingMethodErrors: Set<String> = [
+        "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface",
+        "org.freedesktop.DBus.Error.UnknownObject",
+    ]
 
     /// The ``MSALFailure`` for a D-Bus failure of `method`.
     static func failure(_ failure: DBusFailure, method: Method, correlationID: UUID) -> MSALFailure {
@@ -81,6 +94,11 @@ package struct BrokerClient: Sendable {
                 (.internalErrorBrokerCorruptedResponse, "The identity broker's answer to \(method.rawValue) is not one string")
             case .invalidArgument:
                 (.internalErrorInvalidParameter, "The request to the identity broker cannot be sent over D-Bus (\(failure.message))")
+            case .remoteError where Self.missingMethodErrors.contains(failure.name ?? ""):
+                (
+                    .internalBrokerNotAvailable,
+                    "The identity broker on the bus does not offer \(method.rawValue) as swift-msal calls it (an older or another broker: \(failure.name ?? "error"): \(failure.message))"
+                )
             case .remoteError, .nameTaken:
                 (
                     .internalErrorBrokerUnknown,

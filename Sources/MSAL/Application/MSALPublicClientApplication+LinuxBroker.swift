@@ -1,0 +1,84 @@
+import Foundation
+
+// How the application's requests reach Microsoft's Linux identity broker when the configuration
+// opts in (``MSALPublicClientApplicationConfig/linuxBroker``): which requests go there, the
+// fallback to the browser, and the broker's accounts listed with the cache's.
+extension MSALPublicClientApplication {
+    /// An interactive sign-in: through the broker for an Entra ID authority when one is configured,
+    /// in the browser when none answers (and the options allow it) or none is configured.
+    func signIn(_ parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
+        if let broker, broker.serves(parameters.snapshot) {
+            do {
+                return try await broker.acquireToken(parameters)
+            } catch let failure as MSALFailure
+                where failure.internalCode == .internalBrokerNotAvailable && broker.options.fallsBackToBrowser
+            {
+                client.logger.warning(
+                    "No identity broker answers, so the user signs in in the browser: \(error: failure)",
+                    correlationID: failure.correlationID)
+            }
+        }
+        return try await InteractiveFlow(client: client).run(parameters)
+    }
+
+    /// A silent request for an account the broker knows: through the broker; when no broker answers,
+    /// the application's own cache and refresh token, as for any account (which answers
+    /// ``MSALError/interactionRequired`` when it has none, so that the app's interactive call then
+    /// signs in in the browser), unless the options refuse the fallback.
+    func silentThroughBroker(_ parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+        if let broker, broker.serves(parameters.snapshot) {
+            do {
+                return try await broker.acquireTokenSilent(parameters)
+            } catch let failure as MSALFailure
+                where failure.internalCode == .internalBrokerNotAvailable && broker.options.fallsBackToBrowser
+            {
+                client.logger.warning(
+                    "No identity broker answers; the application's cache answers instead: \(error: failure)",
+                    correlationID: failure.correlationID)
+            }
+        }
+        let flow = SilentFlow(client: client)
+        return try await flow.run(try flow.request(parameters))
+    }
+
+    /// The broker's accounts, marked as known to it; none (logged) when no broker is configured or
+    /// it does not answer. Waits on the calling thread (for the synchronous account APIs).
+    func brokerAccountsBlocking() -> [MSALAccount] {
+        guard let broker else { return [] }
+        let correlationID = client.correlationIDs.make()
+        do {
+            return try broker.accountsBlocking(correlationID: correlationID)
+        } catch {
+            client.logger.warning("The identity broker's accounts are not listed: \(error: error)", correlationID: correlationID)
+            return []
+        }
+    }
+
+    /// ``brokerAccountsBlocking()`` for the async APIs, waiting on a thread of its own.
+    func brokerAccounts() async -> [MSALAccount] {
+        guard let broker else { return [] }
+        let correlationID = client.correlationIDs.make()
+        do {
+            return try await broker.accounts(correlationID: correlationID)
+        } catch {
+            client.logger.warning("The identity broker's accounts are not listed: \(error: error)", correlationID: correlationID)
+            return []
+        }
+    }
+
+    /// Signs `account` out of the broker when it knows the account.
+    func removeFromBroker(_ account: MSALAccount, correlationID: UUID?) async throws {
+        guard let broker, account.isKnownToBroker else { return }
+        let correlationID = correlationID ?? client.correlationIDs.make()
+        client.logger.info("Signing \(oii: account.identifier) out of the identity broker", correlationID: correlationID)
+        try await broker.remove(account, correlationID: correlationID)
+    }
+
+    /// ``removeFromBroker(_:correlationID:)``, waiting on the calling thread.
+    func removeFromBrokerBlocking(_ account: MSALAccount) throws {
+        guard let broker, account.isKnownToBroker else { return }
+        let correlationID = client.correlationIDs.make()
+        client.logger.info("Signing \(oii: account.identifier) out of the identity broker", correlationID: correlationID)
+        try broker.removeBlocking(account, correlationID: correlationID)
+    }
+}

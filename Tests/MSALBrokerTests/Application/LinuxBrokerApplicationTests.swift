@@ -1,0 +1,383 @@
+import Foundation
+import MSALEmulator
+import MSALJOSE
+import MSALSupport
+import Testing
+
+@testable import MSAL
+
+/// The public API over the Linux identity broker (``MSALLinuxBrokerOptions``): an
+/// ``MSALPublicClientApplication`` configured with `linuxBroker` signs in, lists accounts, gets
+/// tokens silently, makes PoP requests and signs out through the broker double (which Microsoft's
+/// runtime accepts, `RuntimeBrokerDoubleTests`), writes nothing to its cache, sends no HTTP
+/// request, falls back to the browser only when no broker answers, and reports every broker
+/// failure as a typed error within its deadline.
+@Suite("The Linux broker through MSALPublicClientApplication")
+struct LinuxBrokerApplicationTests {
+    typealias Setup = BrokerDoubleTests.Setup
+    static let clientID = MSALEmulator.Configuration.sampleClientID
+    static let adele = "adele@contoso.example"
+    static let entraAuthority = URL(string: "https://login.microsoftonline.com/organizations")!
+
+    /// A transport that answers nothing and counts what it was asked: broker requests send no HTTP.
+    final class NoNetwork: MSALHTTPTransport {
+        let requests = Mutex<[URL]>([])
+
+        func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
+            requests.withLock { $0.append(request.url) }
+            throw MSALFailure(.internal, internalCode: .networkFailure, message: "No network in the broker tests")
+        }
+    }
+
+    /// A web UI that must not be shown (the broker signs in), and says so if it is.
+    final class NoBrowser: MSALWebUI {
+        let shown = Mutex(0)
+        func present(authorizationURL: URL, redirectURI: URL) async throws -> URL? {
+            shown.withLock { $0 += 1 }
+            throw MSALFailure(.userCanceled, message: "The browser was opened, but the broker should have answered")
+        }
+    }
+
+    /// A web UI that signs in on the emulator's page.
+    struct EmulatorBrowser: MSALWebUI {
+        let username: String
+        func present(authorizationURL: URL, redirectURI: URL) async throws -> URL? {
+            try await MSALEmulator.SignInDriver(username: username).signIn(authorizationURL: authorizationURL)
+        }
+    }
+
+    /// An application using the broker on `busAddress`, with a cache file in a fresh directory.
+    struct App {
+        let application: MSALPublicClientApplication
+        let transport: NoNetwork
+        let cacheFile: URL
+
+        init(
+            busAddress: String?, authority: MSALAuthority? = nil, transport: NoNetwork = NoNetwork(),
+            configure: (inout MSALLinuxBrokerOptions) -> Void = { _ in }
+        ) throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-broker-app-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            cacheFile = directory.appendingPathComponent("cache.json")
+            let config = MSALPublicClientApplicationConfig(
+                clientId: LinuxBrokerApplicationTests.clientID, redirectUri: nil,
+                authority: try authority ?? MSALAADAuthority(url: LinuxBrokerApplicationTests.entraAuthority))
+            config.cacheConfig = MSALCacheConfig(storage: .file(path: cacheFile.path))
+            if authority == nil { config.transport = transport }
+            var options = MSALLinuxBrokerOptions(busAddress: busAddress)
+            options.silentTimeout = 10
+            options.interactiveTimeout = 10
+            configure(&options)
+            config.linuxBroker = options
+            application = try MSALPublicClientApplication(configuration: config)
+            self.transport = transport
+        }
+
+        /// ``MSALPublicClientApplication/allAccounts()``, which waits for the broker on the calling
+        /// thread: called on a thread of its own, as a cooperative thread must not wait (the
+        /// double answers on the same pool).
+        func allAccounts() async throws -> [MSALAccount] {
+            let application = application
+            return try await PrivateBus.blocking { try application.allAccounts() }
+        }
+
+        /// ``MSALPublicClientApplication/remove(_:)`` on a thread of its own (see ``allAccounts()``).
+        func remove(_ account: MSALAccount) async throws {
+            let application = application
+            try await PrivateBus.blocking { try application.remove(account) }
+        }
+
+        /// Whether the cache file holds any entry (it is not written at all by broker requests).
+        var cacheIsEmpty: Bool {
+            guard let data = FileManager.default.contents(atPath: cacheFile.path) else { return true }
+            let document = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            return document.values.allSatisfy { ($0 as? [String: Any])?.isEmpty ?? true }
+        }
+
+        func interactive(
+            scheme: (any MSALAuthenticationSchemeProtocol)? = nil, webUI: any MSALWebUI = NoBrowser()
+        ) async throws
+            -> MSALResult
+        {
+            let parameters = MSALInteractiveTokenParameters(
+                scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(webUI: webUI))
+            parameters.loginHint = LinuxBrokerApplicationTests.adele
+            parameters.authenticationScheme = scheme
+            return try await application.acquireToken(with: parameters)
+        }
+
+        func silent(_ account: MSALAccount, scheme: (any MSALAuthenticationSchemeProtocol)? = nil) async throws -> MSALResult {
+            let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+            parameters.authenticationScheme = scheme
+            return try await application.acquireTokenSilent(with: parameters)
+        }
+    }
+
+    /// The ``MSALFailure`` `body` throws; records an issue otherwise.
+    static func failure(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALFailure? {
+        await thrown(MSALFailure.self, body, sourceLocation: sourceLocation)
+    }
+
+    @Test(
+        "The whole life of a broker account: no accounts; acquireToken signs Adele in through the broker (its window, not the browser), token source broker; allAccounts and accountsFromDevice list her, silent calls answer through the broker; the device information names the broker's version; remove signs her out of the broker; nothing cached, no HTTP"
+    )
+    func lifecycle() async throws {
+        try await BrokerDoubleTests.with { setup in
+            let app = try App(busAddress: setup.bus.address)
+            #expect(try await app.allAccounts().isEmpty)
+
+            let browser = NoBrowser()
+            let signedIn = try await app.interactive(webUI: browser)
+            #expect(browser.shown.withLock { $0 } == 0)
+            #expect(signedIn.tokenSource == .broker && signedIn.tokenSource.description == "broker")
+            #expect(signedIn.account.username == Self.adele && signedIn.account.isKnownToBroker)
+            #expect(
+                signedIn.account.identifier == "a1d0e5b2-7c3f-4e8a-9b6d-0f1e2d3c4b5a.\(MSALEmulator.Configuration.sampleContosoTenantID)")
+            #expect(signedIn.tenantProfile.tenantId == MSALEmulator.Configuration.sampleContosoTenantID)
+            #expect(signedIn.tenantProfile.isHomeTenantProfile && signedIn.idTokenClaims?["preferred_username"] as? String == Self.adele)
+            #expect(signedIn.scopes.contains("User.Read") && signedIn.authenticationScheme == "Bearer")
+            #expect((signedIn.expiresOn ?? .distantPast) > Date().addingTimeInterval(600))
+            #expect(try await BrokerDoubleTests.resource(setup, signedIn.authorizationHeader) == 200)
+            #expect(setup.broker.calls.last?.method == .acquireTokenInteractively)
+
+            let accounts = try await app.allAccounts()
+            #expect(accounts.map(\.username) == [Self.adele] && accounts.allSatisfy(\.isKnownToBroker))
+            let fromDevice = try await app.application.accountsFromDevice(for: MSALAccountEnumerationParameters())
+            #expect(fromDevice.map(\.identifier) == accounts.map(\.identifier))
+            let application = app.application
+            let byName = try await PrivateBus.blocking { try application.account(forUsername: Self.adele.uppercased()) }
+            #expect(byName.identifier == signedIn.account.identifier)
+            #expect(accounts.first?.accountClaims?["preferred_username"] as? String == Self.adele)
+
+            let silent = try await app.silent(try #require(accounts.first))
+            #expect(silent.tokenSource == .broker && silent.account.identifier == signedIn.account.identifier)
+            #expect(setup.broker.calls.last?.method == .acquireTokenSilently)
+            #expect(try await BrokerDoubleTests.resource(setup, silent.authorizationHeader) == 200)
+
+            let information = try await app.application.deviceInformation(with: nil)
+            #expect(information.extraDeviceInformation[MSAL_LINUX_BROKER_VERSION] as? String == "2.0.4")
+
+            try await app.remove(try #require(accounts.first))
+            #expect(setup.broker.accounts.isEmpty)
+            #expect(try await app.allAccounts().isEmpty)
+            let afterwards = await Self.failure { try await app.silent(try #require(accounts.first)) }
+            #expect(afterwards?.code == .interactionRequired, "\(String(describing: afterwards))")
+
+            #expect(app.cacheIsEmpty, "the broker's tokens were written to the cache")
+            #expect(app.transport.requests.withLock { $0 }.isEmpty)
+        }
+    }
+
+    @Test(
+        "The completion-block twins: acquireToken, allAccounts through accountsFromDevice, acquireTokenSilent and signout(with:) each call back once, signout also signing the account out of the broker"
+    )
+    func completionBlocks() async throws {
+        try await BrokerDoubleTests.with { setup in
+            let app = try App(busAddress: setup.bus.address)
+            let parameters = MSALInteractiveTokenParameters(
+                scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(webUI: NoBrowser()))
+            parameters.loginHint = Self.adele
+            let signedIn: MSALResult = try await withCheckedThrowingContinuation { continuation in
+                app.application.acquireToken(with: parameters) { result, error in
+                    if let result { continuation.resume(returning: result) } else { continuation.resume(throwing: error!) }
+                }
+            }
+            #expect(signedIn.tokenSource == .broker)
+            let accounts: [MSALAccount] = try await withCheckedThrowingContinuation { continuation in
+                app.application.accountsFromDevice(for: MSALAccountEnumerationParameters()) { accounts, error in
+                    if let accounts { continuation.resume(returning: accounts) } else { continuation.resume(throwing: error!) }
+                }
+            }
+            let account = try #require(accounts.first)
+            let silent: MSALResult = try await withCheckedThrowingContinuation { continuation in
+                app.application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account)) {
+                    result, error in
+                    if let result { continuation.resume(returning: result) } else { continuation.resume(throwing: error!) }
+                }
+            }
+            #expect(silent.tokenSource == .broker)
+            let signedOut = try await app.application.signout(
+                with: account, signoutParameters: MSALSignoutParameters(webviewParameters: MSALWebviewParameters(webUI: NoBrowser())))
+            #expect(signedOut && setup.broker.accounts.isEmpty)
+            #expect(setup.broker.calls.last?.method == .removeAccount)
+            #expect(app.cacheIsEmpty)
+        }
+    }
+
+    @Test(
+        "MSAL's PoP through the broker, interactive and silent: authenticationScheme Pop, the header PoP <signed HTTP request> the emulator's resource verifies; no proof key of the application's is made"
+    )
+    func proofOfPossession() async throws {
+        try await BrokerDoubleTests.with { setup in
+            let app = try App(busAddress: setup.bus.address)
+            let url = setup.emulator.baseURL.appendingPathComponent("resource/me")
+            let signedIn = try await app.interactive(
+                scheme: MSALAuthenticationSchemePop(httpMethod: .GET, request: url, nonce: nil, additionalParameters: nil))
+            #expect(signedIn.authenticationScheme == "Pop" && signedIn.authorizationHeader.hasPrefix("PoP "))
+            #expect(try await BrokerDoubleTests.resource(setup, signedIn.authorizationHeader) == 200)
+            let silent = try await app.silent(
+                signedIn.account,
+                scheme: MSALAuthenticationSchemePop(httpMethod: .GET, request: url, nonce: "n-1", additionalParameters: nil))
+            #expect(silent.authenticationScheme == "Pop" && silent.tokenSource == .broker)
+            #expect(try await BrokerDoubleTests.resource(setup, silent.authorizationHeader) == 200)
+            let shr = try BrokerDoubleTests.claims(silent.accessToken)
+            #expect(shr["nonce"] as? String == "n-1" && shr["m"] as? String == "GET" && shr["p"] as? String == "/resource/me")
+            let pop = try #require(setup.broker.calls.last?.request)
+            #expect(pop.contains("\"uriHost\":\"127.0.0.1:\(setup.emulator.port)\""), "\(pop)")
+            #expect(app.cacheIsEmpty)
+        }
+    }
+
+    @Test(
+        "DPoP and mTLS PoP are refused before the broker is called (internalErrorInvalidParameter); an account without a home account id is refused for a silent call"
+    )
+    func refusedSchemes() async throws {
+        try await BrokerDoubleTests.with { setup in
+            try setup.broker.signIn(username: Self.adele)
+            let app = try App(busAddress: setup.bus.address)
+            let account = try #require(try await app.allAccounts().first)
+            let before = setup.broker.calls.count
+            let dpop = await Self.failure { try await app.silent(account, scheme: MSALAuthenticationSchemeDPoP()) }
+            #expect(dpop?.internalCode == .internalErrorInvalidParameter && dpop?.message.contains("DPoP") == true)
+            let interactiveDPoP = await Self.failure { try await app.interactive(scheme: MSALAuthenticationSchemeDPoP()) }
+            #expect(interactiveDPoP?.internalCode == .internalErrorInvalidParameter)
+            #expect(setup.broker.calls.count == before)
+            let nameless = MSALAccount(
+                identifier: nil, username: Self.adele, environment: "login.microsoftonline.com", tenantProfiles: nil, homeAccountId: nil,
+                providedClaims: nil, isKnownToBroker: true)
+            let refused = await Self.failure { try await app.silent(nameless) }
+            #expect(refused?.internalCode == .internalErrorInvalidParameter, "\(String(describing: refused))")
+            #expect(app.cacheIsEmpty)
+        }
+    }
+
+    @Test(
+        "No broker on the bus: acquireToken signs in in the browser (token source identity_provider, cached as without a broker) and allAccounts lists the cache's account; with fallsBackToBrowser false it fails with internalBrokerNotAvailable and the browser is never opened; a bus address nobody listens on is the same"
+    )
+    func fallbackToBrowser() async throws {
+        try await PrivateBus.with { bus in
+            let emulator = try MSALEmulator(configuration: .sample)
+            try await emulator.start()
+            do {
+                try await Self.fallbackToBrowser(bus: bus, emulator: emulator)
+            } catch {
+                try? await emulator.shutdown()
+                throw error
+            }
+            try await emulator.shutdown()
+        }
+    }
+
+    static func fallbackToBrowser(bus: PrivateBus, emulator: MSALEmulator) async throws {
+        do {
+            let authority = try MSALAADAuthority(
+                url: emulator.authorityURL(tenant: "organizations"), options: .allowInsecureLoopback)
+            let app = try App(busAddress: bus.address, authority: authority)
+            let signedIn = try await app.interactive(webUI: EmulatorBrowser(username: Self.adele))
+            #expect(signedIn.tokenSource == .identityProvider && !signedIn.account.isKnownToBroker)
+            #expect(!app.cacheIsEmpty)
+            let accounts = try await app.allAccounts()
+            #expect(accounts.map(\.username) == [Self.adele] && !accounts.contains(where: \.isKnownToBroker))
+            #expect(try await app.silent(try #require(accounts.first)).tokenSource == .cache)
+            #expect(try await app.application.deviceInformation(with: nil).extraDeviceInformation.isEmpty)
+
+            for address in [bus.address, "unix:path=\(bus.directory.appendingPathComponent("nobody").path)"] {
+                let strict = try App(busAddress: address, authority: authority) { $0.fallsBackToBrowser = false }
+                let browser = NoBrowser()
+                let started = ContinuousClock.now
+                let refused = await Self.failure { try await strict.interactive(webUI: browser) }
+                #expect(refused?.internalCode == .internalBrokerNotAvailable, "\(String(describing: refused))")
+                #expect(browser.shown.withLock { $0 } == 0 && ContinuousClock.now - started < .seconds(5))
+                #expect(strict.cacheIsEmpty)
+            }
+        }
+    }
+
+    @Test(
+        "An older broker without the protocol's methods (version 1.0.0, UnknownMethod): the device information names its version, acquireToken falls back to the browser, and without the fallback it is internalBrokerNotAvailable naming the method"
+    )
+    func olderBroker() async throws {
+        try await BrokerDoubleTests.with { setup in
+            setup.broker.version = "1.0.0"
+            let authority = try MSALAADAuthority(
+                url: setup.emulator.authorityURL(tenant: "organizations"), options: .allowInsecureLoopback)
+            let app = try App(busAddress: setup.bus.address, authority: authority)
+            #expect(
+                try await app.application.deviceInformation(with: nil).extraDeviceInformation[MSAL_LINUX_BROKER_VERSION] as? String
+                    == "1.0.0")
+            setup.broker.inject(.dbusError(name: "org.freedesktop.DBus.Error.UnknownMethod"), for: .acquireTokenInteractively)
+            let signedIn = try await app.interactive(webUI: EmulatorBrowser(username: Self.adele))
+            #expect(signedIn.tokenSource == .identityProvider)
+
+            let strict = try App(busAddress: setup.bus.address, authority: authority) { $0.fallsBackToBrowser = false }
+            setup.broker.inject(.dbusError(name: "org.freedesktop.DBus.Error.UnknownMethod"), for: .acquireTokenInteractively)
+            let refused = await Self.failure { try await strict.interactive() }
+            #expect(refused?.internalCode == .internalBrokerNotAvailable, "\(String(describing: refused))")
+            #expect(refused?.message.contains("acquireTokenInteractively") == true)
+            #expect(strict.cacheIsEmpty)
+        }
+    }
+
+    @Test(
+        "Broker faults at the public API, each typed with the request's correlation id and nothing cached: never answers (silent deadline 1 s) → internalErrorBrokerResponseNotReceived within the deadline; a malformed answer → internalErrorBrokerCorruptedResponse; user cancel → userCanceled (no browser); interaction required → interactionRequired; busy → serverError; the broker's D-Bus error → internalErrorBrokerUnknown; a broker that does not answer getAccounts leaves allAccounts with the cache's accounts"
+    )
+    func faults() async throws {
+        try await BrokerDoubleTests.with { setup in
+            try setup.broker.signIn(username: Self.adele)
+            let app = try App(busAddress: setup.bus.address)
+            // The deadline under test; the other calls wait the usual 10 s (the tests run side by side).
+            let impatient = try App(busAddress: setup.bus.address) { $0.silentTimeout = 1 }
+            let account = try #require(try await app.allAccounts().first)
+            func silentFailure(_ fault: MSALEmulator.Broker.Fault, in app: App? = nil) async -> MSALFailure? {
+                setup.broker.inject(fault, for: .acquireTokenSilently)
+                let correlation = UUID()
+                let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+                parameters.correlationId = correlation
+                let failure = await Self.failure { try await (app ?? impatient).application.acquireTokenSilent(with: parameters) }
+                #expect(failure?.correlationID == correlation)
+                return failure
+            }
+            let started = ContinuousClock.now
+            #expect(await silentFailure(.neverAnswers, in: impatient)?.internalCode == .internalErrorBrokerResponseNotReceived)
+            #expect(ContinuousClock.now - started < .seconds(4))
+            #expect(await silentFailure(.malformedAnswer, in: app)?.internalCode == .internalErrorBrokerCorruptedResponse)
+            #expect(await silentFailure(.interactionRequired, in: app)?.code == .interactionRequired)
+            #expect(await silentFailure(.busy, in: app)?.internalCode == MSALInternalError(rawValue: MSALError.serverError.rawValue))
+            #expect(await silentFailure(.dbusError(name: "com.example.Failed"), in: app)?.internalCode == .internalErrorBrokerUnknown)
+
+            setup.broker.inject(.userCanceled, for: .acquireTokenInteractively)
+            let browser = NoBrowser()
+            let canceled = await Self.failure { try await app.interactive(webUI: browser) }
+            #expect(canceled?.code == .userCanceled && browser.shown.withLock { $0 } == 0)
+
+            setup.broker.inject(.neverAnswers, for: .getAccounts)
+            let listStarted = ContinuousClock.now
+            #expect(try await impatient.allAccounts().isEmpty)
+            #expect(ContinuousClock.now - listStarted < .seconds(4))
+            #expect(app.cacheIsEmpty && impatient.cacheIsEmpty)
+            // The faults are spent: the broker answers again.
+            #expect(try await app.silent(account).tokenSource == .broker)
+        }
+    }
+
+    @Test("Many tasks at once on one application: silent calls and account lists through the broker all answer for Adele")
+    func concurrentCalls() async throws {
+        try await BrokerDoubleTests.with { setup in
+            try setup.broker.signIn(username: Self.adele)
+            let app = try App(busAddress: setup.bus.address)
+            let account = try #require(try await app.allAccounts().first)
+            try await withThrowingTaskGroup(of: String?.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        if index.isMultiple(of: 4) {
+                            return try await app.application.accountsFromDevice(for: MSALAccountEnumerationParameters()).first?.username
+                        }
+                        return try await app.silent(account).account.username
+                    }
+                }
+                for try await username in group { #expect(username == Self.adele) }
+            }
+            #expect(app.cacheIsEmpty)
+        }
+    }
+}
