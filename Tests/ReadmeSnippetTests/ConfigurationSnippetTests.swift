@@ -43,6 +43,12 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/var/lib/my-app/token_cache.json"))
     }
 
+    @Test func theBrokeredApplicationUsesTheSessionBusAndFallsBackToTheBrowser() throws {
+        let options = try #require(try brokeredApplication().configuration.linuxBroker)
+        #expect(options.busAddress == nil && options.fallsBackToBrowser)
+        #expect(options.silentTimeout == 30 && options.interactiveTimeout == 600)
+    }
+
     @Test func theKeyringCacheNamesItsSignalFileAndFailsRatherThanFallingBack() throws {
         let application = try keyringCacheApplication()
         guard case .secretService(let settings) = application.configuration.cacheConfig.storage else {

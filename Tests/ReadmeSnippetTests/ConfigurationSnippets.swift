@@ -42,6 +42,14 @@ func fileCacheApplication() throws -> MSALPublicClientApplication {
     return try MSALPublicClientApplication(configuration: config)
 }
 
+/// An application that signs in through Microsoft's Linux identity broker on an Intune-enrolled
+/// machine, and in the browser where none answers (README "The Linux identity broker").
+func brokeredApplication() throws -> MSALPublicClientApplication {
+    let config = MSALPublicClientApplicationConfig(clientId: kClientID)
+    config.linuxBroker = MSALLinuxBrokerOptions()  // the session bus; the browser when no broker answers
+    return try MSALPublicClientApplication(configuration: config)
+}
+
 /// An application whose token cache is in the desktop keyring, shared with MSAL for Python apps that
 /// use msal-extensions with the same signal file.
 func keyringCacheApplication() throws -> MSALPublicClientApplication {

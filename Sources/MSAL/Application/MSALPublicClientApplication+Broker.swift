@@ -12,7 +12,8 @@ public typealias MSALDeviceTokenResultCompletionBlock = @Sendable (MSALDeviceTok
 
 // MSAL for iOS's members for its broker (Microsoft Authenticator, the Enterprise SSO extension),
 // device registration and app URL schemes. Linux has none of them: each member does what MSAL for
-// iOS does on a device without them, and is deprecated so that ported code is warned.
+// iOS does on a device without them, and is deprecated so that ported code is warned. (Microsoft's
+// Linux identity broker is another program, used through `MSALPublicClientApplicationConfig.linuxBroker`.)
 extension MSALPublicClientApplication {
     /// Whether MSAL for iOS recognized `response`, a URL opened in the app, as the answer of its web
     /// session or broker (called from the app delegate).
@@ -26,7 +27,8 @@ extension MSALPublicClientApplication {
     }
 
     /// Whether a version of Microsoft Authenticator that can act as MSAL for iOS's broker is
-    /// installed. Always `false` on Linux, which has no broker.
+    /// installed. Always `false` on Linux, which has no Authenticator; Microsoft's Linux identity
+    /// broker is used through ``MSALPublicClientApplicationConfig/linuxBroker`` instead.
     @available(*, deprecated, message: "No broker on Linux: always false")
     public var isCompatibleAADBrokerAvailable: Bool { false }
 

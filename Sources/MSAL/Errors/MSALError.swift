@@ -28,8 +28,9 @@ public enum MSALError: Int, Sendable, CaseIterable, Hashable {
     /// Unrecoverable at run time; log it and inspect `userInfo[MSALInternalErrorCodeKey]`
     /// (``MSALFailure/internalCode``).
     case `internal` = -50000
-    /// Workplace join is required. MSAL for iOS reports it from its broker; swift-msal does not
-    /// produce it on Linux (there is no workplace join there).
+    /// Workplace join is required: the device must be registered (enrolled) before the user can
+    /// sign in. MSAL for iOS reports it from its broker; swift-msal reports it when Microsoft's
+    /// Linux identity broker answers that the device is not registered (`DeviceNotRegistered`).
     case workplaceJoinRequired = -50001
     /// The user must act: call an interactive method with the same parameters (and the claims in
     /// `userInfo[MSALClaimsKey]`, if any).

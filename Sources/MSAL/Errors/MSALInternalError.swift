@@ -75,8 +75,11 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// The server tried to redirect to a non-https URL.
     case internalErrorNonHttpsRedirect = -42602
 
-    // MSAL for iOS's broker, just-in-time device registration and platform SSO: never produced on Linux.
-    /// MSAL for iOS's code -42700 (broker or device registration); never produced on Linux.
+    // MSAL for iOS's broker, just-in-time device registration and platform SSO. On Linux only the
+    // codes that say so are produced, by Microsoft's Linux identity broker (`linuxBroker`).
+    /// The Linux identity broker did not answer before the deadline
+    /// (``MSALLinuxBrokerOptions/silentTimeout``, ``MSALLinuxBrokerOptions/interactiveTimeout``), or
+    /// left the bus during the call (MSAL for iOS's code -42700 for its broker).
     case internalErrorBrokerResponseNotReceived = -42700
     /// MSAL for iOS's code -42701 (broker or device registration); never produced on Linux.
     case internalErrorBrokerNoResumeStateFound = -42701
@@ -86,7 +89,9 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case internalErrorBrokerMismatchedResumeState = -42703
     /// MSAL for iOS's code -42704 (broker or device registration); never produced on Linux.
     case internalErrorBrokerResponseHashMissing = -42704
-    /// MSAL for iOS's code -42705 (broker or device registration); never produced on Linux.
+    /// The Linux identity broker's answer is not what the protocol says: not JSON, a member
+    /// missing or of another type, or a bearer token for a PoP request (MSAL for iOS's code -42705
+    /// for its broker).
     case internalErrorBrokerCorruptedResponse = -42705
     /// MSAL for iOS's code -42706 (broker or device registration); never produced on Linux.
     case internalErrorBrokerResponseDecryptionFailed = -42706
@@ -96,14 +101,17 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     case internalErrorBrokerKeyFailedToCreate = -42708
     /// MSAL for iOS's code -42709 (broker or device registration); never produced on Linux.
     case internalErrorBrokerKeyNotFound = -42709
-    /// MSAL for iOS's code -42711 (broker or device registration); never produced on Linux.
+    /// The Linux identity broker failed in a way no other code names (an unknown status, a D-Bus
+    /// error); the message has the broker's status and context (MSAL for iOS's code -42711).
     case internalErrorBrokerUnknown = -42711
     /// MSAL for iOS's code -42712 (broker or device registration); never produced on Linux.
     case internalErrorBrokerApplicationTokenWriteFailed = -42712
     /// MSAL for iOS's code -42713 (broker or device registration); never produced on Linux.
     case internalErrorBrokerApplicationTokenReadFailed = -42713
-    /// No broker is available for the request. swift-msal reports it from the broker-only calls
-    /// that MSAL for iOS has (`getDeviceToken`), since Linux has no MSAL for iOS broker.
+    /// No broker is available for the request: no Linux identity broker answers on the bus (none
+    /// installed, no session bus, or an older broker without the protocol's methods) and the
+    /// application's ``MSALLinuxBrokerOptions/fallsBackToBrowser`` is off; also the answer of the
+    /// broker-only calls of MSAL for iOS that Linux lacks (`getDeviceToken`).
     case internalBrokerNotAvailable = -42714
     /// MSAL for iOS's code -42715 (broker or device registration); never produced on Linux.
     case internalErrorJITLinkServerConfirmationError = -42715
