@@ -1,4 +1,5 @@
 import Foundation
+import MSALDBus
 import MSALEmulator
 import MSALJOSE
 import MSALSupport
@@ -358,6 +359,80 @@ struct LinuxBrokerApplicationTests {
             // The faults are spent: the broker answers again.
             #expect(try await app.silent(account).tokenSource == .broker)
         }
+    }
+
+    @Test(
+        "Brokers that answer what must not be taken, through the public API, each typed and nothing cached, the browser never opened: tokens for another client (internalErrorMismatchedUser), a bearer token for a PoP request (internalErrorBrokerCorruptedResponse), an accounts answer without its array (allAccounts lists the cache's accounts)"
+    )
+    func misbehavingBrokers() async throws {
+        let home = "a1d0e5b2-7c3f-4e8a-9b6d-0f1e2d3c4b5a.\(MSALEmulator.Configuration.sampleContosoTenantID)"
+        let otherClient = try BrokerClientTests.tokenAnswer(audience: "another-client", homeAccountID: home)
+        let bearer = try BrokerClientTests.tokenAnswer(audience: Self.clientID, homeAccountID: home)
+        try await PrivateBus.with { bus in
+            let answers = [
+                "acquireTokenInteractively": otherClient, "acquireTokenSilently": bearer, "getAccounts": #"{"accounts": "none"}"#,
+            ]
+            let service = try DBusService(address: bus.address, name: BrokerClient.busName) { call in
+                .strings([answers[call.member ?? ""] ?? "{}"])
+            }
+            defer { service.stop() }
+            let app = try App(busAddress: bus.address)
+            let browser = NoBrowser()
+            let mismatched = await Self.failure { try await app.interactive(webUI: browser) }
+            #expect(mismatched?.internalCode == .internalErrorMismatchedUser, "\(String(describing: mismatched))")
+            #expect(browser.shown.withLock { $0 } == 0)
+
+            let account = BrokerFlow.account(
+                BrokerAccount(
+                    homeAccountID: home, localAccountID: "a1d0e5b2-7c3f-4e8a-9b6d-0f1e2d3c4b5a",
+                    environment: "login.microsoftonline.com", realm: MSALEmulator.Configuration.sampleContosoTenantID,
+                    username: Self.adele))
+            #expect(try await app.silent(account).authenticationScheme == "Bearer")
+            let pop = MSALAuthenticationSchemePop(
+                httpMethod: .GET, request: URL(string: "https://graph.microsoft.com/v1.0/me")!, nonce: nil, additionalParameters: nil)
+            let notBound = await Self.failure { try await app.silent(account, scheme: pop) }
+            #expect(notBound?.internalCode == .internalErrorBrokerCorruptedResponse, "\(String(describing: notBound))")
+
+            #expect(try await app.allAccounts().isEmpty)
+            #expect(app.cacheIsEmpty && app.transport.requests.withLock { $0 }.isEmpty)
+        }
+    }
+
+    @Test(
+        "The broker leaves the bus during a sign-in, or the bus itself goes away during a silent call: internalErrorBrokerResponseNotReceived well before the deadline, no browser (the broker was there), nothing cached"
+    )
+    func brokerGoneMidCall() async throws {
+        try await PrivateBus.with { bus in
+            let emulator = try MSALEmulator(configuration: .sample)
+            let broker = try emulator.startBroker(busAddress: bus.address)
+            broker.inject(.neverAnswers, for: .acquireTokenInteractively)
+            let app = try App(busAddress: bus.address) { $0.interactiveTimeout = 60 }
+            let browser = NoBrowser()
+            async let waiting = Self.failure { try await app.interactive(webUI: browser) }
+            try await Task.sleep(for: .milliseconds(400))
+            let started = ContinuousClock.now
+            await PrivateBus.offCooperativePool { broker.stop() }
+            let left = await waiting
+            #expect(left?.internalCode == .internalErrorBrokerResponseNotReceived, "\(String(describing: left))")
+            #expect(ContinuousClock.now - started < .seconds(30) && browser.shown.withLock { $0 } == 0)
+            #expect(app.cacheIsEmpty)
+        }
+        let bus = try await PrivateBus.start()
+        let emulator = try MSALEmulator(configuration: .sample)
+        let broker = try emulator.startBroker(busAddress: bus.address)
+        defer { broker.stop() }
+        try broker.signIn(username: Self.adele)
+        let app = try App(busAddress: bus.address) { $0.silentTimeout = 60 }
+        let account = try #require(try await app.application.accountsFromDevice(for: MSALAccountEnumerationParameters()).first)
+        broker.inject(.neverAnswers, for: .acquireTokenSilently)
+        async let waiting = Self.failure { try await app.silent(account) }
+        try await Task.sleep(for: .milliseconds(400))
+        let started = ContinuousClock.now
+        await bus.stop()
+        let gone = await waiting
+        #expect(gone?.internalCode == .internalErrorBrokerResponseNotReceived, "\(String(describing: gone))")
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(app.cacheIsEmpty)
     }
 
     @Test("Many tasks at once on one application: silent calls and account lists through the broker all answer for Adele")
