@@ -13,7 +13,7 @@ extension MSALPublicClientApplication {
             } catch let failure as MSALFailure
                 where failure.internalCode == .internalBrokerNotAvailable && broker.options.fallsBackToBrowser
             {
-                client.logger.warning(
+                client.logger.info(
                     "No identity broker answers, so the user signs in in the browser: \(error: failure)",
                     correlationID: failure.correlationID)
             }
@@ -32,7 +32,7 @@ extension MSALPublicClientApplication {
             } catch let failure as MSALFailure
                 where failure.internalCode == .internalBrokerNotAvailable && broker.options.fallsBackToBrowser
             {
-                client.logger.warning(
+                client.logger.info(
                     "No identity broker answers; the application's cache answers instead: \(error: failure)",
                     correlationID: failure.correlationID)
             }
@@ -49,7 +49,7 @@ extension MSALPublicClientApplication {
         do {
             return try broker.accountsBlocking(correlationID: correlationID)
         } catch {
-            client.logger.warning("The identity broker's accounts are not listed: \(error: error)", correlationID: correlationID)
+            logUnlistedBrokerAccounts(error, correlationID: correlationID)
             return []
         }
     }
@@ -61,8 +61,19 @@ extension MSALPublicClientApplication {
         do {
             return try await broker.accounts(correlationID: correlationID)
         } catch {
-            client.logger.warning("The identity broker's accounts are not listed: \(error: error)", correlationID: correlationID)
+            logUnlistedBrokerAccounts(error, correlationID: correlationID)
             return []
+        }
+    }
+
+    /// Logs why the broker's accounts are not listed: verbose when no broker is there (a machine
+    /// without one, where every account list would otherwise warn), a warning for a broker that failed.
+    private func logUnlistedBrokerAccounts(_ error: MSALFailure, correlationID: UUID) {
+        if error.internalCode == .internalBrokerNotAvailable {
+            client.logger.verbose(
+                "No identity broker answers; the cache's accounts are listed: \(error: error)", correlationID: correlationID)
+        } else {
+            client.logger.warning("The identity broker's accounts are not listed: \(error: error)", correlationID: correlationID)
         }
     }
 
