@@ -114,6 +114,19 @@ struct LinuxBrokerApplicationTests {
         }
     }
 
+    /// The value a completion-block API gives `start`'s block, or its error.
+    static func completion<T: Sendable>(_ start: (@escaping @Sendable (T?, (any Error)?) -> Void) -> Void) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            start { value, error in
+                if let value {
+                    continuation.resume(returning: value)
+                } else {
+                    continuation.resume(with: .failure(error ?? MSALFailure(.internal, message: "neither a value nor an error")))
+                }
+            }
+        }
+    }
+
     /// The ``MSALFailure`` `body` throws; records an issue otherwise.
     static func failure(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> MSALFailure? {
         await thrown(MSALFailure.self, body, sourceLocation: sourceLocation)
@@ -178,23 +191,15 @@ struct LinuxBrokerApplicationTests {
             let parameters = MSALInteractiveTokenParameters(
                 scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(webUI: NoBrowser()))
             parameters.loginHint = Self.adele
-            let signedIn: MSALResult = try await withCheckedThrowingContinuation { continuation in
-                app.application.acquireToken(with: parameters) { result, error in
-                    if let result { continuation.resume(returning: result) } else { continuation.resume(throwing: error!) }
-                }
-            }
+            let signedIn = try await Self.completion { done in app.application.acquireToken(with: parameters, completionBlock: done) }
             #expect(signedIn.tokenSource == .broker)
-            let accounts: [MSALAccount] = try await withCheckedThrowingContinuation { continuation in
-                app.application.accountsFromDevice(for: MSALAccountEnumerationParameters()) { accounts, error in
-                    if let accounts { continuation.resume(returning: accounts) } else { continuation.resume(throwing: error!) }
-                }
+            let accounts = try await Self.completion { done in
+                app.application.accountsFromDevice(for: MSALAccountEnumerationParameters(), completionBlock: done)
             }
             let account = try #require(accounts.first)
-            let silent: MSALResult = try await withCheckedThrowingContinuation { continuation in
-                app.application.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account)) {
-                    result, error in
-                    if let result { continuation.resume(returning: result) } else { continuation.resume(throwing: error!) }
-                }
+            let silent = try await Self.completion { done in
+                app.application.acquireTokenSilent(
+                    with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account), completionBlock: done)
             }
             #expect(silent.tokenSource == .broker)
             let signedOut = try await app.application.signout(
