@@ -21,14 +21,16 @@ struct BrokerProofKey: Sendable {
         }
     }
 
-    /// A signed HTTP request presenting `accessToken` for `method` on `host` and `path`.
+    /// A signed HTTP request presenting `accessToken` (none: a request signed with the key alone,
+    /// as `generateSignedHttpRequest` answers) for `method` on `host` and `path`.
     func signedHTTPRequest(
-        accessToken: String, method: String, host: String, path: String, nonce: String, now: Date
+        accessToken: String?, method: String, host: String, path: String, nonce: String, now: Date
     ) throws(JOSEError)
         -> String
     {
-        var claims: [JSONMember] = [
-            JSONMember(name: "at", value: .string(accessToken)),
+        var claims: [JSONMember] = []
+        if let accessToken { claims.append(JSONMember(name: "at", value: .string(accessToken))) }
+        claims += [
             JSONMember(name: "ts", value: .integer(Int64(now.timeIntervalSince1970.rounded(.down)))),
             JSONMember(name: "m", value: .string(method)),
             JSONMember(name: "u", value: .string(host)),
@@ -36,10 +38,15 @@ struct BrokerProofKey: Sendable {
         if !path.isEmpty { claims.append(JSONMember(name: "p", value: .string(path))) }
         claims.append(JSONMember(name: "nonce", value: .string(nonce)))
         claims.append(JSONMember(name: "cnf", value: .object([JSONMember(name: "jwk", value: publicJWK)])))
+        return try sign(claims: .object(claims), type: "pop")
+    }
+
+    /// `claims` signed with the key (RS256), the header naming the key by its thumbprint and `type`.
+    func sign(claims: JSON, type: String) throws(JOSEError) -> String {
         let header = JSON.object([
             JSONMember(name: "alg", value: .string("RS256")), JSONMember(name: "kid", value: .string(thumbprint)),
-            JSONMember(name: "typ", value: .string("pop")),
+            JSONMember(name: "typ", value: .string(type)),
         ])
-        return try key.sign(headerBytes: JSONWriter.write(header), payloadBytes: JSONWriter.write(.object(claims)))
+        return try key.sign(headerBytes: JSONWriter.write(header), payloadBytes: JSONWriter.write(claims))
     }
 }

@@ -54,6 +54,9 @@ extension MSALEmulator {
         struct State {
             /// Usernames signed in on the device, in the order they signed in.
             var accounts: [String] = []
+            /// The primary refresh token the device keeps for each account, by username
+            /// (a refresh token of the emulator's, `MSALEmulator+BrokerDevice.swift`).
+            var primaryRefreshTokens: [String: String] = [:]
             var interactiveUser: String?
             var version = "2.0.4"
             var faults: [(method: Method?, fault: Fault, remaining: Int)] = []
@@ -102,7 +105,9 @@ extension MSALEmulator {
         public var accounts: [String] { state.withLock { $0.accounts } }
 
         /// Signs `username` in on the device (as if the user had signed in to the broker before),
-        /// so that silent calls for the user succeed.
+        /// so that silent calls for the user succeed: the device gets a primary refresh token for
+        /// the user, which the emulator's ``MSALEmulator/revokeRefreshTokens(of:)`` and
+        /// ``MSALEmulator/expireRefreshTokens(of:)`` reach like any of the user's refresh tokens.
         ///
         /// - Throws: ``MSALEmulatorError/Code/unknownUser`` when the emulator has no such user.
         public func signIn(username: String) throws {
@@ -112,6 +117,7 @@ extension MSALEmulator {
             state.withLock { state in
                 if !state.accounts.contains(user.username) { state.accounts.append(user.username) }
             }
+            mintPrimaryRefreshToken(for: user)
         }
 
         /// Who signs in when a call shows the broker's window; `nil`: the call's login hint.

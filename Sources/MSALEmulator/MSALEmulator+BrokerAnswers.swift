@@ -58,12 +58,15 @@ extension MSALEmulator.Broker {
         case .removeAccount:
             if let user = accountUser(request["account"]) {
                 state.withLock { $0.accounts.removeAll { $0 == user.username } }
+                dropPrimaryRefreshToken(of: user)
             }
             return Self.json(.object([]))
         case .cancelInteractiveFlow:
             return Self.json(.object([]))
-        case .acquirePrtSsoCookie, .generateSignedHttpRequest:
-            return Self.error(Status.unexpected, "The broker double does not implement \(method.rawValue)")
+        case .acquirePrtSsoCookie:
+            return prtSsoCookieAnswer(request)
+        case .generateSignedHttpRequest:
+            return signedHTTPRequestAnswer(request)
         }
     }
 
@@ -123,6 +126,9 @@ extension MSALEmulator.Broker {
             guard let known = named ?? firstOnDevice, onDevice.contains(known.username) else {
                 return Self.error(Status.interactionRequired, "No account of this device matches the request: the user must sign in")
             }
+            // Silent tokens come from the device's primary refresh token: revoked or expired, the
+            // user must sign in again (as the provider would refuse the broker's refresh).
+            if let refusal = primaryRefreshTokenRefusal(of: known) { return Self.error(Status.interactionRequired, refusal) }
             user = known
         }
         guard let tenantID = core.signInTenant(of: user, through: selector) else {
@@ -142,6 +148,7 @@ extension MSALEmulator.Broker {
                 state.withLock { state in
                     if !state.accounts.contains(user.username) { state.accounts.append(user.username) }
                 }
+                mintPrimaryRefreshToken(for: user)
             }
             return Self.json(response)
         } catch {

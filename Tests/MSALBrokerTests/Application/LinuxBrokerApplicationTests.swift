@@ -367,6 +367,26 @@ struct LinuxBrokerApplicationTests {
     }
 
     @Test(
+        "The usual fallback with the broker: the provider revokes the user's sessions (the device's primary refresh token with them), acquireTokenSilent is interactionRequired naming AADSTS50173, and acquireToken signs her in again through the broker; silent calls answer after it"
+    )
+    func revokedSession() async throws {
+        try await BrokerDoubleTests.with { setup in
+            try setup.broker.signIn(username: Self.adele)
+            let app = try App(busAddress: setup.bus.address)
+            let account = try #require(try await app.allAccounts().first)
+            #expect(try await app.silent(account).tokenSource == .broker)
+            _ = try setup.emulator.revokeRefreshTokens(of: Self.adele)
+            let revoked = await Self.failure { try await app.silent(account) }
+            #expect(
+                revoked?.code == .interactionRequired && revoked?.message.contains("AADSTS50173") == true, "\(String(describing: revoked))")
+            let again = try await app.interactive()
+            #expect(again.tokenSource == .broker && again.account.identifier == account.identifier)
+            #expect(try await app.silent(account).tokenSource == .broker)
+            #expect(app.cacheIsEmpty)
+        }
+    }
+
+    @Test(
         "Brokers that answer what must not be taken, through the public API, each typed and nothing cached, the browser never opened: tokens for another client (internalErrorMismatchedUser), a bearer token for a PoP request (internalErrorBrokerCorruptedResponse), an accounts answer without its array (allAccounts lists the cache's accounts)"
     )
     func misbehavingBrokers() async throws {

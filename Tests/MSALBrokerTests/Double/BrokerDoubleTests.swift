@@ -242,4 +242,82 @@ struct BrokerDoubleTests {
             #expect(setup.broker.accounts.isEmpty, "nothing signed in by a bad request")
         }
     }
+
+    /// `token`'s signature checked with `jwk` (RS256), and its claims.
+    static func verified(_ token: String, with jwk: [String: Any]) throws -> [String: Any] {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        try #require(parts.count == 3)
+        let key = try JSONWebKey(json: Array(try JSONSerialization.data(withJSONObject: jwk)))
+        #expect(try key.verify(signature: try Base64URL.decode(parts[2]), over: Array("\(parts[0]).\(parts[1])".utf8), algorithm: .rs256))
+        return try claims(token)
+    }
+
+    @Test(
+        "The device's primary refresh token: silent calls come from it; revoked at the provider (revokeRefreshTokens) or expired, a silent call is InteractionRequired naming AADSTS50173 / AADSTS700082, and a new interactive sign-in gives the device a new one; removeAccount revokes it"
+    )
+    func primaryRefreshToken() async throws {
+        try await Self.with { setup in
+            let silent = try Setup.parameters(username: Self.adele, account: true)
+            try setup.broker.signIn(username: Self.adele)
+            #expect(Self.error(try await setup.call(.acquireTokenSilently, silent)) == nil)
+
+            #expect(try setup.emulator.revokeRefreshTokens(of: Self.adele) >= 1)
+            let revoked = try await setup.call(.acquireTokenSilently, silent)
+            #expect(Self.error(revoked)?.status == 2 && Self.error(revoked)?.context.contains("AADSTS50173") == true, "\(revoked)")
+            let again = try await setup.call(.acquireTokenInteractively, try Setup.parameters(username: Self.adele))
+            #expect(Self.error(again) == nil, "\(again)")
+            #expect(Self.error(try await setup.call(.acquireTokenSilently, silent)) == nil)
+
+            try setup.emulator.expireRefreshTokens(of: Self.adele)
+            let expired = try await setup.call(.acquireTokenSilently, silent)
+            #expect(Self.error(expired)?.status == 2 && Self.error(expired)?.context.contains("AADSTS700082") == true, "\(expired)")
+
+            try setup.broker.signIn(username: Self.adele)
+            #expect(Self.error(try await setup.call(.acquireTokenSilently, silent)) == nil)
+            let account = #"{"homeAccountId":"a1d0e5b2-7c3f-4e8a-9b6d-0f1e2d3c4b5a.\#(MSALEmulator.Configuration.sampleContosoTenantID)"}"#
+            _ = try await setup.call(.removeAccount, #"{"clientId":"\#(Self.clientID)","account":\#(account)}"#)
+            try setup.broker.signIn(username: Self.adele)  // a new device session; the removed one stays revoked
+            #expect(Self.error(try await setup.call(.acquireTokenSilently, silent)) == nil)
+        }
+    }
+
+    @Test(
+        "acquirePrtSsoCookie and generateSignedHttpRequest (shapes read from sso-mib and linux-entra-sso): the cookie x-ms-RefreshTokenCredential in cookieItems, a JWT of the broker's device key with the PRT, is_primary and the ssoUrl's sso_nonce; the signed request has m, u, p, nonce, cnf.jwk and no at, and its key verifies the cookie; an unknown account, a revoked PRT, no ssoUrl and an unknown client are refused"
+    )
+    func deviceMethods() async throws {
+        try await Self.with { setup in
+            try setup.broker.signIn(username: Self.adele)
+            let home = "a1d0e5b2-7c3f-4e8a-9b6d-0f1e2d3c4b5a.\(MSALEmulator.Configuration.sampleContosoTenantID)"
+            let account = #"{"homeAccountId":"\#(home)","username":"\#(Self.adele)"}"#
+            let cookieRequest =
+                #"{"account":\#(account),"authParameters":{"clientId":"\#(Self.clientID)"},"ssoUrl":"https://login.microsoftonline.com/?sso_nonce=n-42"}"#
+            let signRequest =
+                #"{"clientId":"\#(Self.clientID)","popParams":{"httpMethod":"POST","uriHost":"api.example","uriPath":"/orders","nonce":"n-7","homeAccountId":"\#(home)"}}"#
+
+            let signed = try #require(try await setup.call(.generateSignedHttpRequest, signRequest)["signedHttpRequest"] as? String)
+            let shr = try Self.claims(signed)
+            #expect(shr["at"] == nil && shr["m"] as? String == "POST" && shr["u"] as? String == "api.example")
+            #expect(shr["p"] as? String == "/orders" && shr["nonce"] as? String == "n-7" && shr["ts"] is Int)
+            let jwk = try #require((shr["cnf"] as? [String: Any])?["jwk"] as? [String: Any])
+            _ = try Self.verified(signed, with: jwk)
+
+            let answer = try await setup.call(.acquirePrtSsoCookie, cookieRequest)
+            let item = try #require((answer["cookieItems"] as? [[String: Any]])?.first, "\(answer)")
+            #expect(item["cookieName"] as? String == "x-ms-RefreshTokenCredential")
+            let cookie = try Self.verified(try #require(item["cookieContent"] as? String), with: jwk)
+            #expect((cookie["refresh_token"] as? String)?.isEmpty == false && cookie["is_primary"] as? String == "true")
+            #expect(cookie["request_nonce"] as? String == "n-42")
+
+            let stranger = cookieRequest.replacingOccurrences(of: home, with: "0000.1111").replacingOccurrences(of: Self.adele, with: "x@y")
+            #expect(Self.error(try await setup.call(.acquirePrtSsoCookie, stranger))?.status == 2)
+            let noURL = cookieRequest.replacingOccurrences(of: "https://login.microsoftonline.com/?sso_nonce=n-42", with: "")
+            #expect(Self.error(try await setup.call(.acquirePrtSsoCookie, noURL))?.status == 6)
+            let unknownClient = signRequest.replacingOccurrences(of: Self.clientID, with: "not-registered")
+            #expect(Self.error(try await setup.call(.generateSignedHttpRequest, unknownClient))?.status == 9)
+            _ = try setup.emulator.revokeRefreshTokens(of: Self.adele)
+            let revoked = try await setup.call(.acquirePrtSsoCookie, cookieRequest)
+            #expect(Self.error(revoked)?.status == 2 && Self.error(revoked)?.context.contains("AADSTS50173") == true)
+            #expect(Self.error(try await setup.call(.generateSignedHttpRequest, signRequest))?.status == 2)
+        }
+    }
 }
