@@ -25,8 +25,11 @@ package final class DBusConnection: @unchecked Sendable {
         return address
     }
 
-    /// Connects to the bus at `address` (the session bus's when `nil`) and registers with it.
-    package init(address: String? = nil) throws(DBusFailure) {
+    /// Connects to the bus at `address` (the session bus's when `nil`) and registers with it,
+    /// waiting at most `timeout` for the bus (its authentication and its answer to `Hello`): a bus
+    /// that accepts the connection and then says nothing is ``DBusFailure/Kind/noReply`` at the
+    /// deadline, not after libdbus's own 25 s.
+    package init(address: String? = nil, timeout: Duration = .seconds(25)) throws(DBusFailure) {
         let library = try LibDBus.shared.get()
         guard let address = address ?? Self.sessionBusAddress() else {
             throw DBusFailure(.noBus, "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set")
@@ -38,16 +41,37 @@ package final class DBusConnection: @unchecked Sendable {
                 return .failure(DBusFailure(.connectionFailed, "could not connect to the D-Bus bus: \(message)", name: name))
             }
             library.setExitOnDisconnect(connection, 0)
-            guard library.busRegister(connection, error) != 0 else {
-                let (name, message) = LibDBus.describe(error) ?? ("", "unknown reason")
-                library.connectionClose(connection)
-                library.connectionUnref(connection)
-                return .failure(DBusFailure(.connectionFailed, "the D-Bus bus did not accept this connection: \(message)", name: name))
-            }
             return .success(connection)
         }
         self.library = library
         pointer = try opened.get()
+        // libdbus authenticates on first use, and a call's timeout does not cover that wait (a bus
+        // that never speaks would hold `Hello` for ever): authenticate here, in steps, until the
+        // deadline.
+        let deadline = ContinuousClock.now + timeout
+        while library.getIsAuthenticated(pointer) == 0 {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else {
+                throw DBusFailure(.noReply, "the D-Bus bus did not authenticate this connection in time")
+            }
+            guard library.readWrite(pointer, Self.milliseconds(min(remaining, .milliseconds(100)))) != 0 else {
+                throw DBusFailure(.connectionFailed, "the D-Bus bus closed the connection during authentication")
+            }
+        }
+        // Registered by hand (what `dbus_bus_register` does, which waits libdbus's default 25 s):
+        // `Hello` within the same deadline, then the unique name the bus gave told to libdbus.
+        let hello = try DBusMessage.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", method: "Hello",
+            arguments: [], library: library)
+        let name: [String]
+        do throws(DBusFailure) {
+            name = try send(hello, timeout: max(deadline - ContinuousClock.now, .milliseconds(1))).strings()
+        } catch {
+            throw DBusFailure(error.kind, "the D-Bus bus did not accept this connection: \(error.message)", name: error.name)
+        }
+        guard name.count == 1, !name[0].isEmpty, name[0].withCString({ library.setUniqueName(pointer, $0) }) != 0 else {
+            throw DBusFailure(.connectionFailed, "the D-Bus bus answered Hello without a unique name")
+        }
     }
 
     deinit {

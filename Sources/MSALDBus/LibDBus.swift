@@ -18,7 +18,7 @@ package final class LibDBus: @unchecked Sendable {
     typealias ErrorInit = @convention(c) (UnsafeMutableRawPointer) -> Void
     typealias ErrorFree = @convention(c) (UnsafeMutableRawPointer) -> Void
     typealias OpenPrivate = @convention(c) (UnsafePointer<CChar>, UnsafeMutableRawPointer) -> Connection?
-    typealias BusRegister = @convention(c) (Connection, UnsafeMutableRawPointer) -> UInt32
+    typealias SetUniqueName = @convention(c) (Connection, UnsafePointer<CChar>) -> UInt32
     typealias SetExitOnDisconnect = @convention(c) (Connection, UInt32) -> Void
     typealias ConnectionVoid = @convention(c) (Connection) -> Void
     typealias RequestName = @convention(c) (Connection, UnsafePointer<CChar>, UInt32, UnsafeMutableRawPointer) -> Int32
@@ -39,6 +39,7 @@ package final class LibDBus: @unchecked Sendable {
     typealias SendWithReplyAndBlock = @convention(c) (Connection, Message, Int32, UnsafeMutableRawPointer) -> Message?
     typealias Send = @convention(c) (Connection, Message, UnsafeMutablePointer<UInt32>?) -> UInt32
     typealias ReadWrite = @convention(c) (Connection, Int32) -> UInt32
+    typealias ConnectionFlag = @convention(c) (Connection) -> UInt32
     typealias PopMessage = @convention(c) (Connection) -> Message?
     typealias Validate = @convention(c) (UnsafePointer<CChar>, UnsafeMutableRawPointer?) -> UInt32
 
@@ -73,7 +74,7 @@ package final class LibDBus: @unchecked Sendable {
     let errorInit: ErrorInit
     let errorFree: ErrorFree
     let openPrivate: OpenPrivate
-    let busRegister: BusRegister
+    let setUniqueName: SetUniqueName
     let setExitOnDisconnect: SetExitOnDisconnect
     let connectionClose: ConnectionVoid
     let connectionUnref: ConnectionVoid
@@ -99,6 +100,7 @@ package final class LibDBus: @unchecked Sendable {
     let sendWithReplyAndBlock: SendWithReplyAndBlock
     let send: Send
     let readWrite: ReadWrite
+    let getIsAuthenticated: ConnectionFlag
     let popMessage: PopMessage
     /// `dbus_validate_bus_name`, `_path`, `_interface`, `_member`, `_error_name`: libdbus treats an
     /// invalid name as a programming error and, by default, aborts the process on it, so every
@@ -129,7 +131,7 @@ package final class LibDBus: @unchecked Sendable {
         errorInit = try function("dbus_error_init", as: ErrorInit.self)
         errorFree = try function("dbus_error_free", as: ErrorFree.self)
         openPrivate = try function("dbus_connection_open_private", as: OpenPrivate.self)
-        busRegister = try function("dbus_bus_register", as: BusRegister.self)
+        setUniqueName = try function("dbus_bus_set_unique_name", as: SetUniqueName.self)
         setExitOnDisconnect = try function("dbus_connection_set_exit_on_disconnect", as: SetExitOnDisconnect.self)
         connectionClose = try function("dbus_connection_close", as: ConnectionVoid.self)
         connectionUnref = try function("dbus_connection_unref", as: ConnectionVoid.self)
@@ -155,6 +157,7 @@ package final class LibDBus: @unchecked Sendable {
         sendWithReplyAndBlock = try function("dbus_connection_send_with_reply_and_block", as: SendWithReplyAndBlock.self)
         send = try function("dbus_connection_send", as: Send.self)
         readWrite = try function("dbus_connection_read_write", as: ReadWrite.self)
+        getIsAuthenticated = try function("dbus_connection_get_is_authenticated", as: ConnectionFlag.self)
         popMessage = try function("dbus_connection_pop_message", as: PopMessage.self)
         validateBusName = try function("dbus_validate_bus_name", as: Validate.self)
         validatePath = try function("dbus_validate_path", as: Validate.self)

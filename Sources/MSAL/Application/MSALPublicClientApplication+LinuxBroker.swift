@@ -7,18 +7,9 @@ extension MSALPublicClientApplication {
     /// An interactive sign-in: through the broker for an Entra ID authority when one is configured,
     /// in the browser when none answers (and the options allow it) or none is configured.
     func signIn(_ parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
-        if let broker, broker.serves(parameters.snapshot) {
-            do {
-                return try await broker.acquireToken(parameters)
-            } catch let failure as MSALFailure
-                where failure.internalCode == .internalBrokerNotAvailable && broker.options.fallsBackToBrowser
-            {
-                client.logger.info(
-                    "No identity broker answers, so the user signs in in the browser: \(error: failure)",
-                    correlationID: failure.correlationID)
-            }
-        }
-        return try await InteractiveFlow(client: client).run(parameters)
+        try await throughBroker(
+            parameters.snapshot, instead: "the user signs in in the browser", { try await $0.acquireToken(parameters) },
+            otherwise: { try await InteractiveFlow(client: self.client).run(parameters) })
     }
 
     /// A silent request for an account the broker knows: through the broker; when no broker answers,
@@ -26,19 +17,30 @@ extension MSALPublicClientApplication {
     /// ``MSALError/interactionRequired`` when it has none, so that the app's interactive call then
     /// signs in in the browser), unless the options refuse the fallback.
     func silentThroughBroker(_ parameters: MSALSilentTokenParameters) async throws -> MSALResult {
-        if let broker, broker.serves(parameters.snapshot) {
-            do {
-                return try await broker.acquireTokenSilent(parameters)
-            } catch let failure as MSALFailure
-                where failure.internalCode == .internalBrokerNotAvailable && broker.options.fallsBackToBrowser
-            {
-                client.logger.info(
-                    "No identity broker answers; the application's cache answers instead: \(error: failure)",
-                    correlationID: failure.correlationID)
-            }
+        try await throughBroker(
+            parameters.snapshot, instead: "the application's cache answers", { try await $0.acquireTokenSilent(parameters) },
+            otherwise: {
+                let flow = SilentFlow(client: self.client)
+                return try await flow.run(try flow.request(parameters))
+            })
+    }
+
+    /// `request`'s result when the broker serves the authority of `values`; `otherwise`'s when it
+    /// does not, or when no broker answers and the options allow it (`instead` says what happens
+    /// then, in the log). Any other broker error is thrown.
+    private func throughBroker(
+        _ values: MSALTokenParameters.Values, instead: String, _ request: (BrokerFlow) async throws -> MSALResult,
+        otherwise: () async throws -> MSALResult
+    ) async throws -> MSALResult {
+        guard let broker, broker.serves(values) else { return try await otherwise() }
+        do {
+            return try await request(broker)
+        } catch let failure as MSALFailure
+            where failure.internalCode == .internalBrokerNotAvailable && broker.options.fallsBackToBrowser
+        {
+            client.logger.info("No identity broker answers, so \(public: instead): \(error: failure)", correlationID: failure.correlationID)
+            return try await otherwise()
         }
-        let flow = SilentFlow(client: client)
-        return try await flow.run(try flow.request(parameters))
     }
 
     /// The broker's accounts, marked as known to it; none (logged) when no broker is configured or

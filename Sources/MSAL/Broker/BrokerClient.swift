@@ -52,10 +52,14 @@ package struct BrokerClient: Sendable {
         let text = String(decoding: JSONWriter.write(request), as: UTF8.self)
         let correlation = correlationID.uuidString.lowercased()
         let strings: [String]
+        // One deadline for the whole call: connecting to the bus (its authentication and Hello)
+        // and the broker's answer.
+        let deadline = ContinuousClock.now + timeout
         do throws(DBusFailure) {
-            strings = try DBusConnection(address: busAddress).call(
+            let connection = try DBusConnection(address: busAddress, timeout: timeout)
+            strings = try connection.call(
                 destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: method.rawValue,
-                arguments: [Self.protocolVersion, correlation, text], timeout: timeout)
+                arguments: [Self.protocolVersion, correlation, text], timeout: max(deadline - ContinuousClock.now, .milliseconds(1)))
         } catch {
             throw Self.failure(error, method: method, correlationID: correlationID)
         }

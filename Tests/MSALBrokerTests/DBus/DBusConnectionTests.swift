@@ -64,7 +64,8 @@ struct DBusConnectionTests {
             let service = try Self.service(bus, calls: calls)
             defer { service.stop() }
             let large = String(repeating: "é", count: 100_000)
-            let answer = try await Self.call(bus, "echo", ["0.0", "ünïcode ✓", "", large])
+            // A generous deadline: this checks what arrives, not how fast (other suites share the 2 cores).
+            let answer = try await Self.call(bus, "echo", ["0.0", "ünïcode ✓", "", large], timeout: .seconds(30))
             #expect(answer == [large, "", "ünïcode ✓", "0.0"])
             let seen = try #require(calls.all.first)
             #expect(seen.member == "echo" && seen.interface == Self.interface && seen.path == Self.path)
@@ -192,6 +193,47 @@ struct DBusConnectionTests {
         #expect(refused?.kind == .connectionFailed)
         let garbage = await Self.failure { try DBusConnection(address: "not an address") }
         #expect(garbage?.kind == .connectionFailed)
+    }
+
+    /// A Unix socket that listens and never accepts or speaks: a bus that hangs (the kernel
+    /// completes each connection from the backlog, so libdbus's connect succeeds and then waits).
+    final class SilentSocket {
+        let path: String
+        private let descriptor: Int32
+
+        init(directory: URL) throws {
+            path = directory.appendingPathComponent("silent-bus").path
+            descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            try #require(descriptor >= 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            try #require(bound == 0 && listen(descriptor, 16) == 0)
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    @Test(
+        "A bus that accepts the connection and then says nothing (no authentication, no Hello answer): noReply at the caller's deadline, not after libdbus's 25 s"
+    )
+    func silentBus() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-silent-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let silent = try SilentSocket(directory: directory)
+        let address = "unix:path=\(silent.path)"
+        let started = ContinuousClock.now
+        let failure = await Self.failure { try await PrivateBus.blocking { try DBusConnection(address: address, timeout: .seconds(1)) } }
+        let waited = ContinuousClock.now - started
+        #expect(failure?.kind == .noReply, "\(String(describing: failure))")
+        #expect(waited >= .milliseconds(900) && waited < .seconds(10), "\(waited)")
+        withExtendedLifetime(silent) {}
     }
 
     @Test("Timeouts in milliseconds for libdbus: rounded up, at least 1, below libdbus's infinite")
