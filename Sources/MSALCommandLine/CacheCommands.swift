@@ -158,9 +158,9 @@ struct AccountsCommand: AsyncParsableCommand {
         }
     }
 
-    /// The accounts of the application `--client-id` names: the cache's and the broker's, as
-    /// ``MSALPublicClientApplication/accountsFromDevice(for:)`` lists them (the broker's first
-    /// asked; a broker that does not answer is reported on standard error and the cache's listed).
+    /// The accounts of the application `--client-id` names: the cache's, then the broker's that
+    /// the cache lacks (marked), as ``MSALPublicClientApplication/accountsFromDevice(for:)`` lists
+    /// them. A broker that does not answer is reported on standard error, and the cache's are listed.
     private func brokerAccounts() async throws -> [MSALAccount] {
         guard let clientID = clientID ?? ProcessInfo.processInfo.environment["MSAL_CLIENT_ID"], !clientID.isEmpty else {
             throw MSALFailure(
@@ -170,14 +170,16 @@ struct AccountsCommand: AsyncParsableCommand {
         let config = MSALPublicClientApplicationConfig(clientId: clientID)
         config.multipleCloudsSupported = true
         config.cacheConfig = try cache.config()
-        config.linuxBroker = MSALLinuxBrokerOptions()
+        // The cache's accounts from an application without the broker, the broker asked once.
         let application = try MSALPublicClientApplication(configuration: config)
-        let information = try await application.deviceInformation(with: nil)
-        if information.extraDeviceInformation[MSAL_LINUX_BROKER_VERSION] == nil {
-            CommandOutput.write(
-                "No identity broker answers on the session bus: only the cache's accounts are listed.", toStandardError: true)
+        let cached = try await application.accountsFromDevice(for: MSALAccountEnumerationParameters())
+        let broker = BrokerFlow(options: MSALLinuxBrokerOptions(), tokens: application.client)
+        do throws(MSALFailure) {
+            return BrokerFlow.merge(cached, try await broker.accounts(correlationID: UUID()))
+        } catch {
+            CommandOutput.write("The identity broker's accounts are not listed: \(error.message)", toStandardError: true)
+            return cached
         }
-        return try await application.accountsFromDevice(for: MSALAccountEnumerationParameters())
     }
 
     static func json(_ account: MSALAccount) -> JSON {

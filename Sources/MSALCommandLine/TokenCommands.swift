@@ -84,17 +84,17 @@ struct ApplicationOptions: ParsableArguments {
     /// The account with `identifier`, else the current one; `nil` when none is signed in.
     func account(_ identifier: String?, in application: MSALPublicClientApplication) async throws -> MSALAccount? {
         if let identifier {
-            // Not found is `internalErrorAccountRequired`; any other failure (an unreadable cache) stops here.
-            do {
-                return try application.account(forIdentifier: identifier)
-            } catch let error as MSALFailure where error.internalCode == .internalErrorAccountRequired {
-                do {
-                    return try application.account(forUsername: identifier)
-                } catch let error as MSALFailure where error.internalCode == .internalErrorAccountRequired {
-                    throw MSALFailure(
-                        .internal, internalCode: .internalErrorAccountRequired, message: "No account \(identifier) in the cache")
-                }
+            // By identifier, else by username; read without blocking (a broker is asked over D-Bus).
+            // Any failure (an unreadable cache) stops here.
+            let all = try await application.accountsFromDevice(for: MSALAccountEnumerationParameters())
+            let folded = identifier.lowercased()
+            guard
+                let found = all.first(where: { $0.identifier?.lowercased() == folded })
+                    ?? all.first(where: { $0.username?.lowercased() == folded })
+            else {
+                throw MSALFailure(.internal, internalCode: .internalErrorAccountRequired, message: "No account \(identifier) in the cache")
             }
+            return found
         }
         // The first account by identifier, so the answer is stable when several are signed in
         // (`currentAccount(with:)` refuses that case, as MSAL for iOS's single-account API does).

@@ -27,8 +27,8 @@ package final class DBusConnection: @unchecked Sendable {
 
     /// Connects to the bus at `address` (the session bus's when `nil`) and registers with it,
     /// waiting at most `timeout` for the bus (its authentication and its answer to `Hello`): a bus
-    /// that accepts the connection and then says nothing is ``DBusFailure/Kind/noReply`` at the
-    /// deadline, not after libdbus's own 25 s.
+    /// that accepts the connection and then says nothing is ``DBusFailure/Kind/connectionFailed``
+    /// at the deadline, not after libdbus's own 25 s.
     package init(address: String? = nil, timeout: Duration = .seconds(25)) throws(DBusFailure) {
         let library = try LibDBus.shared.get()
         guard let address = address ?? Self.sessionBusAddress() else {
@@ -52,7 +52,7 @@ package final class DBusConnection: @unchecked Sendable {
         while library.getIsAuthenticated(pointer) == 0 {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else {
-                throw DBusFailure(.noReply, "the D-Bus bus did not authenticate this connection in time")
+                throw DBusFailure(.connectionFailed, "the D-Bus bus did not authenticate this connection in time")
             }
             guard library.readWrite(pointer, Self.milliseconds(min(remaining, .milliseconds(100)))) != 0 else {
                 throw DBusFailure(.connectionFailed, "the D-Bus bus closed the connection during authentication")
@@ -67,7 +67,10 @@ package final class DBusConnection: @unchecked Sendable {
         do throws(DBusFailure) {
             name = try send(hello, timeout: max(deadline - ContinuousClock.now, .milliseconds(1))).strings()
         } catch {
-            throw DBusFailure(error.kind, "the D-Bus bus did not accept this connection: \(error.message)", name: error.name)
+            // No answer to Hello in time is a bus that cannot be used: connectionFailed, as above.
+            throw DBusFailure(
+                error.kind == .noReply ? .connectionFailed : error.kind, "the D-Bus bus did not accept this connection: \(error.message)",
+                name: error.name)
         }
         guard name.count == 1, !name[0].isEmpty, name[0].withCString({ library.setUniqueName(pointer, $0) }) != 0 else {
             throw DBusFailure(.connectionFailed, "the D-Bus bus answered Hello without a unique name")

@@ -167,7 +167,9 @@ extension MSALEmulator.Broker {
         user: MSALEmulator.User, tenantID: String, client: MSALEmulator.Client, scopes: [String],
         proof: (method: String, host: String, path: String, nonce: String)?
     ) throws(EmulatorOAuthError) -> JSON {
-        let scope = try EmulatorScope.parse((scopes + ["openid", "profile", "offline_access"]).joined(separator: " "))
+        // No offline_access: the broker gives apps no refresh token (its own is the device's PRT),
+        // so the emulator mints none for these answers.
+        let scope = try EmulatorScope.parse((scopes + ["openid", "profile"]).joined(separator: " "))
         var issue = TokenIssue(
             user: user, tenantID: tenantID, client: client, scope: scope, nonce: nil, includesClientInfo: true,
             lineage: EmulatorCore.randomToken())

@@ -23,14 +23,14 @@ extension MSALEmulator.Broker {
         let grant = RefreshTokenGrant(
             clientID: Self.brokerClientID, isFamily: false, userID: user.objectID, tenantID: user.tenantID,
             expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), lineage: EmulatorCore.randomToken())
+        // The new grant exists before any request can name it; the one it replaces (whichever
+        // concurrent sign-in lost the swap) is revoked after, so no good token is left unnamed.
+        core.state.withLock { $0.refreshTokens[token] = grant }
         let replaced = state.withLock { state -> String? in
             defer { state.primaryRefreshTokens[user.username] = token }
             return state.primaryRefreshTokens[user.username]
         }
-        core.state.withLock { state in
-            state.refreshTokens[token] = grant
-            if let replaced { state.refreshTokens[replaced]?.status = .revoked }
-        }
+        if let replaced { core.state.withLock { $0.refreshTokens[replaced]?.status = .revoked } }
     }
 
     /// Forgets `user`'s primary refresh token and revokes it (a sign-out of the device).

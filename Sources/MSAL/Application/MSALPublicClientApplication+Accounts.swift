@@ -58,28 +58,33 @@ extension MSALPublicClientApplication {
     /// ``MSALLinuxBrokerOptions/silentTimeout``. A broker that does not answer is logged, and the
     /// other accounts are listed.
     public func accounts(for parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
-        var all = try cache.accounts(
+        let all = try cache.accounts(
             clientID: client.clientID, environment: environmentFilterHost,
             signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
-        if broker != nil { all = BrokerFlow.merge(all, brokerAccountsBlocking()) }
         let external = externalAccounts
-        guard !external.isEmpty else { return Self.filter(all, parameters) }
-        return ExternalAccounts.merge(Self.filter(all, parameters), external.accounts(with: parameters)) {
-            !Self.filter([$0], parameters).isEmpty
-        }
+        let listed =
+            external.isEmpty
+            ? Self.filter(all, parameters)
+            : ExternalAccounts.merge(Self.filter(all, parameters), external.accounts(with: parameters)) {
+                !Self.filter([$0], parameters).isEmpty
+            }
+        // The broker's last: an account an external provider enriched keeps the broker's mark.
+        return broker == nil ? listed : Self.filter(BrokerFlow.merge(listed, brokerAccountsBlocking()), parameters)
     }
 
     /// ``accounts(for:)`` for the SDK's own async APIs, which must not block a cooperative thread on
     /// the cache file's lock or an app's cache hooks.
     func accountsWithoutBlocking(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
-        var all = try await cache.accounts(
+        let all = try await cache.accounts(
             clientID: client.clientID, environment: environmentFilterHost,
             signedInOnly: parameters.returnOnlySignedInAccounts, memo: accountMemoStore)
-        if broker != nil { all = BrokerFlow.merge(all, await brokerAccounts()) }
         let external = externalAccounts
-        guard !external.isEmpty else { return Self.filter(all, parameters) }
-        let found = try await BlockingWork.shared.run { external.accounts(with: parameters) }
-        return ExternalAccounts.merge(Self.filter(all, parameters), found) { !Self.filter([$0], parameters).isEmpty }
+        var listed = Self.filter(all, parameters)
+        if !external.isEmpty {
+            let found = try await BlockingWork.shared.run { external.accounts(with: parameters) }
+            listed = ExternalAccounts.merge(listed, found) { !Self.filter([$0], parameters).isEmpty }
+        }
+        return broker == nil ? listed : Self.filter(BrokerFlow.merge(listed, await brokerAccounts()), parameters)
     }
 
     /// The accounts of `all` that `parameters` select.
@@ -109,7 +114,8 @@ extension MSALPublicClientApplication {
     /// `false`; a provider's error is logged and does not fail the removal, as in MSAL for iOS.
     ///
     /// An account the Linux identity broker knows (``MSALPublicClientApplicationConfig/linuxBroker``)
-    /// is then signed out of the broker for this application; the broker's error is thrown.
+    /// is then signed out of the broker for this application (waiting for it on the calling
+    /// thread); no broker on the bus is logged, another broker error thrown.
     public func remove(_ account: MSALAccount) throws {
         if let identifier = account.identifier {
             client.logger.info("Removing the tokens of \(oii: identifier) for this application", correlationID: nil)

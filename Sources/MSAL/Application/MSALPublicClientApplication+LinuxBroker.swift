@@ -79,19 +79,35 @@ extension MSALPublicClientApplication {
         }
     }
 
-    /// Signs `account` out of the broker when it knows the account.
+    /// Signs `account` out of the broker when the broker knows it (marked, or among the broker's
+    /// accounts). No broker on the bus is nothing to sign out of (logged); the broker's other
+    /// errors are thrown.
     func removeFromBroker(_ account: MSALAccount, correlationID: UUID?) async throws {
-        guard let broker, account.isKnownToBroker else { return }
+        guard let broker, account.identifier.map(BrokerAccount.isHomeAccountID) == true else { return }
         let correlationID = correlationID ?? client.correlationIDs.make()
-        client.logger.info("Signing \(oii: account.identifier) out of the identity broker", correlationID: correlationID)
-        try await broker.remove(account, correlationID: correlationID)
+        do throws(MSALFailure) {
+            let listed = account.isKnownToBroker ? [] : try await broker.accounts(correlationID: correlationID)
+            guard broker.knows(account, listed: listed) else { return }
+            client.logger.info("Signing \(oii: account.identifier) out of the identity broker", correlationID: correlationID)
+            try await broker.remove(account, correlationID: correlationID)
+        } catch {
+            guard error.internalCode == .internalBrokerNotAvailable else { throw error }
+            client.logger.info("No identity broker answers, so none signs the account out: \(error: error)", correlationID: correlationID)
+        }
     }
 
     /// ``removeFromBroker(_:correlationID:)``, waiting on the calling thread.
     func removeFromBrokerBlocking(_ account: MSALAccount) throws {
-        guard let broker, account.isKnownToBroker else { return }
+        guard let broker, account.identifier.map(BrokerAccount.isHomeAccountID) == true else { return }
         let correlationID = client.correlationIDs.make()
-        client.logger.info("Signing \(oii: account.identifier) out of the identity broker", correlationID: correlationID)
-        try broker.removeBlocking(account, correlationID: correlationID)
+        do throws(MSALFailure) {
+            let listed = account.isKnownToBroker ? [] : try broker.accountsBlocking(correlationID: correlationID)
+            guard broker.knows(account, listed: listed) else { return }
+            client.logger.info("Signing \(oii: account.identifier) out of the identity broker", correlationID: correlationID)
+            try broker.removeBlocking(account, correlationID: correlationID)
+        } catch {
+            guard error.internalCode == .internalBrokerNotAvailable else { throw error }
+            client.logger.info("No identity broker answers, so none signs the account out: \(error: error)", correlationID: correlationID)
+        }
     }
 }

@@ -98,6 +98,11 @@ package struct BrokerClient: Sendable {
                 (.internalErrorBrokerCorruptedResponse, "The identity broker's answer to \(method.rawValue) is not one string")
             case .invalidArgument:
                 (.internalErrorInvalidParameter, "The request to the identity broker cannot be sent over D-Bus (\(failure.message))")
+            case .remoteError where (failure.name ?? "").hasPrefix("org.freedesktop.DBus.Error.Spawn."):
+                (
+                    .internalBrokerNotAvailable,
+                    "The D-Bus bus could not start the identity broker (\(failure.name ?? "error"): \(failure.message))"
+                )
             case .remoteError where Self.missingMethodErrors.contains(failure.name ?? ""):
                 (
                     .internalBrokerNotAvailable,

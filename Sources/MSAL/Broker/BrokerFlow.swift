@@ -66,17 +66,18 @@ package struct BrokerFlow: Sendable {
         case nil, is MSALAuthenticationSchemeBearer:
             break
         case let pop as MSALAuthenticationSchemePop:
-            let scheme = pop.requestUrl.scheme?.lowercased()
-            guard scheme == "https" || scheme == "http", let host = pop.requestUrl.host, !host.isEmpty else {
+            // The host, port and path as MSAL's own signed HTTP requests name them (`u`, `p`).
+            let components = URLComponents(url: pop.requestUrl, resolvingAgainstBaseURL: false)
+            let scheme = components?.scheme?.lowercased()
+            guard scheme == "https" || scheme == "http", let host = components.flatMap(DPoPProof.hostAndPort) else {
                 throw MSALFailure(
                     .internal, internalCode: .internalErrorInvalidParameter,
-                    message: "A proof-of-possession request needs the resource's https URL, with a host",
+                    message: "A proof-of-possession request needs the resource's URL (https, or http), with a host",
                     correlationID: basics.correlationID)
             }
-            let port = pop.requestUrl.port.map { ":\($0)" } ?? ""
-            let path = pop.requestUrl.path.isEmpty ? "/" : pop.requestUrl.path
+            let path = components?.percentEncodedPath ?? ""
             request.proofOfPossession = .init(
-                httpMethod: MSALParameterStringForHttpMethod(pop.httpMethod), host: host + port, path: path,
+                httpMethod: MSALParameterStringForHttpMethod(pop.httpMethod), host: host, path: path.isEmpty ? "/" : path,
                 nonce: pop.nonce ?? UUID().uuidString)
         default:
             throw MSALFailure(
@@ -137,7 +138,7 @@ package struct BrokerFlow: Sendable {
     }
 
     /// The broker's accounts for this application, as ``MSALAccount``s known to the broker.
-    func accounts(correlationID: UUID) async throws(MSALFailure) -> [MSALAccount] {
+    package func accounts(correlationID: UUID) async throws(MSALFailure) -> [MSALAccount] {
         try await client.accounts(clientID: tokens.clientID, correlationID: correlationID, timeout: options.silentDuration)
             .map(Self.account)
     }
@@ -166,7 +167,7 @@ package struct BrokerFlow: Sendable {
 
     /// `cached` with the broker's accounts: a cached account the broker also knows is marked so (its
     /// silent requests go to the broker); the broker's others follow the cache's.
-    static func merge(_ cached: [MSALAccount], _ brokered: [MSALAccount]) -> [MSALAccount] {
+    package static func merge(_ cached: [MSALAccount], _ brokered: [MSALAccount]) -> [MSALAccount] {
         var merged = cached
         for account in brokered {
             if let index = merged.firstIndex(where: { ExternalAccounts.isSameAccount($0, account) }) {
@@ -176,6 +177,12 @@ package struct BrokerFlow: Sendable {
             }
         }
         return merged
+    }
+
+    /// Whether the broker knows `account`: marked so when listed, else found among the broker's
+    /// accounts by its home account id (an account the app made, or one a browser sign-in gave).
+    func knows(_ account: MSALAccount, listed: [MSALAccount]) -> Bool {
+        account.isKnownToBroker || listed.contains { ExternalAccounts.isSameAccount($0, account) }
     }
 
     /// Signs `account` out of the broker for this application.

@@ -109,9 +109,10 @@ public enum MSALInternalError: Int, Sendable, CaseIterable, Hashable {
     /// MSAL for iOS's code -42713 (broker or device registration); never produced on Linux.
     case internalErrorBrokerApplicationTokenReadFailed = -42713
     /// No broker is available for the request: no Linux identity broker answers on the bus (none
-    /// installed, no session bus, or an older broker without the protocol's methods) and the
-    /// application's ``MSALLinuxBrokerOptions/fallsBackToBrowser`` is off; also the answer of the
-    /// broker-only calls of MSAL for iOS that Linux lacks (`getDeviceToken`).
+    /// installed or startable, no session bus or one that does not answer, or an older broker
+    /// without the protocol's methods) and the application's
+    /// ``MSALLinuxBrokerOptions/fallsBackToBrowser`` is off; also the answer of the broker-only
+    /// calls of MSAL for iOS that Linux lacks (`getDeviceToken`).
     case internalBrokerNotAvailable = -42714
     /// MSAL for iOS's code -42715 (broker or device registration); never produced on Linux.
     case internalErrorJITLinkServerConfirmationError = -42715

@@ -55,7 +55,7 @@ struct LinuxBrokerApplicationTests {
 
         init(
             busAddress: String?, authority: MSALAuthority? = nil, transport: NoNetwork = NoNetwork(),
-            configure: (inout MSALLinuxBrokerOptions) -> Void = { _ in }
+            externalProvider: (any MSALExternalAccountProviding)? = nil, configure: (inout MSALLinuxBrokerOptions) -> Void = { _ in }
         ) throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-broker-app-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -64,6 +64,7 @@ struct LinuxBrokerApplicationTests {
                 clientId: LinuxBrokerApplicationTests.clientID, redirectUri: nil,
                 authority: try authority ?? MSALAADAuthority(url: LinuxBrokerApplicationTests.entraAuthority))
             config.cacheConfig = MSALCacheConfig(storage: .file(path: cacheFile.path))
+            if let externalProvider { config.cacheConfig.addExternalAccountProvider(externalProvider) }
             if authority == nil { config.transport = transport }
             var options = MSALLinuxBrokerOptions(busAddress: busAddress)
             options.silentTimeout = 10
@@ -192,6 +193,49 @@ struct LinuxBrokerApplicationTests {
         }
     }
 
+    /// An app's own account store that lists one account (Adele, by her home account id) and
+    /// records the removals it is told of.
+    final class AppAccountStore: MSALExternalAccountProviding {
+        let account: MSALAccount
+        let removed = Mutex(0)
+
+        init(_ account: MSALAccount) { self.account = account }
+
+        func update(_ account: any MSALAccountProtocol, idTokenClaims: [AnyHashable: Any]) throws {}
+
+        func remove(_ account: any MSALAccountProtocol, wipeAccount: Bool, tenantProfiles: [MSALTenantProfile]?) throws {
+            removed.withLock { $0 += 1 }
+        }
+
+        func accounts(with parameters: MSALAccountEnumerationParameters) throws -> [any MSALAccountProtocol] { [account] }
+    }
+
+    @Test(
+        "An app's external account provider that lists the broker's account: the merged account stays the broker's (its silent call goes to the broker) and sign-out reaches both; an account made by the app, without the mark, is still signed out of the broker that knows it"
+    )
+    func externalProviderAndBroker() async throws {
+        try await BrokerDoubleTests.with { setup in
+            try setup.broker.signIn(username: Self.adele)
+            let home = "a1d0e5b2-7c3f-4e8a-9b6d-0f1e2d3c4b5a.\(MSALEmulator.Configuration.sampleContosoTenantID)"
+            let store = AppAccountStore(
+                MSALAccount(identifier: home, username: Self.adele, environment: "login.microsoftonline.com", tenantProfiles: []))
+            let app = try App(busAddress: setup.bus.address, externalProvider: store)
+            let accounts = try await app.application.accountsFromDevice(for: MSALAccountEnumerationParameters())
+            #expect(accounts.count == 1 && accounts.first?.isKnownToBroker == true, "\(accounts)")
+            #expect(try await app.silent(try #require(accounts.first)).tokenSource == .broker)
+            try await app.remove(try #require(accounts.first))
+            #expect(setup.broker.accounts.isEmpty && store.removed.withLock { $0 } == 1)
+
+            try setup.broker.signIn(username: Self.adele)
+            let made = MSALAccount(identifier: home, username: Self.adele, environment: "login.microsoftonline.com", tenantProfiles: [])
+            #expect(!made.isKnownToBroker)
+            _ = try await app.application.signout(
+                with: made, signoutParameters: MSALSignoutParameters(webviewParameters: MSALWebviewParameters(webUI: NoBrowser())))
+            #expect(setup.broker.accounts.isEmpty)
+            #expect(app.cacheIsEmpty)
+        }
+    }
+
     @Test(
         "The completion-block twins: acquireToken, allAccounts through accountsFromDevice, acquireTokenSilent and signout(with:) each call back once, signout also signing the account out of the broker"
     )
@@ -221,7 +265,7 @@ struct LinuxBrokerApplicationTests {
     }
 
     @Test(
-        "MSAL's PoP through the broker, interactive and silent: authenticationScheme Pop, the header PoP <signed HTTP request> the emulator's resource verifies; no proof key of the application's is made"
+        "MSAL's PoP through the broker, interactive and silent: authenticationScheme Pop, the header PoP <signed HTTP request> the emulator's resource verifies; popParams name the host and path as MSAL's own signed requests do (a port only when not the scheme's, the host in lower case, the path percent-encoded)"
     )
     func proofOfPossession() async throws {
         try await BrokerDoubleTests.with { setup in
@@ -240,6 +284,13 @@ struct LinuxBrokerApplicationTests {
             #expect(shr["nonce"] as? String == "n-1" && shr["m"] as? String == "GET" && shr["p"] as? String == "/resource/me")
             let pop = try #require(setup.broker.calls.last?.request)
             #expect(pop.contains("\"uriHost\":\"127.0.0.1:\(setup.emulator.port)\""), "\(pop)")
+            let remote = try #require(URL(string: "https://API.Example:443/v1/a%20b/"))
+            _ = try await app.silent(
+                signedIn.account,
+                scheme: MSALAuthenticationSchemePop(httpMethod: .POST, request: remote, nonce: nil, additionalParameters: nil))
+            let named = try #require(setup.broker.calls.last?.request)
+            #expect(named.contains("\"uriHost\":\"api.example\"") && named.contains("\"uriPath\":\"/v1/a%20b/\""), "\(named)")
+            #expect(named.contains("\"httpMethod\":\"POST\""))
             #expect(app.cacheIsEmpty)
         }
     }
@@ -254,6 +305,8 @@ struct LinuxBrokerApplicationTests {
             #expect(dpop?.internalCode == .internalErrorInvalidParameter && dpop?.message.contains("DPoP") == true)
             let interactiveDPoP = await Self.failure { try await app.interactive(scheme: MSALAuthenticationSchemeDPoP()) }
             #expect(interactiveDPoP?.internalCode == .internalErrorInvalidParameter)
+            let mutualTLS = await Self.failure { try await app.silent(account, scheme: MSALAuthenticationSchemeMutualTLSPop()) }
+            #expect(mutualTLS?.internalCode == .internalErrorInvalidParameter && mutualTLS?.message.contains("mTLS") == true)
             #expect(setup.broker.calls.count == before)
             let nameless = MSALAccount(
                 identifier: nil, username: Self.adele, environment: "login.microsoftonline.com", tenantProfiles: nil, homeAccountId: nil,
@@ -465,7 +518,7 @@ struct LinuxBrokerApplicationTests {
     }
 
     @Test(
-        "A session bus that accepts connections and never speaks: each call ends at its deadline (1 s) as internalErrorBrokerResponseNotReceived, not at libdbus's 25 s; the account list is the cache's; no browser; nothing cached"
+        "A session bus that accepts connections and never speaks: each call ends at its deadline (1 s), not at libdbus's 25 s, as a broker that is not available (internalBrokerNotAvailable without the browser fallback); the account list is the cache's; nothing cached"
     )
     func hungBus() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-hung-bus-\(UUID().uuidString)")
@@ -475,12 +528,13 @@ struct LinuxBrokerApplicationTests {
         let app = try App(busAddress: "unix:path=\(silent.path)") {
             $0.silentTimeout = 1
             $0.interactiveTimeout = 1
+            $0.fallsBackToBrowser = false
         }
         let started = ContinuousClock.now
         #expect(try await app.allAccounts().isEmpty)
         let browser = NoBrowser()
         let hung = await Self.failure { try await app.interactive(webUI: browser) }
-        #expect(hung?.internalCode == .internalErrorBrokerResponseNotReceived, "\(String(describing: hung))")
+        #expect(hung?.internalCode == .internalBrokerNotAvailable, "\(String(describing: hung))")
         #expect(ContinuousClock.now - started < .seconds(15) && browser.shown.withLock { $0 } == 0)
         #expect(app.cacheIsEmpty)
         withExtendedLifetime(silent) {}

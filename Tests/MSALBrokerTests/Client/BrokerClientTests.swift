@@ -243,6 +243,22 @@ struct BrokerClientTests {
         }
     }
 
+    @Test(
+        "D-Bus failures as MSALFailures: the bus could not start the broker (Spawn.*), an unknown method or object (an older broker) → internalBrokerNotAvailable; another D-Bus error → internalErrorBrokerUnknown; no reply → internalErrorBrokerResponseNotReceived"
+    )
+    func dbusFailures() {
+        func code(_ name: String) -> MSALInternalError? {
+            BrokerClient.failure(DBusFailure.named(name, "m"), method: .getAccounts, correlationID: UUID()).internalCode
+        }
+        #expect(code("org.freedesktop.DBus.Error.Spawn.ChildExited") == .internalBrokerNotAvailable)
+        #expect(code("org.freedesktop.DBus.Error.Spawn.ExecFailed") == .internalBrokerNotAvailable)
+        #expect(code("org.freedesktop.DBus.Error.UnknownMethod") == .internalBrokerNotAvailable)
+        #expect(code("org.freedesktop.DBus.Error.UnknownObject") == .internalBrokerNotAvailable)
+        #expect(code("org.freedesktop.DBus.Error.ServiceUnknown") == .internalBrokerNotAvailable)
+        #expect(code("com.example.Failed") == .internalErrorBrokerUnknown)
+        #expect(code("org.freedesktop.DBus.Error.NoReply") == .internalErrorBrokerResponseNotReceived)
+    }
+
     @Test("Every status number has the runtime's name; numbers past 21 and negative ones are Unexpected")
     func statusNames() {
         #expect(BrokerStatus.name(2) == "InteractionRequired" && BrokerStatus.name(15) == "TransientError")
