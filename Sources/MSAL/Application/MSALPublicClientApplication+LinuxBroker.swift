@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 // How the application's requests reach Microsoft's Linux identity broker when the configuration
 // opts in (``MSALPublicClientApplicationConfig/linuxBroker``): which requests go there, the
@@ -51,55 +52,30 @@ extension MSALPublicClientApplication {
         do {
             return try broker.accountsBlocking(correlationID: correlationID)
         } catch {
-            logUnlistedBrokerAccounts(error, correlationID: correlationID)
+            // Verbose when no broker is there (a machine without one would otherwise warn on every
+            // account list), a warning for a broker that failed.
+            if error.internalCode == .internalBrokerNotAvailable {
+                client.logger.verbose(
+                    "No identity broker answers; the cache's accounts are listed: \(error: error)", correlationID: correlationID)
+            } else {
+                client.logger.warning("The identity broker's accounts are not listed: \(error: error)", correlationID: correlationID)
+            }
             return []
         }
     }
 
     /// ``brokerAccountsBlocking()`` for the async APIs, waiting on a thread of its own.
     func brokerAccounts() async -> [MSALAccount] {
-        guard let broker else { return [] }
-        let correlationID = client.correlationIDs.make()
-        do {
-            return try await broker.accounts(correlationID: correlationID)
-        } catch {
-            logUnlistedBrokerAccounts(error, correlationID: correlationID)
-            return []
-        }
-    }
-
-    /// Logs why the broker's accounts are not listed: verbose when no broker is there (a machine
-    /// without one, where every account list would otherwise warn), a warning for a broker that failed.
-    private func logUnlistedBrokerAccounts(_ error: MSALFailure, correlationID: UUID) {
-        if error.internalCode == .internalBrokerNotAvailable {
-            client.logger.verbose(
-                "No identity broker answers; the cache's accounts are listed: \(error: error)", correlationID: correlationID)
-        } else {
-            client.logger.warning("The identity broker's accounts are not listed: \(error: error)", correlationID: correlationID)
-        }
+        guard broker != nil else { return [] }
+        return await DedicatedThread.run(name: "swift-msal broker accounts") { self.brokerAccountsBlocking() }
     }
 
     /// Signs `account` out of the broker when the broker knows it (marked, or among the broker's
-    /// accounts). No broker on the bus is nothing to sign out of (logged); the broker's other
-    /// errors are thrown.
-    func removeFromBroker(_ account: MSALAccount, correlationID: UUID?) async throws {
+    /// accounts), waiting on the calling thread. No broker on the bus is nothing to sign out of
+    /// (logged); the broker's other errors are thrown.
+    func removeFromBrokerBlocking(_ account: MSALAccount, correlationID: UUID? = nil) throws {
         guard let broker, account.identifier.map(BrokerAccount.isHomeAccountID) == true else { return }
         let correlationID = correlationID ?? client.correlationIDs.make()
-        do throws(MSALFailure) {
-            let listed = account.isKnownToBroker ? [] : try await broker.accounts(correlationID: correlationID)
-            guard broker.knows(account, listed: listed) else { return }
-            client.logger.info("Signing \(oii: account.identifier) out of the identity broker", correlationID: correlationID)
-            try await broker.remove(account, correlationID: correlationID)
-        } catch {
-            guard error.internalCode == .internalBrokerNotAvailable else { throw error }
-            client.logger.info("No identity broker answers, so none signs the account out: \(error: error)", correlationID: correlationID)
-        }
-    }
-
-    /// ``removeFromBroker(_:correlationID:)``, waiting on the calling thread.
-    func removeFromBrokerBlocking(_ account: MSALAccount) throws {
-        guard let broker, account.identifier.map(BrokerAccount.isHomeAccountID) == true else { return }
-        let correlationID = client.correlationIDs.make()
         do throws(MSALFailure) {
             let listed = account.isKnownToBroker ? [] : try broker.accountsBlocking(correlationID: correlationID)
             guard broker.knows(account, listed: listed) else { return }
@@ -108,6 +84,15 @@ extension MSALPublicClientApplication {
         } catch {
             guard error.internalCode == .internalBrokerNotAvailable else { throw error }
             client.logger.info("No identity broker answers, so none signs the account out: \(error: error)", correlationID: correlationID)
+        }
+    }
+
+    /// ``removeFromBrokerBlocking(_:correlationID:)`` for the async APIs (sign-out), waiting on a
+    /// thread of its own.
+    func removeFromBroker(_ account: MSALAccount, correlationID: UUID?) async throws {
+        guard broker != nil, account.identifier.map(BrokerAccount.isHomeAccountID) == true else { return }
+        try await DedicatedThread.run(name: "swift-msal broker sign-out") {
+            try self.removeFromBrokerBlocking(account, correlationID: correlationID)
         }
     }
 }

@@ -185,14 +185,7 @@ package struct BrokerFlow: Sendable {
         account.isKnownToBroker || listed.contains { ExternalAccounts.isSameAccount($0, account) }
     }
 
-    /// Signs `account` out of the broker for this application.
-    func remove(_ account: MSALAccount, correlationID: UUID) async throws(MSALFailure) {
-        try await client.removeAccount(
-            brokerAccount(account, correlationID: correlationID), clientID: tokens.clientID, correlationID: correlationID,
-            timeout: options.silentDuration)
-    }
-
-    /// ``remove(_:correlationID:)``, waiting on the calling thread.
+    /// Signs `account` out of the broker for this application, waiting on the calling thread.
     func removeBlocking(_ account: MSALAccount, correlationID: UUID) throws(MSALFailure) {
         try client.removeAccountBlocking(
             brokerAccount(account, correlationID: correlationID), clientID: tokens.clientID, correlationID: correlationID,
