@@ -65,6 +65,12 @@ struct AppTokenCommand: AsyncParsableCommand {
         help: ArgumentHelp("A file holding a signed client assertion (JWT), read for every request.", valueName: "file"))
     var assertionFile: String?
 
+    @Option(
+        name: .customLong("fmi-path"),
+        help: ArgumentHelp(
+            "A federated managed identity path (fmi_path), such as an agent identity's: its token is cached apart.", valueName: "path"))
+    var fmiPath: String?
+
     @Flag(name: .customLong("force-refresh"), help: "Ask the token endpoint even when a cached token is valid.")
     var forceRefresh = false
 
@@ -117,6 +123,7 @@ struct AppTokenCommand: AsyncParsableCommand {
             let parameters = MSALClientCredentialParameters(
                 scopes: scopes.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
             parameters.forceRefresh = forceRefresh
+            parameters.fmiPath = fmiPath
             if mutualTLS, authorityObject.kind == .aad {
                 parameters.authenticationScheme = MSALAuthenticationSchemeMutualTLSPop()
             }

@@ -7,6 +7,7 @@ extension EmulatorCore {
     /// for one resource's `/.default` scope. The answer has no refresh token, ID token or
     /// `client_info`, and no `scope`, as Microsoft Entra ID answers.
     /// With a DPoP proof (`dpop`), the token is bound to its key (`cnf.jkt`, `token_type` `DPoP`).
+    /// With `fmi_path` (federated managed identity), the token carries the path as its `fmi_path` claim.
     func redeemClientCredentials(
         _ form: EmulatorParameters, client: MSALEmulator.Client, selector: TenantSelector, proof: ClientProof,
         dpop: DPoPProofVerifier.Proof? = nil, now: Date
@@ -40,6 +41,17 @@ extension EmulatorCore {
         if mtlsPop, dpop != nil {
             throw EmulatorOAuthError("invalid_request", 900144, "A request cannot ask for an mtls_pop token and carry a DPoP proof.")
         }
+        // A federated managed identity path (`fmi_path`): the token is for that path of the
+        // client (an agent identity's credential), and says so in its `fmi_path` claim.
+        let fmiPath = form["fmi_path"]
+        if let fmiPath {
+            guard !fmiPath.isEmpty, fmiPath.utf8.count <= 256,
+                !fmiPath.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control })
+            else {
+                throw EmulatorOAuthError(
+                    "invalid_request", 900144, "The fmi_path '\(EmulatorText.sanitized(fmiPath, limit: 64))' is not a valid path.")
+            }
+        }
         let lifetimes = state.withLock { $0.lifetimes }
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         let expiry = issued + Int64(lifetimes.accessToken)
@@ -61,6 +73,7 @@ extension EmulatorCore {
         if !roles.isEmpty {
             claims.append(JSONMember(name: "roles", value: .array(roles.map { .string($0) })))
         }
+        if let fmiPath { claims.append(JSONMember(name: "fmi_path", value: .string(fmiPath))) }
         claims += [
             JSONMember(name: "sub", value: .string(objectID)),
             JSONMember(name: "tid", value: .string(tenant.id)),

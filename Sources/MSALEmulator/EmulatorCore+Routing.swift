@@ -16,6 +16,8 @@ struct EmulatorRequestInfo: Sendable {
     /// The correlation id: the request's `client-request-id`, or a new one.
     var correlationID: String
     var received: Date
+    /// A token request's form, redacted (``MSALEmulator/RequestRecord/form``).
+    var form: [String: String] = [:]
 }
 
 extension EmulatorCore {
@@ -47,7 +49,8 @@ extension EmulatorCore {
         let record = MSALEmulator.RequestRecord(
             method: request.method, path: String(request.path.prefix(512)), endpoint: info.endpoint, tenant: info.tenant,
             grantType: info.grantType, clientID: info.clientID, username: info.username, status: response.status,
-            oauthError: response.oauthError, faulted: info.faulted, correlationID: request.correlationID, date: info.received)
+            oauthError: response.oauthError, faulted: info.faulted, correlationID: request.correlationID, date: info.received,
+            form: info.form)
         state.withLock { $0.append(record) }
         return response
     }

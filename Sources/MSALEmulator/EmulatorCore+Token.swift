@@ -14,6 +14,11 @@ extension EmulatorCore {
         }
         guard let form = request.form else { return errorResponse(.malformed, info: info) }
         if let duplicated = form.duplicatedName { return errorResponse(.duplicated(duplicated), info: info) }
+        for pair in form.pairs.prefix(64) where info.form[pair.name] == nil {
+            let redacted = MSALEmulator.RequestRecord.redactedFields.contains(pair.name)
+            info.form[EmulatorText.sanitized(pair.name, limit: 64)] =
+                redacted ? "<redacted>" : EmulatorText.sanitized(pair.value, limit: 512)
+        }
         guard let clientID = form.nonEmpty("client_id") else { return errorResponse(.missing("client_id"), info: info) }
         info.clientID = EmulatorText.sanitized(clientID, limit: 128)
         guard let client = configuration.client(withID: clientID) else { return errorResponse(.unknownClient(clientID), info: info) }

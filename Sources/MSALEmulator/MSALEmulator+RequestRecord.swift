@@ -27,5 +27,15 @@ extension MSALEmulator {
         public var correlationID: String?
         /// When the emulator received it, on the emulator's clock.
         public var date: Date
+        /// A token request's form fields by name (the first value of each), with the values of
+        /// credentials and grants (``redactedFields``) replaced by `<redacted>`: what tests compare
+        /// between clients. Empty for other requests.
+        public var form: [String: String] = [:]
+
+        /// The fields whose values the log never keeps: secrets, assertions, codes and tokens.
+        public static let redactedFields: Set<String> = [
+            "client_secret", "client_assertion", "assertion", "code", "code_verifier", "refresh_token", "password", "device_code",
+            "user_federated_identity_credential", "req_cnf",
+        ]
     }
 }

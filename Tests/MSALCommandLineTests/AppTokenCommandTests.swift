@@ -84,6 +84,31 @@ struct AppTokenCommandTests {
         }
     }
 
+    @Test("--fmi-path: the path is sent, its token comes from the cache file in the next run, apart from the plain token; a bad path fails")
+    func fmiPath() async throws {
+        try await Setup.with { setup in
+            let secret = ["--secret-file", setup.path("secret.txt"), "--scopes", "api://AzureADTokenExchange/.default"]
+            let first = try await setup.run(secret + ["--fmi-path", "agents/one"])
+            #expect(first.status == 0, "\(first.standardOutput) \(first.standardError)")
+            let token = try #require(try first.json()["access_token"] as? String)
+            #expect(try JWT.decodeUnverified(token).stringClaim("fmi_path") == "agents/one")
+            #expect(setup.emulator.requests.last?.form["fmi_path"] == "agents/one")
+
+            let again = try await setup.run(secret + ["--fmi-path", "agents/one"])
+            #expect(try again.json()["token_source"] as? String == "cache")
+            #expect(try again.json()["access_token"] as? String == token)
+            let plain = try await setup.run(secret)
+            #expect(try plain.json()["token_source"] as? String == "identity_provider")
+            #expect(try plain.json()["access_token"] as? String != token)
+            #expect(setup.grants == 2)
+
+            let bad = try await setup.run(secret + ["--fmi-path", "agents/../root"])
+            #expect(bad.status != 0)
+            #expect(bad.standardError.contains("fmiPath") || bad.standardOutput.contains("fmiPath"), "\(bad.standardError)")
+            #expect(setup.grants == 2, "nothing was sent for a bad path")
+        }
+    }
+
     @Test("The secret from standard input; a certificate with its key in the same file or apart; an assertion file")
     func otherCredentials() async throws {
         try await Setup.with { setup in

@@ -22,8 +22,8 @@ public final class MSALConfidentialClientApplication: Sendable {
 
     /// Creates an application.
     ///
-    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for an empty client id or
-    ///   an invalid Azure region name, or a cache error when the cache location cannot be used.
+    /// - Throws: ``MSALFailure`` with ``MSALInternalError/internalErrorInvalidParameter`` for an empty client id,
+    ///   an invalid Azure region name or a certificate credential's refused extra claims, or a cache error when the cache location cannot be used.
     public init(configuration: MSALConfidentialClientApplicationConfig) throws {
         let clientID = configuration.clientId.trimmingCharacters(in: .whitespaces)
         guard !clientID.isEmpty else {
@@ -31,6 +31,7 @@ public final class MSALConfidentialClientApplication: Sendable {
         }
         // One consistent snapshot of every setting (the caller may go on changing its object).
         let copy = configuration.copy(clientId: clientID)
+        try copy.clientCredential.validate()
         let settings = copy.settings
         let variables = settings.environment ?? ProcessInfo.processInfo.environment
         let regionSetting = try RegionResolver.effectiveSetting(copy.azureRegion, variables: variables)

@@ -1,8 +1,9 @@
 /// The Microsoft Entra hosts trusted without an instance-discovery answer, and their alias groups.
 ///
 /// The alias groups are the ones every public instance-discovery answer lists
-/// (see `Fixtures/Conformance/Authority`); they are used when validation is off or the
-/// authority is a known authority, so cache keys stay the same with and without discovery.
+/// (see `Fixtures/Conformance/Authority`), and the sovereign clouds' single-host groups as the
+/// other MSALs hard-code them; they are used when validation is off or the authority is a known
+/// authority, so cache keys stay the same with and without discovery.
 package enum KnownClouds {
     /// One cloud's hosts.
     package struct Group: Sendable, Hashable {
@@ -35,6 +36,17 @@ package enum KnownClouds {
         Group(
             preferredNetwork: "login-us.microsoftonline.com", preferredCache: "login-us.microsoftonline.com",
             aliases: ["login-us.microsoftonline.com"]),
+        // The sovereign clouds of 2025–2026 (Bleu in France, Delos in Germany, GovSG in
+        // Singapore): one host each, as MSAL.NET 4.82, MSAL Go 1.9 and MSAL Java list them.
+        Group(
+            preferredNetwork: "login.sovcloud-identity.fr", preferredCache: "login.sovcloud-identity.fr",
+            aliases: ["login.sovcloud-identity.fr"]),
+        Group(
+            preferredNetwork: "login.sovcloud-identity.de", preferredCache: "login.sovcloud-identity.de",
+            aliases: ["login.sovcloud-identity.de"]),
+        Group(
+            preferredNetwork: "login.sovcloud-identity.sg", preferredCache: "login.sovcloud-identity.sg",
+            aliases: ["login.sovcloud-identity.sg"]),
     ]
 
     /// The built-in group containing `host`.

@@ -25,6 +25,30 @@ package final class ClientAuthentication: Sendable {
     private struct AssertionKey: Hashable, Sendable {
         var tokenEndpoint: String
         var sha256: Bool
+        var sendX5C: Bool
+    }
+
+    /// What one token request tells the credential beyond its endpoint: a certificate
+    /// assertion's `x5c` choice for this request, and what an app's assertion provider is told
+    /// (``MSALClientAssertionRequest``).
+    package struct RequestContext: Sendable {
+        /// Overrides the certificate credential's `sendX5C` (``MSALClientCredentialParameters/sendX5C``).
+        package var sendX5C: Bool?
+        /// ``MSALClientAssertionRequest/clientAssertionFmiPath``.
+        package var clientAssertionFmiPath: String?
+        /// ``MSALClientAssertionRequest/claims``.
+        package var claims: String?
+        /// ``MSALClientAssertionRequest/clientCapabilities``.
+        package var clientCapabilities: [String]?
+
+        package init(
+            sendX5C: Bool? = nil, clientAssertionFmiPath: String? = nil, claims: String? = nil, clientCapabilities: [String]? = nil
+        ) {
+            self.sendX5C = sendX5C
+            self.clientAssertionFmiPath = clientAssertionFmiPath
+            self.claims = claims
+            self.clientCapabilities = clientCapabilities
+        }
     }
 
     private let credential: MSALClientCredential
@@ -50,7 +74,7 @@ package final class ClientAuthentication: Sendable {
     /// Entra's mTLS proof of possession binds a token to.
     package var certificate: MSALClientCertificate? {
         switch credential.kind {
-        case .tlsCertificate(let certificate), .certificate(let certificate, _): certificate
+        case .tlsCertificate(let certificate), .certificate(let certificate, _, _): certificate
         case .secret, .assertion: nil
         }
     }
@@ -65,8 +89,9 @@ package final class ClientAuthentication: Sendable {
     ///     (the Microsoft identity platform); otherwise `x5t` and RS256 (ADFS, generic providers).
     ///   - reusesAssertion: whether a certificate's signed assertion may be sent again until
     ///     ``assertionReuse`` has passed (Microsoft authorities); otherwise each call signs a new one.
+    ///   - context: what this request tells the credential (``RequestContext``).
     package func formFields(
-        tokenEndpoint: String, sha256Thumbprint: Bool, reusesAssertion: Bool = true
+        tokenEndpoint: String, sha256Thumbprint: Bool, reusesAssertion: Bool = true, context: RequestContext = RequestContext()
     ) async throws -> [(String, String)] {
         switch credential.kind {
         case .secret(let secret):
@@ -74,13 +99,15 @@ package final class ClientAuthentication: Sendable {
         case .tlsCertificate:
             // RFC 8705 §2: the TLS handshake authenticates the client; the form names it only.
             return []
-        case .certificate(let certificate, let sendX5C):
+        case .certificate(let certificate, let credentialSendsX5C, let extraClaims):
+            let sendX5C = context.sendX5C ?? credentialSendsX5C
             @Sendable func sign() throws(MSALFailure) -> String {
                 do throws(JOSEError) {
                     let issuedAt = Int64(clock.now().timeIntervalSince1970.rounded(.down))
                     let signed = try certificate.certificate.signAssertion(
                         clientID: clientID, audience: tokenEndpoint, issuedAt: issuedAt, lifetime: Self.assertionLifetime,
-                        jwtID: UUID().uuidString.lowercased(), thumbprint: sha256Thumbprint ? .sha256 : .sha1, sendX5C: sendX5C)
+                        jwtID: UUID().uuidString.lowercased(), thumbprint: sha256Thumbprint ? .sha256 : .sha1, sendX5C: sendX5C,
+                        extraClaims: extraClaims)
                     signatures.add(1, ordering: .relaxed)
                     return signed
                 } catch {
@@ -89,7 +116,7 @@ package final class ClientAuthentication: Sendable {
             }
             let assertion: String
             if reusesAssertion {
-                let key = AssertionKey(tokenEndpoint: tokenEndpoint, sha256: sha256Thumbprint)
+                let key = AssertionKey(tokenEndpoint: tokenEndpoint, sha256: sha256Thumbprint, sendX5C: sendX5C)
                 assertion = try await assertions.value(for: key) {
                     do throws(MSALFailure) {
                         return .init(.success(try sign()), timeToLive: Self.assertionReuse)
@@ -102,7 +129,9 @@ package final class ClientAuthentication: Sendable {
             }
             return [("client_assertion_type", Self.jwtBearerAssertionType), ("client_assertion", assertion)]
         case .assertion(let provider):
-            let request = MSALClientAssertionRequest(clientId: clientID, tokenEndpoint: tokenEndpoint)
+            let request = MSALClientAssertionRequest(
+                clientId: clientID, tokenEndpoint: tokenEndpoint, clientAssertionFmiPath: context.clientAssertionFmiPath,
+                claims: context.claims, clientCapabilities: context.clientCapabilities)
             let assertion: String
             do {
                 assertion = try await provider(request)

@@ -1,4 +1,5 @@
 import Foundation
+import MSALJOSE
 
 /// How a confidential client proves its identity to the token endpoint: a client secret, a
 /// certificate that signs client assertions, or assertions that the application supplies (for
@@ -11,7 +12,7 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
 
     enum Kind: Sendable {
         case secret(String)
-        case certificate(MSALClientCertificate, sendX5C: Bool)
+        case certificate(MSALClientCertificate, sendX5C: Bool, extraClaims: [String: String])
         case assertion(AssertionProvider)
         case tlsCertificate(MSALClientCertificate)
     }
@@ -33,9 +34,52 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
     ///   - certificate: the key and certificate (chain) registered for the application.
     ///   - sendX5C: also send the certificate chain (`x5c`), for subject name and issuer
     ///     authentication, where the app's registration names the certificate's subject instead of
-    ///     holding the certificate.
-    public static func certificate(_ certificate: MSALClientCertificate, sendX5C: Bool = false) -> MSALClientCredential {
-        MSALClientCredential(kind: .certificate(certificate, sendX5C: sendX5C))
+    ///     holding the certificate. A request may override it
+    ///     (``MSALClientCredentialParameters/sendX5C``).
+    ///   - extraClaims: claims signed into every assertion besides the registered ones, as string
+    ///     values (MSAL.NET's `WithClientClaims`, MSAL for Python's `client_claims`). They cannot
+    ///     name `aud`, `iss`, `sub`, `jti`, `nbf`, `iat` or `exp`: creating the application then
+    ///     fails with ``MSALInternalError/internalErrorInvalidParameter``. At most 16 claims of at
+    ///     most 1,024 bytes each.
+    public static func certificate(
+        _ certificate: MSALClientCertificate, sendX5C: Bool = false, extraClaims: [String: String] = [:]
+    ) -> MSALClientCredential {
+        MSALClientCredential(kind: .certificate(certificate, sendX5C: sendX5C, extraClaims: extraClaims))
+    }
+
+    /// The registered claims of a client assertion, which ``certificate(_:sendX5C:extraClaims:)``'s
+    /// `extraClaims` cannot replace.
+    static let registeredAssertionClaims: Set<String> = ["aud", "iss", "sub", "jti", "nbf", "iat", "exp"]
+
+    /// Checks what the credential carries beyond its key: a certificate's extra claims.
+    ///
+    /// - Throws: ``MSALInternalError/internalErrorInvalidParameter`` naming the first claim refused.
+    func validate() throws(MSALFailure) {
+        guard case .certificate(_, _, let extraClaims) = kind, !extraClaims.isEmpty else { return }
+        guard extraClaims.count <= 16 else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "The certificate credential has \(extraClaims.count) extra claims; at most 16 are allowed")
+        }
+        for (name, value) in extraClaims.sorted(by: { $0.key < $1.key }) {
+            let shown = "'\(UntrustedText.escaped(name, limit: 64))'"
+            guard !name.isEmpty, name.utf8.count <= 256, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
+                    message: "An extra assertion claim has an invalid name \(shown)")
+            }
+            guard !Self.registeredAssertionClaims.contains(name) else {
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
+                    message: "The extra assertion claim \(shown) would replace a registered claim of the client assertion")
+            }
+            guard value.utf8.count <= 1024 else {
+                throw MSALFailure(
+                    .internal, internalCode: .internalErrorInvalidParameter,
+                    message: "The extra assertion claim \(shown) is \(value.utf8.count) bytes, over the 1024-byte limit")
+            }
+        }
     }
 
     /// Mutual TLS (RFC 8705 §2): the certificate is presented in the TLS handshake of every token
@@ -95,7 +139,9 @@ public struct MSALClientCredential: Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .secret: return "MSALClientCredential.secret(<redacted>)"
-        case .certificate(let certificate, let sendX5C): return "MSALClientCredential.certificate(\(certificate), sendX5C: \(sendX5C))"
+        case .certificate(let certificate, let sendX5C, let extraClaims):
+            let claims = extraClaims.isEmpty ? "" : ", extraClaims: \(extraClaims.keys.sorted())"
+            return "MSALClientCredential.certificate(\(certificate), sendX5C: \(sendX5C)\(claims))"
         case .assertion: return "MSALClientCredential.assertion(<provider>)"
         case .tlsCertificate(let certificate): return "MSALClientCredential.tlsClientCertificate(\(certificate))"
         }

@@ -24,18 +24,35 @@ package struct ClientCredentialsFlow: TokenRecipe {
         package var basics: TokenRequestBasics
         /// The scopes as the parameters gave them (the memo's key).
         var requestedScopes: [String]
+        /// The FMI path and extra body fields, with the extended cache key they give the token.
+        var extras = RequestBodyExtras.none
+        /// What the credential is told for this request (`x5c`, the assertion provider's context).
+        var credentialContext = ClientAuthentication.RequestContext()
     }
 
     /// Reads and checks the parameters.
     package func request(_ parameters: MSALClientCredentialParameters) throws -> Request {
         let values = parameters.snapshot
-        return Request(
+        let federation = parameters.federationSnapshot
+        var request = Request(
             basics: try client.basics(
                 values, forceRefresh: parameters.forceRefresh,
                 noScopes:
                     "The request names no scopes (an app token needs one resource's /.default scope, such as https://graph.microsoft.com/.default)",
                 allowsDPoP: true, allowsMutualTLSPop: true
             ), requestedScopes: values.scopes)
+        do throws(MSALFailure) {
+            request.extras = try RequestBodyExtras(fmiPath: federation.fmiPath, extraBodyParameters: federation.extraBodyParameters)
+            if let path = federation.fmiPathForClientAssertion {
+                try RequestBodyExtras.checkFMIPath(path, parameter: "fmiPathForClientAssertion")
+            }
+        } catch {
+            throw error.correlated(request.correlationID)
+        }
+        request.credentialContext = ClientAuthentication.RequestContext(
+            sendX5C: federation.sendX5C, clientAssertionFmiPath: federation.fmiPathForClientAssertion, claims: request.claims,
+            clientCapabilities: client.capabilities)
+        return request
     }
 
     /// The answer the cache lookup gave last for the same authority and scopes, while the cache
@@ -48,12 +65,25 @@ package struct ClientCredentialsFlow: TokenRecipe {
     /// Static, so that the hit does not build the flow.
     package static func memoizedResult(_ parameters: MSALClientCredentialParameters, client: TokenClient) -> MSALResult? {
         guard !parameters.forceRefresh else { return nil }
+        // A request with extra body fields is told apart by them (checked when it was looked up).
+        let federation = parameters.federationSnapshot
+        let extras: [String: String]
+        if federation.isEmpty {
+            extras = [:]
+        } else {
+            var fields = federation.extraBodyParameters ?? [:]
+            if let path = federation.fmiPath { fields["fmi_path"] = path }
+            extras = fields
+        }
         let request: (key: AppTokenHitKey, correlationID: UUID?)? = parameters.withValues { values in
             // A bound token is presented with its key: never from the memo.
             guard values.claimsRequest == nil,
                 values.authenticationScheme == nil || values.authenticationScheme is MSALAuthenticationSchemeBearer
             else { return nil }
-            return (AppTokenHitKey(authority: values.authority ?? client.defaultAuthority, scopes: values.scopes), values.correlationId)
+            return (
+                AppTokenHitKey(authority: values.authority ?? client.defaultAuthority, scopes: values.scopes, extras: extras),
+                values.correlationId
+            )
         }
         guard let request else { return nil }
         guard let result = client.appTokenHits.result(for: request.key, in: client.cache, now: client.nowSeconds) else { return nil }
@@ -129,10 +159,12 @@ package struct ClientCredentialsFlow: TokenRecipe {
         let realms = realms(request)
         let scopes = Set(request.scopes.map(CacheText.lowercased))
         let scheme = request.scheme
+        let extendedKey = request.extras.extendedKey
         @Sendable func lookup(_ contents: TokenCacheContents) -> CachedAccessToken? {
             contents.appToken(
-                environment: environment, clientID: clientID, realms: realms, scopes: scopes, scheme: scheme, now: now, expiryBuffer: buffer
-            )
+                environment: environment, clientID: clientID, realms: realms, scopes: scopes, scheme: scheme, now: now,
+                expiryBuffer: buffer,
+                extendedKey: extendedKey)
         }
         let found: CachedAccessToken?
         // The contents the answer came from, when they are the ones in memory (the memo's check).
@@ -152,7 +184,8 @@ package struct ClientCredentialsFlow: TokenRecipe {
             realm: token.realm, authority: request.authority, correlationId: request.correlationID, tokenSource: .cache)
         if let seen, request.scheme == .bearer {
             client.appTokenHits.remember(
-                answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes), seen: seen,
+                answer, for: AppTokenHitKey(authority: request.authority, scopes: request.requestedScopes, extras: request.extras.identity),
+                seen: seen,
                 expiresOn: token.expiresOn, refreshOn: refreshOn, expiryBuffer: buffer, now: now)
         }
         return answer
@@ -163,7 +196,7 @@ package struct ClientCredentialsFlow: TokenRecipe {
             subject: .application(home: TokenCacheIndex.applicationHome(realm: request.authority.components.tenant)),
             scheme: request.scheme, environment: CacheEnvironmentAliases.builtIn.group(of: Self.environment(request.authority)),
             realm: CacheText.lowercased(request.authority.components.tenant), scopes: request.scopes.map(CacheText.lowercased).sorted(),
-            claims: request.claims)
+            claims: request.claims, extendedKey: request.extras.extendedKey)
     }
 
     /// `tokenEndpoint` on the regional host when a region applies: a Microsoft Entra authority on
@@ -206,11 +239,13 @@ package struct ClientCredentialsFlow: TokenRecipe {
             tokenEndpoint = try await mutualTLSTokenEndpoint(metadata, request: request)
         } else {
             // The assertion's audience stays the global token endpoint (as MSAL for Python sends it).
-            fields = try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority)
+            fields = try await client.authenticationFields(
+                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, context: request.credentialContext)
             tokenEndpoint = await regionalTokenEndpoint(metadata.tokenEndpoint, request: request)
         }
         var httpRequest = TokenRequests.clientCredentials(
             tokenEndpoint: tokenEndpoint, clientID: clientID, scope: request.scopes.joined(separator: " "), claims: request.claims,
+            bodyFields: request.extras.fields.map { ($0.name, $0.value) },
             authentication: fields + client.tokenRequestFields(request.presentation), extraQueryParameters: request.extraQueryParameters)
         httpRequest.sendsMicrosoftHeaders = kind.isMicrosoft
         let response = try await client.sendTokenRequest(httpRequest, presentation: request.presentation, correlationID: correlationID)
@@ -222,7 +257,7 @@ package struct ClientCredentialsFlow: TokenRecipe {
             response, parse: { body, _ throws(MSALFailure) in try TokenResponse(parsing: body, scheme: request.scheme) },
             environment: Self.environment(request.authority), realm: realm, scopes: request.scopes,
             partition: Self.partition(request, clientID: clientID), authority: request.authority, correlationID: correlationID,
-            scheme: request.scheme)
+            scheme: request.scheme, extendedKey: request.extras.extendedKey)
         client.logger.info(
             "App token accepted and cached in realm \(oii: realm); scopes \(public: result.scopes.joined(separator: " "))",
             correlationID: correlationID)

@@ -25,4 +25,7 @@ package struct RefreshFlightKey: Hashable, Sendable {
     var realm: String
     var scopes: [String]
     var claims: String?
+    /// The request's extended cache key (``CacheExtendedKey``): requests for tokens cached apart
+    /// never share a flight.
+    var extendedKey: String? = nil
 }

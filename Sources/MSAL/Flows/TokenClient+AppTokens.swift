@@ -8,7 +8,7 @@ extension TokenClient {
     package func acceptAppToken(
         _ response: MSALHTTPResponse, parse: ([UInt8], _ now: Int64) throws(MSALFailure) -> TokenResponse, environment: String,
         realm: String, scopes: [String], partition: TokenCachePartition, authority: MSALAuthority, correlationID: UUID,
-        scheme: TokenScheme = .bearer
+        scheme: TokenScheme = .bearer, extendedKey: String? = nil
     ) async throws -> MSALResult {
         let now = nowSeconds
         let token: TokenResponse
@@ -22,7 +22,7 @@ extension TokenClient {
         let clientID = clientID
         let entries = TokenCacheEntries(
             appTokenResponse: token, clientID: clientID, environment: environment, realm: realm, requestedScopes: scopes, now: now,
-            scheme: scheme)
+            scheme: scheme, extendedKey: extendedKey)
         do {
             try await cache.write(clientID: clientID, partition: partition) { contents in contents.save(entries, clientID: clientID) }
         } catch let error as MSALFailure {

@@ -111,12 +111,14 @@ package final class TokenClient: Sendable {
     /// public client): PS256 with `x5t#S256` for the Microsoft identity platform, RS256 with `x5t`
     /// for AD FS and other providers; a certificate's assertion reused for a while with a Microsoft
     /// authority, signed anew for every request to another provider (which may refuse a replay).
-    package func authenticationFields(tokenEndpoint: URL, authority: MSALAuthority) async throws -> [(String, String)] {
+    package func authenticationFields(
+        tokenEndpoint: URL, authority: MSALAuthority, context: ClientAuthentication.RequestContext? = nil
+    ) async throws -> [(String, String)] {
         guard let clientAuthentication else { return [] }
         let kind = authority.kind
         return try await clientAuthentication.formFields(
             tokenEndpoint: tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs,
-            reusesAssertion: kind.isMicrosoft)
+            reusesAssertion: kind.isMicrosoft, context: context ?? ClientAuthentication.RequestContext(clientCapabilities: capabilities))
     }
 
     /// A new PKCE verifier, state and nonce for an authorization request.

@@ -121,12 +121,14 @@ package enum TokenRequests {
     /// The client credentials request (RFC 6749 §4.4) for an app token, with the client's
     /// authentication fields. Retried once on a network failure or 5xx: asking twice is harmless.
     /// `client_info=1` is sent as MSAL for Python and .NET send it (the answer has none).
+    ///
+    /// `bodyFields` (the FMI path, extra body parameters: ``RequestBodyExtras``) follow the scope.
     package static func clientCredentials(
-        tokenEndpoint: URL, clientID: String, scope: String, claims: String?, authentication: [(String, String)],
-        extraQueryParameters: [String: String]?
+        tokenEndpoint: URL, clientID: String, scope: String, claims: String?, bodyFields: [(String, String)] = [],
+        authentication: [(String, String)], extraQueryParameters: [String: String]?
     ) -> MSALHTTPRequest {
         tokenRequest(
-            tokenEndpoint, [("client_id", clientID), ("grant_type", "client_credentials"), ("scope", scope)], clientInfo: true,
+            tokenEndpoint, [("client_id", clientID), ("grant_type", "client_credentials"), ("scope", scope)] + bodyFields, clientInfo: true,
             claims: claims, authentication: authentication, extraQueryParameters, idempotent: true)
     }
 

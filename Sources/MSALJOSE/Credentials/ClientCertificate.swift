@@ -95,10 +95,11 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
     /// Header: `alg` (PS256 with ``Thumbprint/sha256``, RS256 with ``Thumbprint/sha1``), `typ`
     /// `JWT`, the thumbprint (base64url), and `x5c` (the chain, standard base64 DER) when
     /// `sendX5C`. Claims: `aud`, `iss` and `sub` (the client id), `jti`, `nbf` and `iat` (`issuedAt`),
-    /// `exp` (`issuedAt + lifetime`), in whole seconds since 1970.
+    /// `exp` (`issuedAt + lifetime`), in whole seconds since 1970; then `extraClaims` as strings,
+    /// in name order, except any that names one of those.
     package func signAssertion(
         clientID: String, audience: String, issuedAt: Int64, lifetime: Int64, jwtID: String, thumbprint: Thumbprint,
-        sendX5C: Bool
+        sendX5C: Bool, extraClaims: [String: String] = [:]
     ) throws(JOSEError) -> String {
         var header: [JSONMember] = [
             JSONMember(name: "alg", value: .string(thumbprint == .sha256 ? "PS256" : "RS256")),
@@ -111,7 +112,7 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
         if sendX5C {
             header.append(JSONMember(name: "x5c", value: .array(chain.map { .string(Base64URL.encodeStandard($0)) })))
         }
-        let claims = JSON.object([
+        var members = [
             JSONMember(name: "aud", value: .string(audience)),
             JSONMember(name: "iss", value: .string(clientID)),
             JSONMember(name: "sub", value: .string(clientID)),
@@ -119,7 +120,14 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
             JSONMember(name: "nbf", value: .number(String(issuedAt))),
             JSONMember(name: "iat", value: .number(String(issuedAt))),
             JSONMember(name: "exp", value: .number(String(issuedAt + lifetime))),
-        ])
+        ]
+        // The caller's claims after the registered ones, in a stable order; a registered name is
+        // never replaced (the caller refuses them before signing).
+        let registered = Set(members.map(\.name))
+        for name in extraClaims.keys.sorted() where !registered.contains(name) {
+            members.append(JSONMember(name: name, value: .string(extraClaims[name]!)))
+        }
+        let claims = JSON.object(members)
         let signer = JWSSigningKey(keyID: "", algorithm: thumbprint == .sha256 ? .ps256 : .rs256, key: key)
         return try signer.sign(headerBytes: JSONWriter.write(.object(header)), payloadBytes: JSONWriter.write(claims))
     }

@@ -231,6 +231,29 @@ struct AuthorityParsingTests {
         #expect(MSALAzureCloudInstance.usGovernmentCloudInstance.host == "login.microsoftonline.us")
     }
 
+    @Test(
+        "Every cloud's host is trusted, in a built-in alias group of its own cloud, with its regional and mTLS hosts",
+        arguments: MSALAzureCloudInstance.allCases)
+    func everyCloudIsKnown(cloud: MSALAzureCloudInstance) throws {
+        #expect(KnownClouds.trustedHosts.contains(cloud.host))
+        let group = try #require(KnownClouds.group(containing: cloud.host), "\(cloud.host) has no alias group")
+        #expect(KnownClouds.trustedHosts.isSuperset(of: group.aliases))
+        #expect(group.aliases.contains(group.preferredNetwork))
+        // The other MSALs' regional rule: the public cloud's hosts become <region>.login.microsoft.com, the others <region>.<host>.
+        let regional = MSALAzureRegion.regionalHost(cloud.host, region: "westus2")
+        #expect(regional == (cloud == .publicCloudInstance ? "westus2.login.microsoft.com" : "westus2.\(cloud.host)"))
+    }
+
+    @Test("The sovereign clouds of 2025–2026 (Bleu, Delos, GovSG) are single-host groups whose host is their cache host")
+    func sovereignClouds() throws {
+        for host in ["login.sovcloud-identity.fr", "login.sovcloud-identity.de", "login.sovcloud-identity.sg"] {
+            let group = try #require(KnownClouds.group(containing: host))
+            #expect(group.aliases == [host])
+            #expect(group.preferredCache == host)
+            #expect(group.preferredNetwork == host)
+        }
+    }
+
     @Test("Invalid cloud/audience/rawTenant combinations are .invalidParameter")
     func cloudInstanceInvalidCombinations() {
         expectMSALError(.internalErrorInvalidParameter, mentioning: ["rawTenant"]) {

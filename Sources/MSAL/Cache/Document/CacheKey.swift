@@ -3,17 +3,24 @@ package enum CacheKey {
     /// `<home_account_id>-<environment>-accesstoken-<client_id>-<realm>-<target>`, lower-cased.
     /// A bound token's key (``TokenScheme/Kind/pop``, ``TokenScheme/Kind/dpop``, ``TokenScheme/Kind/mtlsPop``) says so, as MSAL.NET and MSAL for iOS key it:
     /// `…-accesstoken_with_authscheme-<client_id>-<realm>-<target>-<token type>`.
+    ///
+    /// A token asked for with non-standard body fields (``CacheExtendedKey``) is keyed as MSAL for
+    /// Python, Go and .NET key it: `…-atext-<client_id>-<realm>-<target>-<extended key>` (a bound
+    /// one: its usual key, then `-<extended key>`).
     package static func accessToken(
-        homeAccountID: String, environment: String, clientID: String, realm: String, target: String, scheme: TokenScheme.Kind = .bearer
+        homeAccountID: String, environment: String, clientID: String, realm: String, target: String, scheme: TokenScheme.Kind = .bearer,
+        extendedKey: String? = nil
     ) -> String {
+        let extended = extendedKey.flatMap { $0.isEmpty ? nil : $0 }
+        var fields: [String]
         switch scheme {
         case .bearer:
-            return CacheText.lowercased([homeAccountID, environment, "accesstoken", clientID, realm, target].joined(separator: "-"))
+            fields = [homeAccountID, environment, extended == nil ? "accesstoken" : "atext", clientID, realm, target]
         case .pop, .dpop, .mtlsPop:
-            return CacheText.lowercased(
-                [homeAccountID, environment, "accesstoken_with_authscheme", clientID, realm, target, scheme.tokenType].joined(
-                    separator: "-"))
+            fields = [homeAccountID, environment, "accesstoken_with_authscheme", clientID, realm, target, scheme.tokenType]
         }
+        if let extended { fields.append(extended) }
+        return CacheText.lowercased(fields.joined(separator: "-"))
     }
 
     /// `<home_account_id>-<environment>-refreshtoken-<client_id or family id>--<target>`, lower-cased.
@@ -54,7 +61,8 @@ package enum CacheKey {
                 let clientID = entry["client_id"], let target = entry["target"]
             else { return nil }
             return accessToken(
-                homeAccountID: home, environment: environment, clientID: clientID, realm: entry["realm"] ?? "", target: target)
+                homeAccountID: home, environment: environment, clientID: clientID, realm: entry["realm"] ?? "", target: target,
+                extendedKey: entry[CacheExtendedKey.member])
         case .refreshToken:
             guard let home = entry["home_account_id"], let environment = entry["environment"] else { return nil }
             guard let clientID = entry["family_id"].flatMap({ $0.isEmpty ? nil : $0 }) ?? entry["client_id"] else { return nil }

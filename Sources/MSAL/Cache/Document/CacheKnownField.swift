@@ -6,7 +6,7 @@ package enum CacheKnownField: UInt8, Sendable, CaseIterable {
     case cachedAt, expiresOn, extendedExpiresOn, extExpiresOn, refreshOn, tokenType
     case keyID, familyID, lastModificationTime, localAccountID, username
     case authorityType, accountSource, name, givenName, familyName, middleName
-    case clientInfo, alternativeAccountID, userAssertionHash
+    case clientInfo, alternativeAccountID, userAssertionHash, extCacheKey
 
     /// The member name as a literal (its UTF-8 is static, so matching bytes allocates nothing).
     package var staticName: StaticString {
@@ -38,6 +38,7 @@ package enum CacheKnownField: UInt8, Sendable, CaseIterable {
         case .clientInfo: "client_info"
         case .alternativeAccountID: "alternative_account_id"
         case .userAssertionHash: "user_assertion_hash"
+        case .extCacheKey: "ext_cache_key"
         }
     }
 
@@ -123,6 +124,9 @@ package enum CacheKnownField: UInt8, Sendable, CaseIterable {
             if w0 == 0x6E5F796C696D6166 && w1 == 0x0000000000656D61 { return .familyName }  // family_name
             if w0 == 0x6E5F656C6464696D && w1 == 0x0000000000656D61 { return .middleName }  // middle_name
             if w0 == 0x695F746E65696C63 && w1 == 0x00000000006F666E { return .clientInfo }  // client_info
+            return nil
+        case 13:
+            if w0 == 0x686361635F747865 && w1 == 0x00000079656B5F65 { return .extCacheKey }  // ext_cache_key
             return nil
         case 14:
             if w0 == 0x697078655F747865 && w1 == 0x00006E6F5F736572 { return .extExpiresOn }  // ext_expires_on

@@ -94,14 +94,21 @@ extension TokenCacheContents {
     /// The usable app token (client credentials) of `clientID` for `scopes`, as
     /// ``accessToken(homeAccountID:environment:clientID:realms:scopes:now:expiryBuffer:usingExtendedExpiry:)``
     /// finds a user's: app tokens are the access tokens without a home account.
+    ///
+    /// `extendedKey` (``CacheExtendedKey``: an FMI path, extra body fields) finds only a token
+    /// cached with that key; `nil` only one cached without any.
     package func appToken(
         environment: String, clientID: String, realms: [String], scopes: Set<String>, scheme: TokenScheme = .bearer, now: Int64,
-        expiryBuffer: Int64
+        expiryBuffer: Int64, extendedKey: String? = nil
     ) -> CachedAccessToken? {
+        let client = CacheText.lowercased(clientID)
         for realm in realms {
-            if let token = accessToken(
-                homeAccountID: TokenCacheIndex.applicationHome(realm: realm), environment: environment, clientID: clientID,
-                realms: [realm], scopes: scopes, scheme: scheme, now: now, expiryBuffer: expiryBuffer)
+            let home = TokenCacheIndex.accountKey(
+                home: TokenCacheIndex.applicationHome(realm: realm), environment: environment, aliases: aliases)
+            if let items = index.accounts[home],
+                let token = accessToken(
+                    in: items, client: client, realms: [realm], scopes: scopes, scheme: scheme, now: now, expiryBuffer: expiryBuffer,
+                    usingExtendedExpiry: false, extendedKey: extendedKey)
             {
                 return token
             }
@@ -144,10 +151,13 @@ extension TokenCacheContents {
         return items
     }
 
-    /// The access token of `scheme` among one account's `items` for `client` (lower-cased).
+    /// The access token of `scheme` among one account's `items` for `client` (lower-cased); one
+    /// with an extended cache key only when `extendedKey` is that key, as MSAL for Python looks
+    /// them up (a lookup without one never returns such a token).
     private func accessToken(
         in items: [TokenCacheIndex.Item], client: String, realms: [String],
-        scopes: Set<String>, scheme: TokenScheme, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool
+        scopes: Set<String>, scheme: TokenScheme, now: Int64, expiryBuffer: Int64, usingExtendedExpiry: Bool,
+        extendedKey: String? = nil
     ) -> CachedAccessToken? {
         for realm in realms {
             let realm = CacheText.lowercased(realm)
@@ -155,9 +165,10 @@ extension TokenCacheContents {
             // By position, so only the candidates' fields are touched (no copy of every item).
             for index in items.indices where items[index].section == .accessToken {
                 guard items[index].client == client, items[index].realm == realm, items[index].scheme == scheme.kind,
-                    scopes.isSubset(of: items[index].scopes)
+                    items[index].isExtended == (extendedKey != nil), scopes.isSubset(of: items[index].scopes)
                 else { continue }
                 let entry = items[index].entry
+                if let extendedKey, entry[.extCacheKey] != extendedKey { continue }
                 // A bound token is found only for the key it is bound to (`key_id`, as MSAL for
                 // Python and MSAL.js write it, else `kid`, as MSAL.NET and MSAL for iOS do).
                 if let keyID = scheme.keyID, (entry[.keyID] ?? entry["kid"]) != keyID { continue }

@@ -4,7 +4,8 @@ extension TokenCacheContents {
     package static let overlapNeutralScopes: Set<String> = ["openid", "profile", "offline_access", "email"]
 
     /// Stores the entries of one token response, as the other MSALs do: the access token replaces
-    /// this account's and client's tokens in the same realm whose scopes overlap it; the refresh
+    /// this account's and client's tokens of its scheme and extended cache key in the same realm
+    /// whose scopes overlap it; the refresh
     /// token replaces every refresh token of this account for this client (or, for a family refresh
     /// token, of its family) in the whole alias group and in every key shape (rotation, in one
     /// step: no redeemed token is left for a peer to find first); the ID token, account and app
@@ -18,9 +19,13 @@ extension TokenCacheContents {
             let granted = CacheText.scopeSet(entries.target).subtracting(Self.overlapNeutralScopes)
             // A token replaces only tokens of its own scheme: a bearer token and a bound one for the same scopes live side by side.
             let kind = accessToken.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme.Kind(tokenType: $0) } ?? .bearer
+            // …and only tokens of its own extended cache key (an FMI path's token never replaces
+            // another path's, nor the plain token).
+            let extendedKey = accessToken[.extCacheKey].flatMap { $0.isEmpty ? nil : $0 }
             for record in accessTokenKeys(
                 homeAccountID: tokenHome, environment: environment, clientID: clientID, realm: entries.realm)
             where record.key != entries.accessToken.key && record.scheme == kind
+                && record.isExtended == (extendedKey != nil) && (extendedKey == nil || record.entry[.extCacheKey] == extendedKey)
                 && !record.scopes.subtracting(Self.overlapNeutralScopes).isDisjoint(with: granted)
             {
                 remove(key: record.key, from: .accessToken)

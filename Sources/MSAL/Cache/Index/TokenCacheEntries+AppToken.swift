@@ -10,9 +10,11 @@ extension TokenCacheEntries {
     ///   - realm: the tenant segment of the token endpoint (MSAL for Python's `realm`).
     ///   - scheme: the scheme the token was asked for: a bound token is keyed and marked as a
     ///     user's bound token is (``TokenScheme``).
+    ///   - extendedKey: the request's ``CacheExtendedKey`` (an FMI path, extra body fields): the
+    ///     entry carries it as `ext_cache_key` and is keyed with it, as MSAL for Python writes it.
     package init(
         appTokenResponse response: TokenResponse, clientID: String, environment: String, realm: String, requestedScopes: [String],
-        now: Int64, scheme: TokenScheme = .bearer
+        now: Int64, scheme: TokenScheme = .bearer, extendedKey: String? = nil
     ) {
         let target = Self.target(granted: response.scope, requested: requestedScopes, order: .sorted)
         let expiresOn = now + response.expiresIn
@@ -22,6 +24,7 @@ extension TokenCacheEntries {
             "client_id": clientID, "target": target, "realm": realm, "token_type": response.tokenType, "cached_at": String(now),
             "expires_on": String(expiresOn), "extended_expires_on": String(extendedExpiresOn),
             "refresh_on": response.refreshIn.map { String(now + $0) }, "key_id": scheme.keyID, "kid": scheme.keyID,
+            CacheExtendedKey.member: extendedKey,
         ])
         entry.members[2].value = .raw(Array("null".utf8))  // home_account_id, written as MSAL for Python writes it
         self.homeAccountID = TokenCacheIndex.applicationHome(realm: realm)
@@ -29,7 +32,8 @@ extension TokenCacheEntries {
         self.target = target
         self.accessToken = KeyedCacheEntry(
             key: CacheKey.accessToken(
-                homeAccountID: "", environment: environment, clientID: clientID, realm: realm, target: target, scheme: scheme.kind),
+                homeAccountID: "", environment: environment, clientID: clientID, realm: realm, target: target, scheme: scheme.kind,
+                extendedKey: extendedKey),
             entry: entry)
         self.appMetadata = KeyedCacheEntry(
             key: CacheText.lowercased(CacheKey.appMetadata(environment: environment, clientID: clientID)),

@@ -30,6 +30,9 @@ package struct TokenCacheIndex: Sendable {
         package var section: CacheSection
         /// Whether this is a refresh token of a family (`client` is then the family id).
         package var isFamily: Bool
+        /// Whether this is an access token with an extended cache key (`ext_cache_key`,
+        /// ``CacheExtendedKey``): found only by a lookup that asks with the same key.
+        package var isExtended = false
         /// The client id, lower-cased; for a family refresh token the family id; empty for an Account entry.
         package var client: String
         /// The realm, lower-cased; empty for refresh tokens.
@@ -139,6 +142,7 @@ package struct TokenCacheIndex: Sendable {
             item.target = target
             // No `token_type`, or an empty one, is a bearer token, as older writers leave it.
             item.scheme = entry.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme.Kind(tokenType: $0) } ?? .bearer
+            item.isExtended = entry.withUTF8(.extCacheKey) { !$0.isEmpty } ?? false
         case .refreshToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
             if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
