@@ -8,6 +8,8 @@ package struct ApplicationSettings: Sendable {
     package var knownAuthorities: [MSALAuthority] = []
     package var validatesAuthority = true
     package var clientApplicationCapabilities: [String]? = nil
+    /// Reserved scopes left out of user token requests (MSAL for Python's `exclude_scopes`).
+    package var excludedScopes: [String]? = nil
     package var tokenExpirationBuffer: Double = 300
     package var cacheConfig: MSALCacheConfig
     package var transport: (any MSALHTTPTransport)? = nil

@@ -18,11 +18,18 @@ package struct ApplicationWiring: Sendable {
     ///   - suggestsPartitionKeys: Whether the cache names partitions for the app's hooks (confidential clients).
     ///   - pipelineConfiguration: Changes to ``MSALGlobalConfig/httpConfig``'s pipeline settings
     ///     (managed identity turns the pipeline's retry off: its flow retries by each source's policy).
-    /// - Throws: the cache's errors when its location cannot be used.
+    /// - Throws: ``MSALInternalError/internalErrorInvalidParameter`` when the settings exclude
+    ///   `openid` (``ApplicationSettings/excludedScopes``); the cache's errors when its location
+    ///   cannot be used.
     package init(
         _ settings: ApplicationSettings, suggestsPartitionKeys: Bool,
         pipelineConfiguration: (inout HTTPPipelineConfiguration) -> Void = { _ in }
     ) throws {
+        if let excluded = settings.excludedScopes, excluded.contains(where: { $0.lowercased() == "openid" }) {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "excludeScopes cannot hold openid: a sign-in needs an ID token (only profile and offline_access may be left out)")
+        }
         cache = try TokenCache(config: settings.cacheConfig, suggestsPartitionKeys: suggestsPartitionKeys)
         let clock = settings.clock ?? MSALSystemClock()
         self.clock = clock

@@ -34,4 +34,42 @@ extension MSALConfidentialClientApplication {
     public func acquireTokenForClient(with parameters: MSALClientCredentialParameters, completionBlock: @escaping MSALCompletionBlock) {
         MSALParameters.complete(parameters, completionBlock) { try await self.acquireTokenForClient(with: parameters) }
     }
+
+    /// Removes this application's app tokens from its cache: every token
+    /// ``acquireTokenForClient(with:)`` cached, for every tenant, scope and FMI path, in the
+    /// configured authority's cloud (all its host aliases), as MSAL for Python's
+    /// `remove_tokens_for_client`. Users' tokens (a web app's) and tokens obtained on behalf of a
+    /// caller stay; no refresh token exists for app tokens. The next request asks the token endpoint.
+    ///
+    /// With a partitioned store (``MSALCacheConfig/Storage/partitioned(_:)``), which cannot list its
+    /// partitions, only the partition of the configured authority's tenant is cleared.
+    ///
+    /// - Returns: how many tokens were removed.
+    /// - Throws: ``MSALFailure`` when the cache cannot be read or written.
+    @discardableResult
+    public func removeTokensForClient() async throws -> Int {
+        let clientID = client.clientID
+        let authority = client.defaultAuthority
+        let environment = CacheText.lowercased(authority.components.hostAndPort)
+        let tenant = authority.components.tenant
+        let partition = TokenCachePartition.application(clientID: clientID, tenant: TokenClient.isMultiTenant(tenant) ? nil : tenant)
+        let removed = try await cache.write(clientID: clientID, partition: partition) { contents in
+            contents.removeAppTokens(clientID: clientID, environment: environment)
+        }
+        client.appTokenHits.forgetAll()
+        client.logger.info("Removed \(public: String(removed)) app token(s) of this application", correlationID: nil)
+        return removed
+    }
+
+    /// ``removeTokensForClient()`` with a completion block, called once with the number of tokens
+    /// removed or the error, on one of swift-msal's threads.
+    public func removeTokensForClient(completionBlock: @escaping @Sendable (Int, (any Error)?) -> Void) {
+        Task {
+            do {
+                completionBlock(try await removeTokensForClient(), nil)
+            } catch {
+                completionBlock(0, error)
+            }
+        }
+    }
 }

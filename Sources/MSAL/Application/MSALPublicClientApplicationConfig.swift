@@ -146,6 +146,17 @@ public final class MSALPublicClientApplicationConfig: Sendable {
         set { values.withLock { $0.settings.clientApplicationCapabilities = newValue } }
     }
 
+    /// Reserved scopes left out of every user token request, as MSAL for Python's
+    /// `exclude_scopes`: `offline_access` for an app that wants no refresh token (each silent
+    /// request after the access token expires then needs a sign-in), `profile` for a smaller ID
+    /// token. `openid` cannot be left out: creating the application fails with
+    /// ``MSALInternalError/internalErrorInvalidParameter``. App tokens send no reserved scope
+    /// anyway. Default `nil`: `openid profile offline_access` are always added.
+    public var excludeScopes: [String]? {
+        get { values.withLock { $0.settings.excludedScopes } }
+        set { values.withLock { $0.settings.excludedScopes = newValue } }
+    }
+
     /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
     public var tokenExpirationBuffer: Double {
         get { values.withLock { $0.settings.tokenExpirationBuffer } }

@@ -50,7 +50,7 @@ package struct AuthorizationCodeFlow: Sendable {
             let claims = client.claimsParameter(values.claimsRequest)
             let url = TokenRequests.authorizeURL(
                 endpoint: metadata.authorizationEndpoint, clientID: client.clientID, redirectURI: parameters.redirectUri,
-                scope: TokenRequests.scopeParameter(scopes), state: secrets.state, nonce: secrets.nonce,
+                scope: TokenRequests.scopeParameter(scopes, excluding: client.excludedScopes), state: secrets.state, nonce: secrets.nonce,
                 codeChallenge: secrets.pkce.challenge,
                 prompt: parameters.promptType.parameterValue, loginHint: parameters.loginHint, domainHint: parameters.domainHint,
                 claims: claims, extraQueryParameters: values.extraQueryParameters, microsoft: authority.kind.isMicrosoft,
@@ -115,7 +115,8 @@ package struct AuthorizationCodeFlow: Sendable {
             let request = TokenRequests.authorizationCode(
                 tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
                 clientID: client.clientID, code: code, redirectURI: flow.redirectUri,
-                scope: TokenRequests.scopeParameter(flow.scopes), codeVerifier: flow.codeVerifier, claims: flow.claims,
+                scope: TokenRequests.scopeParameter(flow.scopes, excluding: client.excludedScopes), codeVerifier: flow.codeVerifier,
+                claims: flow.claims,
                 extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
                 authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))
             let result = try await client.redeem(

@@ -26,7 +26,7 @@ package struct DeviceCodeFlow: Sendable {
                 correlationID: correlationID)
         }
         let start = TokenRequests.deviceCode(
-            endpoint: endpoint, clientID: client.clientID, scope: TokenRequests.scopeParameter(scopes),
+            endpoint: endpoint, clientID: client.clientID, scope: TokenRequests.scopeParameter(scopes, excluding: client.excludedScopes),
             claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: client.withSlice(values.extraQueryParameters),
             microsoft: microsoft)
         let response = try await client.pipeline.send(start, correlationID: correlationID)

@@ -53,7 +53,8 @@ package struct InteractiveFlow: Sendable {
 
         let authorizationURL = TokenRequests.authorizeURL(
             endpoint: metadata.authorizationEndpoint, clientID: client.clientID, redirectURI: redirectURI,
-            scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent ?? []), state: state, nonce: nonce,
+            scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent ?? [], excluding: client.excludedScopes),
+            state: state, nonce: nonce,
             codeChallenge: pkce.challenge, prompt: interactive.promptType.parameterValue,
             loginHint: interactive.loginHint ?? values.account?.username, domainHint: interactive.domainHint,
             claims: client.claimsParameter(values.claimsRequest),
@@ -117,7 +118,8 @@ package struct InteractiveFlow: Sendable {
         let code = try Self.authorizationCode(redirect, metadata: metadata, correlationID: correlationID)
         let request = TokenRequests.authorizationCode(
             tokenEndpoint: metadata.tokenEndpoint, clientID: client.clientID, code: code, redirectURI: redirectURI,
-            scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent ?? []), codeVerifier: pkce.verifier,
+            scope: TokenRequests.scopeParameter(scopes, extra: interactive.extraScopesToConsent ?? [], excluding: client.excludedScopes),
+            codeVerifier: pkce.verifier,
             claims: client.claimsParameter(values.claimsRequest), extraQueryParameters: client.withSlice(values.extraQueryParameters),
             microsoft: authority.kind.isMicrosoft, schemeFields: client.tokenRequestFields(presentation))
         let result = try await client.informingExternalAccounts(

@@ -203,7 +203,7 @@ package struct OnBehalfOfFlow: Sendable {
         var httpRequest = TokenRequests.refresh(
             tokenEndpoint: try client.tokenEndpoint(metadata, authority: request.authority, correlationID: correlationID),
             clientID: clientID, refreshToken: stored.secret,
-            scope: TokenRequests.scopeParameter(request.scopes),
+            scope: TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes),
             claims: request.claims, extraQueryParameters: request.extraQueryParameters, microsoft: request.authority.kind.isMicrosoft,
             authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority))
         httpRequest.sendsMicrosoftHeaders = request.authority.kind.isMicrosoft
@@ -231,7 +231,7 @@ package struct OnBehalfOfFlow: Sendable {
         var httpRequest = TokenRequests.onBehalfOf(
             tokenEndpoint: try client.tokenEndpoint(metadata, authority: request.authority, correlationID: request.correlationID),
             clientID: client.clientID, assertion: request.assertion,
-            scope: TokenRequests.scopeParameter(request.scopes),
+            scope: TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes),
             claims: request.claims,
             authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),
             extraQueryParameters: request.extraQueryParameters, microsoft: isMicrosoft)

@@ -365,7 +365,7 @@ package struct SilentFlow: TokenRecipe {
         let httpRequest = TokenRequests.refresh(
             tokenEndpoint: try client.tokenEndpoint(metadata, authority: request.authority, correlationID: correlationID),
             clientID: clientID, refreshToken: stored.secret,
-            scope: microsoft ? TokenRequests.scopeParameter(request.scopes) : nil, claims: request.claims,
+            scope: microsoft ? TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes) : nil, claims: request.claims,
             extraQueryParameters: request.extraQueryParameters, microsoft: microsoft,
             authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),
             schemeFields: client.tokenRequestFields(request.presentation))

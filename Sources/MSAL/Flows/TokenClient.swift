@@ -35,6 +35,8 @@ package final class TokenClient: Sendable {
     package let clientID: String
     package let defaultAuthority: MSALAuthority
     package let capabilities: [String]?
+    /// Reserved scopes user token requests leave out (``ApplicationSettings/excludedScopes``), lower-cased.
+    package let excludedScopes: Set<String>
     package let expiryBuffer: Int64
     package let pipeline: HTTPPipeline
     package let resolver: AuthorityResolver
@@ -69,6 +71,7 @@ package final class TokenClient: Sendable {
         self.clientID = clientID
         self.defaultAuthority = settings.authority
         self.capabilities = settings.clientApplicationCapabilities
+        self.excludedScopes = Set((settings.excludedScopes ?? []).map { $0.lowercased() })
         self.expiryBuffer = settings.expiryBuffer
         self.pipeline = wiring.pipeline
         self.resolver = wiring.resolver

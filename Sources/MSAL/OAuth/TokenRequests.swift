@@ -6,9 +6,11 @@ package enum TokenRequests {
     package static let reservedScopes = ["openid", "profile", "offline_access"]
 
     /// The `scope` value: the requested scopes (reserved ones and duplicates dropped, order kept),
-    /// then `extra`, then the reserved scopes.
-    package static func scopeParameter(_ scopes: [String], extra: [String] = []) -> String {
-        (resourceScopes(scopes + extra) + reservedScopes).joined(separator: " ")
+    /// then `extra`, then the reserved scopes but those in `excluding` (lower-cased; MSAL for
+    /// Python's `exclude_scopes`, such as `offline_access` for an app that wants no refresh token).
+    package static func scopeParameter(_ scopes: [String], extra: [String] = [], excluding: Set<String> = []) -> String {
+        let reserved = excluding.isEmpty ? reservedScopes : reservedScopes.filter { !excluding.contains($0) }
+        return (resourceScopes(scopes + extra) + reserved).joined(separator: " ")
     }
 
     /// `scope` without surrounding whitespace; `scope` itself when it starts and ends with a visible

@@ -14,8 +14,15 @@ SPEC_JSON (a file):
       "scopes": ["https://graph.microsoft.com/.default"],
       "cache_file": "...",                             # read first when it exists, written back when changed
       "calls": 2,                                      # acquire_token_for_client calls, one after the other
-      "force_refresh_first": false                     # the first call skips the cache (claims challenge)
+      "force_refresh_first": false,                    # the first call skips the cache (claims challenge)
+      "fmi_path": "SomeFmiPath/FmiCredentialPath",     # optional: every call passes fmi_path=
+      "extra_body": {"custom_param": "v1"}             # optional: every call passes data= (a fresh copy)
     }
+
+fmi_path and extra_body are what MSAL for Python 1.39 sends in the token request's body beyond the
+grant's own fields and hashes into the token's extended cache key (``ext_cache_key``, an ``atext``
+entry key): a call with them finds only a token cached with the same values, a call without them
+never finds such a token. Absent, the calls are plain ``acquire_token_for_client(scopes)`` calls.
 
 Requests for the advertised origin go to the emulator (an http_client that rewrites the URL; the
 bodies are passed as they are, since the emulator already names itself by the advertised origin).
@@ -23,7 +30,12 @@ Nothing is sent anywhere else.
 
 Prints one JSON object: {"msal_python_version", "results": [{"access_token", "token_source",
 "token_type", "expires_in"} or {"error", "error_description"}], "token_requests": n,
-"requests": [[method, path], ...]}. Exit status 0 when the calls ran, 1 when MSAL for Python raised.
+"requests": [[method, path], ...], "access_token_entries": [{"key", "ext_cache_key", "target",
+"realm", "environment", "secret", "members"}, ...]}; access_token_entries are the "AccessToken"
+section of the cache as MSAL for Python serializes it after the calls (what it wrote back, or would
+have), sorted by key, each with its key in that document, its ext_cache_key (null when it has none)
+and the sorted names of all its members. Exit status 0 when the calls ran, 1 when MSAL for Python
+raised.
 """
 
 import json
@@ -75,12 +87,16 @@ def main(spec_path):
         token_cache=cache, http_client=http)
     results = []
     for index in range(int(spec.get("calls", 1))):
+        options = {}
+        if spec.get("fmi_path") is not None:
+            options["fmi_path"] = spec["fmi_path"]
+        if spec.get("extra_body") is not None:
+            # A fresh dict each call: acquire_token_for_client adds fmi_path to the one it is given.
+            options["data"] = dict(spec["extra_body"])
         if index == 0 and spec.get("force_refresh_first"):
             # acquire_token_for_client refuses force_refresh; a claims challenge skips the cache.
-            result = app.acquire_token_for_client(
-                spec["scopes"], claims_challenge=json.dumps({"access_token": {"nbf": {"essential": True, "value": "1"}}}))
-        else:
-            result = app.acquire_token_for_client(spec["scopes"])
+            options["claims_challenge"] = json.dumps({"access_token": {"nbf": {"essential": True, "value": "1"}}})
+        result = app.acquire_token_for_client(spec["scopes"], **options)
         if "access_token" in result:
             results.append({
                 "access_token": result["access_token"], "token_source": result.get("token_source"),
@@ -95,9 +111,20 @@ def main(spec_path):
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             handle.write(cache.serialize())
     token_requests = sum(1 for method, path in http.seen if method == "POST" and path.endswith("/oauth2/v2.0/token"))
+    # The serialized document, not cache.search(): search() without an ext_cache_key in its query
+    # skips the entries that have one, which are the ones this report is for.
+    serialized = json.loads(cache.serialize())
+    access_token_entries = [
+        {
+            "key": key, "ext_cache_key": entry.get("ext_cache_key"), "target": entry.get("target"),
+            "realm": entry.get("realm"), "environment": entry.get("environment"), "secret": entry.get("secret"),
+            "members": sorted(entry),
+        }
+        for key, entry in sorted(serialized.get("AccessToken", {}).items())
+    ]
     print(json.dumps({
         "msal_python_version": msal.__version__, "results": results, "token_requests": token_requests,
-        "requests": http.seen,
+        "requests": http.seen, "access_token_entries": access_token_entries,
     }))
     return 0
 

@@ -94,6 +94,23 @@ extension TokenCacheContents {
         return removed
     }
 
+    /// Removes the app tokens (client credentials: access tokens without a home account) of
+    /// `clientID` in `environment`'s alias group, every realm and extended key, as MSAL for
+    /// Python's `remove_tokens_for_client`; users' tokens, on-behalf-of tokens and the AppMetadata
+    /// stay. Returns the number of entries removed.
+    @discardableResult
+    package mutating func removeAppTokens(clientID: String, environment: String) -> Int {
+        let group = aliases.group(of: environment)
+        let client = CacheText.lowercased(clientID)
+        var keys: [String] = []
+        for (account, items) in index.accounts where account.environment == group && account.home.hasPrefix("\u{1}") {
+            for item in items where item.section == .accessToken && item.client == client { keys.append(item.key) }
+        }
+        var removed = 0
+        for key in keys where remove(key: key, from: .accessToken) != nil { removed += 1 }
+        return removed
+    }
+
     /// Removes every entry of every account, client and cloud, and every application's metadata
     /// (sign-out with `wipeCacheForAllAccounts`). Returns the number of entries removed.
     @discardableResult
