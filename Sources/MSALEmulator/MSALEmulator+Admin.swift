@@ -80,6 +80,29 @@ extension MSALEmulator {
 
     // MARK: Tokens and sessions
 
+    /// Issues a refresh token of `username` to `clientID`, as if an earlier library (ADAL, another
+    /// MSAL) had signed the user in and kept it: what an application migrating its users brings
+    /// to `acquireToken(byRefreshToken:scopes:)`. Redeeming it answers like any refresh token of
+    /// the emulator's (tokens for the requested scopes, an ID token and `client_info`, a new
+    /// refresh token), and it can be revoked or expired like them.
+    ///
+    /// - Throws: ``MSALEmulatorError/Code/unknownUser``, or ``MSALEmulatorError/Code/invalidConfiguration``
+    ///   for a client the emulator does not know.
+    public func mintRefreshToken(of username: String, clientID: String) throws -> String {
+        let user = try knownUser(username)
+        guard configuration.client(withID: clientID) != nil else {
+            throw MSALEmulatorError(.invalidConfiguration, "No client \(clientID) is configured")
+        }
+        let token = EmulatorCore.randomToken()
+        let now = core.now()
+        core.state.withLock { state in
+            state.refreshTokens[token] = RefreshTokenGrant(
+                clientID: clientID, isFamily: false, userID: user.objectID, tenantID: user.tenantID,
+                expiresAt: now.addingTimeInterval(TimeInterval(state.lifetimes.refreshToken)), lineage: EmulatorCore.randomToken())
+        }
+        return token
+    }
+
     /// Revokes every refresh token of `username`: redeeming one fails with `invalid_grant` (AADSTS50173).
     ///
     /// - Returns: How many active refresh tokens were revoked.

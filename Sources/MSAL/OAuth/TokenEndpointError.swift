@@ -14,6 +14,12 @@ package enum TokenGrant: Sendable {
     /// a conditional access claims challenge) is ``MSALError/interactionRequired``, which
     /// the middle tier passes back to its caller with the claims.
     case onBehalfOf
+    /// A refresh token brought from elsewhere (`acquireToken(byRefreshToken:scopes:)`): mapped as
+    /// a refresh is, since signing the user in is the way out when it is refused.
+    case migration
+
+    /// Whether the grant redeems a refresh token (a silent refresh or a migration).
+    var redeemsRefreshToken: Bool { self == .refreshToken || self == .migration }
 }
 
 extension MSALFailure {
@@ -72,10 +78,10 @@ extension MSALFailure {
             code = .internal
             internalCode = .internalErrorInvalidScope
         case "unauthorized_client":
-            code = grant == .refreshToken ? .interactionRequired : .internal
+            code = grant.redeemsRefreshToken ? .interactionRequired : .internal
             internalCode = .internalErrorUnauthorizedClient
         case "invalid_request", "unsupported_grant_type":
-            code = grant == .refreshToken ? .interactionRequired : .internal
+            code = grant.redeemsRefreshToken ? .interactionRequired : .internal
             internalCode = .internalErrorInvalidRequest
         case "invalid_tenant":
             code = .internal
@@ -90,7 +96,7 @@ extension MSALFailure {
             code = .internal
             internalCode = .dpopNonceRequired
         default:
-            code = grant == .refreshToken ? .interactionRequired : .internal
+            code = grant.redeemsRefreshToken ? .interactionRequired : .internal
             internalCode = .internalErrorUnhandledResponse
         }
         let context: String
@@ -100,6 +106,7 @@ extension MSALFailure {
         case .deviceCode: context = "The device code sign-in"
         case .clientCredentials: context = "Getting an app token"
         case .onBehalfOf: context = "Getting a token on behalf of the caller"
+        case .migration: context = "Redeeming the refresh token to migrate"
         }
         self.init(
             response: response, code: code, internalCode: internalCode ?? .internalErrorUnhandledResponse, context: context,
