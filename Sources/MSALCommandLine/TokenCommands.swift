@@ -180,12 +180,31 @@ struct LoginCommand: AsyncParsableCommand {
     )
     var dpop = false
 
+    @Option(
+        name: .customLong("refresh-token-file"),
+        help: ArgumentHelp(
+            "Migrate a user from another library: a file holding a refresh token it kept (or - for standard input), redeemed once.",
+            valueName: "file"))
+    var refreshTokenFile: String?
+
+    func validate() throws {
+        if refreshTokenFile != nil, deviceCode || browser != nil || prompt != nil || loginHint != nil || timeout != nil || dpop {
+            throw ValidationError(
+                "--refresh-token-file signs the user in with the refresh token alone: it goes with none of --device-code, --browser, "
+                    + "--prompt, --login-hint, --timeout and --dpop.")
+        }
+    }
+
     func run() async throws {
         do {
             let application = try app.application()
             let result: MSALResult
             let scheme: (any MSALAuthenticationSchemeProtocol)? = dpop ? MSALAuthenticationSchemeDPoP() : nil
-            if deviceCode {
+            if let refreshTokenFile {
+                // Read like a secret: from a file or standard input, never an argument (the process list shows those).
+                let refreshToken = try AppTokenCommand.secret(refreshTokenFile, what: "the refresh token file", prompt: "Refresh token: ")
+                result = try await application.acquireToken(byRefreshToken: refreshToken, scopes: app.scopeList)
+            } else if deviceCode {
                 let parameters = MSALTokenParameters(scopes: app.scopeList)
                 parameters.authenticationScheme = scheme
                 result = try await DeviceCodeProgress.run(format: app.output) { callback in
