@@ -26,13 +26,7 @@ package struct AuthorizationCodeFlow: Sendable {
         let correlationID = values.correlationId ?? client.correlationIDs.make()
         do {
             let scopes = TokenRequests.resourceScopes(values.scopes)
-            guard Self.isAcceptableRedirectURI(parameters.redirectUri) else {
-                throw MSALFailure(
-                    .internal, internalCode: .internalErrorInvalidRedirectURI,
-                    message: "A web app's redirect URI must be https (http only on a loopback host): "
-                        + OAuthErrorResponse.sanitized(parameters.redirectUri, limit: 200),
-                    correlationID: correlationID)
-            }
+            try Self.checkRedirectURI(parameters.redirectUri, correlationID: correlationID)
             // Bearer or DPoP tokens: MSAL's PoP and Entra's mTLS PoP come from acquireTokenSilent and
             // acquireTokenForClient.
             let presentation = try client.tokenScheme(values.authenticationScheme, correlationID: correlationID).presentation
@@ -112,23 +106,120 @@ package struct AuthorizationCodeFlow: Sendable {
             }
             let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
             let code = try InteractiveFlow.authorizationCode(redirect, metadata: metadata, correlationID: correlationID)
-            let request = TokenRequests.authorizationCode(
-                tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
-                clientID: client.clientID, code: code, redirectURI: flow.redirectUri,
-                scope: TokenRequests.scopeParameter(flow.scopes, excluding: client.excludedScopes), codeVerifier: flow.codeVerifier,
-                claims: flow.claims,
-                extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
-                authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))
-            let result = try await client.redeem(
-                request,
-                TokenRedemption(
-                    authority: authority, metadata: metadata, scopes: flow.scopes, nonce: flow.nonce, expectedAccount: nil,
-                    grant: .authorizationCode, correlationID: correlationID,
-                    scheme: presentation.flatMap { $0.dpopKey.map { TokenScheme.dpop(keyID: $0.thumbprint) } } ?? .bearer,
-                    presentation: presentation))
-            return try client.present(result, presentation)
+            return try await exchange(
+                code: code, redirectURI: flow.redirectUri, scopes: flow.scopes, codeVerifier: flow.codeVerifier, nonce: flow.nonce,
+                claims: flow.claims, metadata: metadata, presentation: presentation, correlationID: correlationID)
         } catch let error as MSALFailure {
             throw error.correlated(correlationID)
+        }
+    }
+
+    /// Redeems `code` at the application's authority with the client's credential and caches the
+    /// user's tokens, the ID token verified first (its `nonce` when one is given).
+    private func exchange(
+        code: String, redirectURI: String, scopes: [String], codeVerifier: String?, nonce: String?, claims: String?,
+        metadata: MSALAuthorityMetadata, presentation: TokenPresentation?, correlationID: UUID
+    ) async throws -> MSALResult {
+        let authority = client.defaultAuthority
+        let request = TokenRequests.authorizationCode(
+            tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
+            clientID: client.clientID, code: code, redirectURI: redirectURI,
+            scope: TokenRequests.scopeParameter(scopes, excluding: client.excludedScopes), codeVerifier: codeVerifier, claims: claims,
+            extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
+            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))
+        let result = try await client.redeem(
+            request,
+            TokenRedemption(
+                authority: authority, metadata: metadata, scopes: scopes, nonce: nonce, expectedAccount: nil, grant: .authorizationCode,
+                correlationID: correlationID,
+                scheme: presentation.flatMap { $0.dpopKey.map { TokenScheme.dpop(keyID: $0.thumbprint) } } ?? .bearer,
+                presentation: presentation))
+        return try client.present(result, presentation)
+    }
+
+    /// The largest authorization code, state, nonce and code challenge or verifier accepted.
+    static let maximumCodeSize = 32 * 1024
+    static let maximumValueSize = 1024
+
+    /// Redeems a code the web app received itself (it checked the redirect's `state`), with its own
+    /// PKCE `codeVerifier` and `nonce` when it sent them: MSAL.NET's `AcquireTokenByAuthorizationCode`,
+    /// MSAL for Python's `acquire_token_by_authorization_code`.
+    package func redeem(
+        code: String, scopes: [String], redirectURI: String, codeVerifier: String?, nonce: String?, correlationID: UUID
+    ) async throws -> MSALResult {
+        do {
+            try Self.checkRedirectURI(redirectURI, correlationID: correlationID)
+            try Self.check(code, "authorization code", limit: Self.maximumCodeSize, correlationID: correlationID)
+            if let codeVerifier {
+                // RFC 7636 §4.1: 43 to 128 unreserved characters.
+                guard (43...128).contains(codeVerifier.utf8.count),
+                    codeVerifier.utf8.allSatisfy({ Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~") })
+                else {
+                    throw MSALFailure(
+                        .internal, internalCode: .internalErrorInvalidParameter,
+                        message: "The code verifier is not 43 to 128 unreserved characters (RFC 7636)", correlationID: correlationID)
+                }
+            }
+            if let nonce { try Self.check(nonce, "nonce", limit: Self.maximumValueSize, correlationID: correlationID) }
+            let metadata = try await client.resolver.resolve(client.defaultAuthority, correlationID: correlationID)
+            return try await exchange(
+                code: code, redirectURI: redirectURI, scopes: TokenRequests.resourceScopes(scopes), codeVerifier: codeVerifier,
+                nonce: nonce,
+                claims: client.claimsParameter(nil), metadata: metadata, presentation: nil, correlationID: correlationID)
+        } catch let error as MSALFailure {
+            throw error.correlated(correlationID)
+        }
+    }
+
+    /// The authorization request URL for `parameters` with the web app's own `state`, `nonce` and
+    /// PKCE `codeChallenge` (S256), each left out when `nil`: MSAL.NET's
+    /// `GetAuthorizationRequestUrl`, MSAL for Python's `get_authorization_request_url`.
+    package func requestURL(
+        _ parameters: MSALAuthorizationCodeParameters, state: String?, nonce: String?, codeChallenge: String?
+    ) async throws -> URL {
+        let values = parameters.snapshot
+        let correlationID = values.correlationId ?? client.correlationIDs.make()
+        do {
+            try Self.checkRedirectURI(parameters.redirectUri, correlationID: correlationID)
+            if let state { try Self.check(state, "state", limit: Self.maximumValueSize, correlationID: correlationID) }
+            if let nonce { try Self.check(nonce, "nonce", limit: Self.maximumValueSize, correlationID: correlationID) }
+            if let codeChallenge {
+                // The S256 challenge: the base64url SHA-256 of the verifier, 43 characters.
+                guard codeChallenge.utf8.count == 43, codeChallenge.utf8.allSatisfy(Base64URL.isAlphabet) else {
+                    throw MSALFailure(
+                        .internal, internalCode: .internalErrorInvalidParameter,
+                        message: "The code challenge is not an S256 challenge (43 base64url characters)", correlationID: correlationID)
+                }
+            }
+            let authority = client.defaultAuthority
+            let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
+            return TokenRequests.authorizeURL(
+                endpoint: metadata.authorizationEndpoint, clientID: client.clientID, redirectURI: parameters.redirectUri,
+                scope: TokenRequests.scopeParameter(TokenRequests.resourceScopes(values.scopes), excluding: client.excludedScopes),
+                state: state, nonce: nonce, codeChallenge: codeChallenge, prompt: parameters.promptType.parameterValue,
+                loginHint: parameters.loginHint, domainHint: parameters.domainHint, claims: client.claimsParameter(values.claimsRequest),
+                extraQueryParameters: values.extraQueryParameters, microsoft: authority.kind.isMicrosoft)
+        } catch let error as MSALFailure {
+            throw error.correlated(correlationID)
+        }
+    }
+
+    private static func checkRedirectURI(_ redirectURI: String, correlationID: UUID) throws {
+        guard isAcceptableRedirectURI(redirectURI) else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidRedirectURI,
+                message: "A web app's redirect URI must be https (http only on a loopback host): "
+                    + OAuthErrorResponse.sanitized(redirectURI, limit: 200),
+                correlationID: correlationID)
+        }
+    }
+
+    /// Checks a value the app passes through without quoting it: 1 to `limit` bytes of visible ASCII.
+    private static func check(_ value: String, _ name: String, limit: Int, correlationID: UUID) throws {
+        guard !value.isEmpty, value.utf8.count <= limit, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: "The \(name) is not 1 to \(limit) visible ASCII characters", correlationID: correlationID)
         }
     }
 }

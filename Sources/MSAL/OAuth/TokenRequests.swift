@@ -62,15 +62,21 @@ package enum TokenRequests {
 
     /// The authorization request URL (authorization code flow with PKCE). `dpopKeyThumbprint` binds
     /// the authorization code to the DPoP key whose proof will redeem it (`dpop_jkt`, RFC 9449 §10).
+    ///
+    /// `state`, `nonce` and `codeChallenge` are left out when `nil`: a web app that builds the URL
+    /// itself (``MSALConfidentialClientApplication/authorizationRequestURL(with:state:nonce:codeChallenge:)``)
+    /// may manage them its own way.
     package static func authorizeURL(
-        endpoint: URL, clientID: String, redirectURI: String, scope: String, state: String, nonce: String,
-        codeChallenge: String, prompt: String?, loginHint: String?, domainHint: String?, claims: String?,
+        endpoint: URL, clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?,
+        codeChallenge: String?, prompt: String?, loginHint: String?, domainHint: String?, claims: String?,
         extraQueryParameters: [String: String]?, microsoft: Bool = true, dpopKeyThumbprint: String? = nil
     ) -> URL {
         var parameters: [(String, String)] = [
             ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope),
-            ("state", state), ("nonce", nonce), ("code_challenge", codeChallenge), ("code_challenge_method", "S256"),
         ]
+        if let state { parameters.append(("state", state)) }
+        if let nonce { parameters.append(("nonce", nonce)) }
+        if let codeChallenge { parameters += [("code_challenge", codeChallenge), ("code_challenge_method", "S256")] }
         if microsoft { parameters.append(("client_info", "1")) }
         parameters.append(("response_mode", "query"))
         if let prompt { parameters.append(("prompt", prompt)) }
@@ -84,15 +90,17 @@ package enum TokenRequests {
     }
 
     /// The code redemption request. Never retried: a code is single-use.
+    /// `codeVerifier` `nil` sends none (a confidential client's code obtained without PKCE).
     package static func authorizationCode(
         tokenEndpoint: URL, clientID: String, code: String, redirectURI: String, scope: String,
-        codeVerifier: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true,
+        codeVerifier: String?, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true,
         authentication: [(String, String)] = [], schemeFields: [(String, String)] = []
     ) -> MSALHTTPRequest {
-        let parameters: [(String, String)] = [
+        var parameters: [(String, String)] = [
             ("client_id", clientID), ("grant_type", "authorization_code"), ("code", code),
-            ("redirect_uri", redirectURI), ("scope", scope), ("code_verifier", codeVerifier),
+            ("redirect_uri", redirectURI), ("scope", scope),
         ]
+        if let codeVerifier { parameters.append(("code_verifier", codeVerifier)) }
         return tokenRequest(
             tokenEndpoint, parameters, clientInfo: microsoft, claims: claims, authentication: authentication + schemeFields,
             extraQueryParameters, idempotent: false, microsoft: microsoft)
