@@ -49,6 +49,8 @@ extension EmulatorCore {
             case .clientCredentials:
                 return try redeemClientCredentials(form, client: client, selector: selector, proof: proof, dpop: dpop, now: now)
             case .jwtBearer: issue = try redeemOnBehalfOf(form, client: client, selector: selector, proof: proof, now: now)
+            case .userFederatedCredential:
+                issue = try redeemUserFederatedCredential(form, client: client, selector: selector, proof: proof, now: now)
             }
             info.username = issue.user.username
             issue.proofKeyID = try Self.proofKeyID(form)
@@ -102,8 +104,10 @@ extension EmulatorCore {
                 guard let code = form["device_code"], case .approved(let userID, _) = state.deviceCodes[code]?.status else { return nil }
                 return userID
             case .clientCredentials, .jwtBearer: return nil
+            case .userFederatedCredential: return nil
             }
         }
+        if grant == .userFederatedCredential, let username = form["username"] { return configuration.user(named: username)?.username }
         return userID.flatMap { user(homeObjectID: $0)?.username }
     }
 

@@ -46,5 +46,8 @@ extension MSALEmulator {
         /// `urn:ietf:params:oauth:grant-type:jwt-bearer` (RFC 7523 §2.1) with
         /// `requested_token_use=on_behalf_of`: a middle-tier API's token for its caller's user.
         case jwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+        /// `user_fic`: a user's tokens for an agent identity presenting a federated identity
+        /// credential (Microsoft Entra's agent identities).
+        case userFederatedCredential = "user_fic"
     }
 }

@@ -148,20 +148,28 @@ package final class ClientAuthentication: Sendable {
 
     /// `assertion` without surrounding white space, if it is a compact JWS or JWE of base64url
     /// segments (the provider's answer is never quoted in the error: it may be a secret).
-    static func checked(_ assertion: String) throws -> String {
+    ///
+    /// - Parameters:
+    ///   - what: what the assertion is, for the message.
+    ///   - refusal: the internal code of a refusal; `nil`: ``MSALInternalError/credentialTooLarge``
+    ///     for an oversized one, ``MSALInternalError/clientAssertionFailed`` otherwise (a client
+    ///     assertion provider's answer).
+    static func checked(
+        _ assertion: String, what: String = "client assertion", refusal: MSALInternalError? = nil
+    ) throws(MSALFailure) -> String {
         let trimmed = assertion.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.utf8.count <= maximumAssertionSize else {
             throw MSALFailure(
-                .internal, internalCode: .credentialTooLarge,
-                message: "The client assertion is \(trimmed.utf8.count) bytes, over the \(maximumAssertionSize)-byte limit")
+                .internal, internalCode: refusal ?? .credentialTooLarge,
+                message: "The \(what) is \(trimmed.utf8.count) bytes, over the \(maximumAssertionSize)-byte limit")
         }
         let segments = trimmed.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard segments.count == 3 || segments.count == 5, segments[0].count > 0,
             segments.allSatisfy({ $0.allSatisfy(Base64URL.isAlphabet) })
         else {
             throw MSALFailure(
-                .internal, internalCode: .clientAssertionFailed,
-                message: "The client assertion is not a compact JWT (\(segments.count) segment(s), or bytes outside base64url)")
+                .internal, internalCode: refusal ?? .clientAssertionFailed,
+                message: "The \(what) is not a compact JWT (\(segments.count) segment(s), or bytes outside base64url)")
         }
         return trimmed
     }

@@ -23,6 +23,18 @@ package struct TokenRedemption: Sendable {
     package var scheme = TokenScheme.bearer
     /// How the token is presented; a DPoP key signs a proof for each token request.
     package var presentation: TokenPresentation? = nil
+    /// The user the answer's ID token must name, when the request named one by username or object
+    /// id rather than by account (a user federated identity credential): another user's tokens are
+    /// refused before anything is cached.
+    package var expectedUser: ExpectedUser? = nil
+
+    /// A user named by the request.
+    package enum ExpectedUser: Sendable, Equatable {
+        /// `preferred_username` (else `upn`), compared ignoring case.
+        case username(String)
+        /// `oid`, compared ignoring case.
+        case objectID(String)
+    }
 }
 
 extension TokenClient {
@@ -54,8 +66,14 @@ extension TokenClient {
             throw error
         }
         if let idToken = token.idToken {
-            _ = try await resolver.verifyIDToken(
+            let verified = try await resolver.verifyIDToken(
                 idToken, metadata: redemption.metadata, clientID: clientID, nonce: redemption.nonce, correlationID: correlationID)
+            if let expected = redemption.expectedUser { try Self.check(verified, names: expected, correlationID: correlationID) }
+        } else if redemption.expectedUser != nil {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidResponse,
+                message: "The token response has no ID token, so it cannot be checked to be the requested user's; nothing was cached",
+                correlationID: correlationID)
         } else if redemption.nonce != nil {
             throw MSALFailure(
                 .internal, internalCode: .internalErrorInvalidResponse,
@@ -138,6 +156,24 @@ extension TokenClient {
             entries: entries, token: token, account: account, redemption: redemption, now: now)
         try Self.checkDeclinedScopes(result, requested: redemption.scopes, correlationID: correlationID)
         return result
+    }
+
+    /// Throws ``MSALInternalError/internalErrorMismatchedUser`` when `idToken` does not name the
+    /// user the request named (its username, or object id).
+    private static func check(_ idToken: IDToken, names expected: TokenRedemption.ExpectedUser, correlationID: UUID) throws(MSALFailure) {
+        let matches: Bool
+        switch expected {
+        case .username(let username):
+            matches = (idToken.preferredUsername ?? idToken.userPrincipalName).map { $0.lowercased() == username.lowercased() } ?? false
+        case .objectID(let objectID):
+            matches = idToken.objectID.map { $0.lowercased() == objectID.lowercased() } ?? false
+        }
+        guard matches else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorMismatchedUser,
+                message: "The token response is for another user than the one the request named; nothing was cached",
+                correlationID: correlationID)
+        }
     }
 
     /// The claims that name the user, which a refreshed ID token must keep (OpenID Connect Core

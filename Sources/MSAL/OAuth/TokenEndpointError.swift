@@ -17,6 +17,11 @@ package enum TokenGrant: Sendable {
     /// A refresh token brought from elsewhere (`acquireToken(byRefreshToken:scopes:)`): mapped as
     /// a refresh is, since signing the user in is the way out when it is refused.
     case migration
+    /// An agent identity's user federated identity credential (`user_fic`): a refused credential
+    /// or user (`invalid_grant`) is the agent's to fix, not the user's, so it is
+    /// ``MSALError/internal``; consent, multi-factor authentication or a conditional access
+    /// challenge (`interaction_required`, `consent_required`) is ``MSALError/interactionRequired``.
+    case userFederatedCredential
 
     /// Whether the grant redeems a refresh token (a silent refresh or a migration).
     var redeemsRefreshToken: Bool { self == .refreshToken || self == .migration }
@@ -54,7 +59,7 @@ extension MSALFailure {
             code = .serverProtectionPoliciesRequired
             internalCode = nil
         case "invalid_grant":
-            code = grant == .clientCredentials ? .internal : .interactionRequired
+            code = grant == .clientCredentials || grant == .userFederatedCredential ? .internal : .interactionRequired
             internalCode = .internalErrorInvalidGrant
         case "interaction_required", "login_required", "consent_required":
             // An app token has no user to interact with: the application's registration must change.
@@ -107,6 +112,7 @@ extension MSALFailure {
         case .clientCredentials: context = "Getting an app token"
         case .onBehalfOf: context = "Getting a token on behalf of the caller"
         case .migration: context = "Redeeming the refresh token to migrate"
+        case .userFederatedCredential: context = "Getting the user's token with the federated identity credential"
         }
         self.init(
             response: response, code: code, internalCode: internalCode ?? .internalErrorUnhandledResponse, context: context,

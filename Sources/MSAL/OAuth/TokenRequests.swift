@@ -160,6 +160,19 @@ package enum TokenRequests {
             idempotent: true, microsoft: microsoft)
     }
 
+    /// The user federated identity credential request (`grant_type=user_fic`): `parameters` (the
+    /// client id, grant, scope, credential and the user's name or object id), `client_info=1`,
+    /// the claims and the client's authentication fields. Retried once on a network failure or
+    /// 5xx: presenting the credential twice is harmless.
+    package static func userFederatedCredential(
+        tokenEndpoint: URL, parameters: [(String, String)], claims: String?, authentication: [(String, String)],
+        extraQueryParameters: [String: String]?, microsoft: Bool = true
+    ) -> MSALHTTPRequest {
+        tokenRequest(
+            tokenEndpoint, parameters, clientInfo: true, claims: claims, authentication: authentication, extraQueryParameters,
+            idempotent: true, microsoft: microsoft)
+    }
+
     /// The device authorization request (RFC 8628 §3.1).
     package static func deviceCode(
         endpoint: URL, clientID: String, scope: String, claims: String?, extraQueryParameters: [String: String]?, microsoft: Bool = true
