@@ -2,7 +2,8 @@ import MSALJSON
 
 extension EmulatorCore {
     /// `GET /common/discovery/instance?api-version=1.1&authorization_endpoint=…`: vouches for
-    /// authorize endpoints on the emulator's own host and port; any other host is `invalid_instance`.
+    /// authorize endpoints (v2.0 or v1) on the emulator's own host and port; any other host is
+    /// `invalid_instance`.
     func instanceDiscovery(_ request: EmulatorHTTPRequest, info: inout EmulatorRequestInfo) async -> EmulatorHTTPResponse {
         if let fault = await faultAnswer(&info) { return errorResponse(fault, info: info) }
         guard let query = request.query else { return errorResponse(.malformed, info: info) }
@@ -11,8 +12,11 @@ extension EmulatorCore {
             return errorResponse(.missing("authorization_endpoint"), info: info)
         }
         let prefix = origin + "/"
-        let suffix = "/oauth2/v2.0/authorize"
-        guard endpoint.lowercased().hasPrefix(prefix), endpoint.hasSuffix(suffix) else {
+        // The v2.0 endpoint, or the v1 one MSAL for Python names when it asks for a host's aliases
+        // (`get_accounts` on a cache without an account there), as Microsoft Entra ID takes both.
+        guard endpoint.lowercased().hasPrefix(prefix),
+            let suffix = ["/oauth2/v2.0/authorize", "/oauth2/authorize"].first(where: { endpoint.hasSuffix($0) })
+        else {
             return errorResponse(
                 EmulatorOAuthError(
                     "invalid_instance", 50049,
