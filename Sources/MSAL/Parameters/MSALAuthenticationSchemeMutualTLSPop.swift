@@ -4,7 +4,7 @@
 /// `WithMtlsProofOfPossession()`: MSAL for iOS has no confidential client.
 ///
 /// Only ``MSALConfidentialClientApplication/acquireTokenForClient(with:)`` accepts it, with a
-/// certificate credential (``MSALClientCredential/certificate(_:sendX5C:)`` or
+/// certificate credential (``MSALClientCredential/certificate(_:sendX5C:extraClaims:)`` or
 /// ``MSALClientCredential/tlsClientCertificate(_:)``) and a Microsoft Entra authority naming a
 /// tenant. The token request goes to the cloud's mTLS host (`mtlsauth.microsoft.com`, or
 /// `<region>.mtlsauth.microsoft.com` when a region applies) with `token_type=mtls_pop`, and the
