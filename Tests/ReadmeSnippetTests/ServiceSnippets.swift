@@ -60,3 +60,27 @@ func managedIdentityToken() async throws -> String {
     let result = try await app.acquireToken(forResource: "https://vault.azure.net")
     return result.accessToken
 }
+
+/// An agent identity acting for a user: its blueprint's credential for the agent (an FMI path),
+/// the agent's instance token, then the user's token (the user_fic grant).
+func agentUserToken(blueprint: MSALConfidentialClientApplication, agentID: String, authority: MSALAuthority) async throws -> String {
+    let exchange = ["api://AzureADTokenExchange/.default"]
+    let agent = try MSALConfidentialClientApplication(
+        clientId: agentID,
+        clientCredential: .assertion { request in
+            let parameters = MSALClientCredentialParameters(scopes: exchange)
+            parameters.fmiPath = request.clientAssertionFmiPath ?? agentID
+            return try await blueprint.acquireTokenForClient(with: parameters).accessToken
+        },
+        authority: authority)
+    let instanceToken = try await agent.acquireTokenForClient(scopes: exchange).accessToken
+    let user = MSALUserFederatedIdentityCredentialParameters(
+        scopes: ["https://graph.microsoft.com/User.Read"], assertion: instanceToken, username: "adele@contoso.com")
+    return try await agent.acquireTokenByUserFederatedIdentityCredential(with: user).accessToken
+}
+
+/// Moving a user from another library: its refresh token, redeemed once, becomes an account.
+func migrateUser(_ app: MSALPublicClientApplication, refreshTokenFile: String) async throws -> MSALAccount {
+    let refreshToken = try String(contentsOfFile: refreshTokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    return try await app.acquireToken(byRefreshToken: refreshToken, scopes: ["User.Read"]).account
+}
