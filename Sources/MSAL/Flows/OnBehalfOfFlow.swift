@@ -48,6 +48,8 @@ package struct OnBehalfOfFlow: Sendable {
         package var basics: TokenRequestBasics
         var assertion: String
         var assertionHash: String
+        /// What the credential is told for this request (`x5c`, the assertion provider's context).
+        var credentialContext = ClientAuthentication.RequestContext()
     }
 
     /// Reads and checks the parameters.
@@ -73,7 +75,10 @@ package struct OnBehalfOfFlow: Sendable {
         } catch {
             throw error.correlated(correlationID)
         }
-        return Request(basics: basics, assertion: assertion, assertionHash: hash)
+        return Request(
+            basics: basics, assertion: assertion, assertionHash: hash,
+            credentialContext: ClientAuthentication.RequestContext(
+                sendX5C: parameters.sendX5C, claims: basics.claims, clientCapabilities: client.capabilities))
     }
 
     /// Runs the request (``TokenAcquisition``, once the authority's metadata is known). Every
@@ -205,7 +210,8 @@ package struct OnBehalfOfFlow: Sendable {
             clientID: clientID, refreshToken: stored.secret,
             scope: TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes),
             claims: request.claims, extraQueryParameters: request.extraQueryParameters, microsoft: request.authority.kind.isMicrosoft,
-            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority))
+            authentication: try await client.authenticationFields(
+                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, context: request.credentialContext))
         httpRequest.sendsMicrosoftHeaders = request.authority.kind.isMicrosoft
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
@@ -233,7 +239,8 @@ package struct OnBehalfOfFlow: Sendable {
             clientID: client.clientID, assertion: request.assertion,
             scope: TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes),
             claims: request.claims,
-            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),
+            authentication: try await client.authenticationFields(
+                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, context: request.credentialContext),
             extraQueryParameters: request.extraQueryParameters, microsoft: isMicrosoft)
         httpRequest.sendsMicrosoftHeaders = isMicrosoft
         let redemption = TokenRedemption(

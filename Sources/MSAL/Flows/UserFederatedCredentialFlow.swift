@@ -17,6 +17,8 @@ package struct UserFederatedCredentialFlow: Sendable {
         var basics: TokenRequestBasics
         var assertion: String
         var user: TokenRedemption.ExpectedUser
+        /// What the credential is told for this request (`x5c`, the assertion provider's context).
+        var credentialContext: ClientAuthentication.RequestContext
     }
 
     /// Reads and checks the parameters: a compact JWT credential of at most 16 KiB, exactly one of
@@ -36,7 +38,10 @@ package struct UserFederatedCredentialFlow: Sendable {
                 throw MSALFailure(
                     .internal, internalCode: .internalErrorInvalidParameter, message: "Name the user with a username or an object id")
             }
-            return Request(basics: basics, assertion: assertion, user: user)
+            return Request(
+                basics: basics, assertion: assertion, user: user,
+                credentialContext: ClientAuthentication.RequestContext(
+                    sendX5C: parameters.sendX5C, claims: basics.claims, clientCapabilities: client.capabilities))
         } catch {
             throw error.correlated(basics.correlationID)
         }
@@ -110,7 +115,8 @@ package struct UserFederatedCredentialFlow: Sendable {
             var httpRequest = TokenRequests.userFederatedCredential(
                 tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
                 parameters: parameters, claims: request.basics.claims,
-                authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority),
+                authentication: try await client.authenticationFields(
+                    tokenEndpoint: metadata.tokenEndpoint, authority: authority, context: request.credentialContext),
                 extraQueryParameters: request.basics.extraQueryParameters, microsoft: authority.kind.isMicrosoft)
             // The mailbox the user lives in, as MSAL.NET and MSAL for Python route user_fic requests.
             httpRequest.headers.replaceOrAdd(name: "X-AnchorMailbox", value: anchor)

@@ -12,8 +12,9 @@ import MSALSupport
 /// assertion names the user.
 public final class MSALOnBehalfOfParameters: MSALTokenParameters, @unchecked Sendable {
     // @unchecked Sendable: as MSALTokenParameters; `userAssertion` is immutable and the other
-    // stored property is a Mutex.
+    // stored properties are Mutexes.
     private let refresh = Mutex(false)
+    private let chain = Mutex<Bool?>(nil)
 
     /// The access token the caller presented to the API. The tokens obtained with it are cached
     /// under its hash, and returned only for the same assertion.
@@ -32,5 +33,13 @@ public final class MSALOnBehalfOfParameters: MSALTokenParameters, @unchecked Sen
     public var forceRefresh: Bool {
         get { refresh.withLock { $0 } }
         set { refresh.withLock { $0 = newValue } }
+    }
+
+    /// Whether this request's certificate assertion carries the certificate chain (`x5c`):
+    /// overrides the credential's `sendX5C`, as MSAL.NET's `WithSendX5C` does per request. `nil`
+    /// (the default) keeps the credential's; other credentials ignore it.
+    public var sendX5C: Bool? {
+        get { chain.withLock { $0 } }
+        set { chain.withLock { $0 = newValue } }
     }
 }

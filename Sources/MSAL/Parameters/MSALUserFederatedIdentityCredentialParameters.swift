@@ -13,9 +13,10 @@ import MSALSupport
 /// ``userObjectId``, exactly one. ``MSALTokenParameters/scopes`` name the downstream API's
 /// delegated scopes; ``MSALTokenParameters/account`` is not used.
 public final class MSALUserFederatedIdentityCredentialParameters: MSALTokenParameters, @unchecked Sendable {
-    // @unchecked Sendable: as MSALTokenParameters; the `let`s are immutable Strings and the one
-    // other stored property is a Mutex.
+    // @unchecked Sendable: as MSALTokenParameters; the `let`s are immutable Strings and the other
+    // stored properties are Mutexes.
     private let refresh = Mutex(false)
+    private let chain = Mutex<Bool?>(nil)
 
     /// The federated identity credential (a signed JWT). Never logged or quoted in an error.
     public let assertion: String
@@ -46,5 +47,13 @@ public final class MSALUserFederatedIdentityCredentialParameters: MSALTokenParam
     public var forceRefresh: Bool {
         get { refresh.withLock { $0 } }
         set { refresh.withLock { $0 = newValue } }
+    }
+
+    /// Whether this request's certificate assertion carries the certificate chain (`x5c`):
+    /// overrides the credential's `sendX5C`, as MSAL.NET's `WithSendX5C` does per request. `nil`
+    /// (the default) keeps the credential's; other credentials ignore it.
+    public var sendX5C: Bool? {
+        get { chain.withLock { $0 } }
+        set { chain.withLock { $0 = newValue } }
     }
 }

@@ -187,6 +187,41 @@ struct FederatedManagedIdentityTests {
         }
     }
 
+    @Test("sendX5C per request on on-behalf-of and user FIC requests; the OBO assertion provider is told the claims and capabilities")
+    func perRequestChainOnUserRequests() async throws {
+        try await EmulatorHarness.with(Grant.configuration) { harness in
+            let transport = FormRecordingTransport()
+            let certificate = try MSALClientCertificate(
+                privateKeyPEM: Grant.material.privateKeyPEM, certificatePEM: Grant.material.certificatePEM)
+            let app = try Self.application(
+                harness, credential: .certificate(certificate), clientID: Grant.certificateClientID, transport: transport)
+            func sendsChain(_ index: Int) throws -> Bool {
+                let value = try #require(transport.forms[index].first { $0.name == "client_assertion" }?.value)
+                let header = try JSONSerialization.jsonObject(with: Data(try Base64URL.decode(String(value.split(separator: ".")[0]))))
+                return try #require(header as? [String: Any])["x5c"] != nil
+            }
+            // On behalf of a user whose token names this client as its audience.
+            let user = try harness.application(tenant: EmulatorHarness.contoso)
+            let incoming = try await harness.signIn(
+                user, as: EmulatorHarness.adele, scopes: ["api://\(Grant.certificateClientID)/access_as_user"])
+            let onBehalf = MSALOnBehalfOfParameters(scopes: ["https://graph.microsoft.com/User.Read"], userAssertion: incoming.accessToken)
+            onBehalf.sendX5C = true
+            _ = try await app.acquireTokenOnBehalfOf(with: onBehalf)
+            #expect(try sendsChain(0))
+
+            // The agent's user FIC request, with and without the chain.
+            let instance = MSALClientCredentialParameters(scopes: [Self.exchange])
+            _ = try await app.acquireTokenForClient(with: instance)
+            #expect(try !sendsChain(1))
+            let fic = MSALUserFederatedIdentityCredentialParameters(
+                scopes: ["User.Read"], assertion: try await app.acquireTokenForClient(with: instance).accessToken,
+                username: EmulatorHarness.ben)
+            fic.sendX5C = true
+            _ = try await app.acquireTokenByUserFederatedIdentityCredential(with: fic)
+            #expect(try sendsChain(2))
+        }
+    }
+
     @Test("Extra assertion claims that would replace a registered claim, or too many, fail the application's creation")
     func refusedExtraClaims() throws {
         let certificate = try MSALClientCertificate(
