@@ -39,40 +39,18 @@ raised.
 """
 
 import json
-import os
 import sys
 
 import msal
-import requests
 
-
-class RewritingSession(requests.Session):
-    """A requests.Session sending every request for ADVERTISED to EMULATOR instead."""
-
-    def __init__(self, advertised, emulator):
-        super().__init__()
-        self.advertised = advertised.rstrip("/")
-        self.emulator = emulator.rstrip("/")
-        self.seen = []
-
-    def request(self, method, url, *args, **kwargs):
-        if not url.startswith(self.advertised + "/"):
-            raise RuntimeError("refused a request outside the advertised origin: " + url)
-        path = url[len(self.advertised):]
-        self.seen.append([method.upper(), path.split("?")[0]])
-        return super().request(method, self.emulator + path, *args, **kwargs)
+from emulator_session import RewritingSession, load_cache, save_cache
 
 
 def main(spec_path):
     with open(spec_path, encoding="utf-8") as handle:
         spec = json.load(handle)
-    cache = msal.SerializableTokenCache()
     cache_file = spec["cache_file"]
-    try:
-        with open(cache_file, encoding="utf-8") as handle:
-            cache.deserialize(handle.read())
-    except FileNotFoundError:
-        pass
+    cache = load_cache(cache_file)
     if "secret" in spec:
         credential = spec["secret"]
     else:
@@ -104,13 +82,8 @@ def main(spec_path):
             })
         else:
             results.append({"error": result.get("error"), "error_description": result.get("error_description")})
-    if cache.has_state_changed:
-        # Owner-only, as msal-extensions writes a cache file (swift-msal refuses a group- or
-        # world-readable one).
-        descriptor = os.open(cache_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(cache.serialize())
-    token_requests = sum(1 for method, path in http.seen if method == "POST" and path.endswith("/oauth2/v2.0/token"))
+    save_cache(cache, cache_file)
+    token_requests = http.token_requests()
     # The serialized document, not cache.search(): search() without an ext_cache_key in its query
     # skips the entries that have one, which are the ones this report is for.
     serialized = json.loads(cache.serialize())

@@ -54,35 +54,11 @@ when MSAL for Python raised, 2 on usage errors.
 """
 
 import json
-import os
 import sys
 
 import msal
-import requests
 
-SECTIONS = ("AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata")
-TOKEN_PATH_SUFFIX = "/oauth2/v2.0/token"
-
-
-class RewritingSession(requests.Session):
-    """A requests.Session sending every request for ADVERTISED to EMULATOR instead."""
-
-    def __init__(self, advertised, emulator):
-        super().__init__()
-        self.advertised = advertised.rstrip("/")
-        self.emulator = emulator.rstrip("/")
-        self.seen = []
-
-    def request(self, method, url, *args, **kwargs):
-        if not url.startswith(self.advertised + "/"):
-            raise RuntimeError("refused a request outside the advertised origin: " + url)
-        path = url[len(self.advertised):]
-        self.seen.append([method.upper(), path.split("?")[0]])
-        return super().request(method, self.emulator + path, *args, **kwargs)
-
-    def token_requests(self, since=0):
-        return sum(
-            1 for method, path in self.seen[since:] if method == "POST" and path.endswith(TOKEN_PATH_SUFFIX))
+from emulator_session import RewritingSession, entries_of, load_cache, print_report, save_cache
 
 
 def token_report(result, with_claims):
@@ -97,34 +73,11 @@ def token_report(result, with_claims):
     return report
 
 
-def entries_of(serialized):
-    """Each section's entries: key, sorted member names, and the string members but the secret."""
-    return {
-        section: [
-            {
-                "key": key,
-                "members": sorted(entry),
-                "values": {
-                    name: value for name, value in sorted(entry.items())
-                    if name != "secret" and isinstance(value, str)
-                },
-            }
-            for key, entry in sorted(serialized.get(section, {}).items())
-        ]
-        for section in SECTIONS
-    }
-
-
 def main(spec_path):
     with open(spec_path, encoding="utf-8") as handle:
         spec = json.load(handle)
-    cache = msal.SerializableTokenCache()
     cache_file = spec["cache_file"]
-    try:
-        with open(cache_file, encoding="utf-8") as handle:
-            cache.deserialize(handle.read())
-    except FileNotFoundError:
-        pass
+    cache = load_cache(cache_file)
     refresh_token = None
     if spec.get("refresh_token_file"):
         with open(spec["refresh_token_file"], encoding="utf-8") as handle:
@@ -162,15 +115,9 @@ def main(spec_path):
                       "error_description": "get_accounts() listed no account"}
         silent_token_requests = http.token_requests(since=before)
 
-    if cache.has_state_changed:
-        # Owner-only, as msal-extensions writes a cache file (swift-msal refuses a group- or
-        # world-readable one).
-        descriptor = os.open(cache_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(cache.serialize())
-
+    save_cache(cache, cache_file)
     serialized = json.loads(cache.serialize())
-    text = json.dumps({
+    print_report({
         "msal_python_version": msal.__version__,
         "result": result,
         "accounts": [account.get("username") for account in accounts],
@@ -179,12 +126,7 @@ def main(spec_path):
         "silent_token_requests": silent_token_requests,
         "requests": http.seen,
         "entries": entries_of(serialized),
-    })
-    never_printed = [refresh_token] if refresh_token else []
-    never_printed += [entry.get("secret") for entry in serialized.get("RefreshToken", {}).values()]
-    if any(isinstance(secret, str) and len(secret) >= 8 and secret in text for secret in never_printed):
-        raise RuntimeError("the report would quote a refresh token; nothing printed")
-    print(text)
+    }, serialized, [refresh_token])
     return 0
 
 

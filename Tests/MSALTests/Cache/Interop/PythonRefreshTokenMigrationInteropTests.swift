@@ -24,35 +24,23 @@ import Testing
 @Suite("Refresh-token migration: swift-msal and MSAL for Python send the same request and share the result", .serialized)
 struct PythonRefreshTokenMigrationInteropTests {
     typealias Setup = PythonConfidentialClientInteropTests.Setup
+    typealias Entries = PythonSignInEntries
 
-    static let tenant = MSALEmulator.Configuration.sampleContosoTenantID
-    static let username = "adele@contoso.example"
+    static let tenant = Entries.tenant
+    static let username = Entries.username
     static let scopes = ["User.Read"]
-    /// The host both libraries write entries under: the authority's, which the emulator's instance
-    /// discovery names its own `preferred_cache`.
-    static let environment = "login.microsoftonline.com"
     /// The `scope` both send: the requested scope and the reserved ones.
     static let requestedScope: Set<String> = ["User.Read", "openid", "profile", "offline_access"]
-    /// What the emulator grants for it (the answer's `scope`, the entries' `target`): the resource's
-    /// scope and the OpenID Connect scopes but `offline_access`.
-    static let grantedTarget: Set<String> = ["User.Read", "openid", "profile"]
-    static let sections = ["AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata"]
+    static let sections = Entries.sections
 
     /// Members one library writes and the other does not, by section: MSAL for Python keeps the
     /// refresh token's `target` (swift-msal's default write policy is MSAL for iOS and .NET's,
     /// without it); swift-msal keeps the ID token's `name` and the answer's `client_info` in the
     /// account (optional members of the unified schema, which MSAL for Python leaves out). Anything
     /// else is the same.
-    static let memberDifferences: [String: (swiftOnly: Set<String>, pythonOnly: Set<String>)] = [
+    static let memberDifferences: Entries.MemberDifferences = [
         "AccessToken": ([], []), "RefreshToken": ([], ["target"]), "IdToken": ([], []), "Account": (["name", "client_info"], []),
         "AppMetadata": ([], []),
-    ]
-
-    /// The members that identify an entry, compared by value between the libraries' entries (never
-    /// `secret`, times, or `target`, whose order differs and is compared as a set).
-    static let identityMembers = [
-        "home_account_id", "environment", "client_id", "realm", "credential_type", "token_type", "family_id", "username",
-        "local_account_id", "authority_type",
     ]
 
     /// The application that migrates.
@@ -111,14 +99,6 @@ struct PythonRefreshTokenMigrationInteropTests {
         private var scopes: [String] { PythonRefreshTokenMigrationInteropTests.scopes }
     }
 
-    /// One entry of MSAL for Python's cache as `migrate_refresh_token.py` reports it.
-    struct PythonEntry {
-        var key: String
-        var members: Set<String>
-        /// The string members but `secret`.
-        var values: [String: String]
-    }
-
     /// What one `migrate_refresh_token.py` run reported.
     struct PythonRun {
         /// The migration's answer (`token_source`, `access_token`, `error`, `error_description`,
@@ -131,7 +111,7 @@ struct PythonRefreshTokenMigrationInteropTests {
         /// POSTs to the token endpoint, every step of the run.
         var tokenRequests: Int
         /// The cache as MSAL for Python serializes it after the run, by section.
-        var entries: [String: [PythonEntry]]
+        var entries: [String: [Entries.PythonEntry]]
     }
 
     /// Each library's migration of a refresh token of its own, into a cache file of its own.
@@ -142,33 +122,6 @@ struct PythonRefreshTokenMigrationInteropTests {
         var python: PythonRun
         var pythonToken: String
         var pythonCache: String
-    }
-
-    /// `uid.utid` of the suite's user: its object id and home tenant, as the emulator's `client_info` names them.
-    static func homeAccountID() throws -> String {
-        let user = try #require(MSALEmulator.Configuration.sample.user(named: username))
-        return "\(user.objectID).\(user.tenantID)"
-    }
-
-    /// The space-separated words of `text`.
-    static func words(_ text: String?) -> Set<String> {
-        Set((text ?? "").split(separator: " ").map(String.init))
-    }
-
-    /// Whether `key` is `prefix` followed by `scopes`, lower-cased, in any order.
-    static func isKey(_ key: String, prefix: String, scopes: Set<String>) -> Bool {
-        key.hasPrefix(prefix) && words(String(key.dropFirst(prefix.count))) == Set(scopes.map { $0.lowercased() })
-    }
-
-    /// The cache file at `path` as JSON; empty when there is no file or it is empty.
-    static func document(_ path: String) throws -> [String: Any] {
-        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return [:] }
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
-
-    /// The entries of one section of a cache document, by key.
-    static func section(_ document: [String: Any], _ name: String) -> [String: [String: Any]] {
-        document[name] as? [String: [String: Any]] ?? [:]
     }
 
     /// swift-msal, then MSAL for Python, each migrating a refresh token minted for it (same user,
@@ -221,9 +174,9 @@ struct PythonRefreshTokenMigrationInteropTests {
         // scopes in order, then `openid profile offline_access`.
         let ourScope = ourForm.removeValue(forKey: "scope")
         let theirScope = theirForm.removeValue(forKey: "scope")
-        #expect(Self.words(ourScope) == Self.requestedScope)
-        #expect(Self.words(theirScope) == Self.requestedScope)
-        #expect(theirScope == Self.words(theirScope).sorted().joined(separator: " "), "MSAL for Python sorts the scopes")
+        #expect(Entries.words(ourScope) == Self.requestedScope)
+        #expect(Entries.words(theirScope) == Self.requestedScope)
+        #expect(theirScope == Entries.words(theirScope).sorted().joined(separator: " "), "MSAL for Python sorts the scopes")
 
         // Everything else is the same, names and values. MSAL for Python sends client_id,
         // grant_type, client_info=1 (its default body), the secret (in the body, no Basic
@@ -258,63 +211,12 @@ struct PythonRefreshTokenMigrationInteropTests {
         let pythonKeepsGiven = pythonText.contains(both.pythonToken)
         #expect(!pythonKeepsGiven, "MSAL for Python cached the refresh token it was given")
 
-        let document = try Self.document(both.swiftCache)
-        let ourSections = Self.sections.filter { !Self.section(document, $0).isEmpty }
-        let theirSections = Self.sections.filter { !(both.python.entries[$0] ?? []).isEmpty }
-        #expect(ourSections == Self.sections)
-        #expect(theirSections == Self.sections)
-
-        let home = try Self.homeAccountID()
-        let environment = Self.environment
-        let client = kind.clientID
-        let tenant = Self.tenant
-        for section in Self.sections {
-            let ours = Self.section(document, section)
-            let theirs = both.python.entries[section] ?? []
-            #expect(ours.count == 1, "\(section): swift-msal's entries")
-            #expect(theirs.count == 1, "\(section): MSAL for Python's entries")
-            guard let ourPair = ours.first, let their = theirs.first else { continue }
-            let (ourKey, ourEntry) = (ourPair.key, ourPair.value)
-
-            switch section {
-            case "AccessToken":
-                // The same key but for the order of the target slot (both lower-case the key):
-                // swift-msal sorts the scopes without regard to case ("openid profile user.read"),
-                // MSAL for Python by code point, upper case first ("user.read openid profile").
-                let prefix = "\(home)-\(environment)-accesstoken-\(client)-\(tenant)-"
-                #expect(Self.isKey(ourKey, prefix: prefix, scopes: Self.grantedTarget), "\(ourKey)")
-                #expect(Self.isKey(their.key, prefix: prefix, scopes: Self.grantedTarget), "\(their.key)")
-                #expect(Self.words(ourEntry["target"] as? String) == Self.grantedTarget)
-                #expect(Self.words(their.values["target"]) == Self.grantedTarget)
-            case "RefreshToken":
-                // swift-msal: MSAL for iOS and .NET's key, the family id in place of the client id
-                // for a family refresh token and no target; MSAL for Python: the client id, even
-                // for a family refresh token, and the target. Peers find refresh tokens by their
-                // members, not their keys.
-                #expect(ourKey == "\(home)-\(environment)-refreshtoken-\(kind.familyID ?? client)--")
-                #expect(Self.isKey(their.key, prefix: "\(home)-\(environment)-refreshtoken-\(client)--", scopes: Self.grantedTarget))
-                #expect(Self.words(their.values["target"]) == Self.grantedTarget)
-                #expect(ourEntry["family_id"] as? String == kind.familyID)
-            case "IdToken":
-                #expect(ourKey == "\(home)-\(environment)-idtoken-\(client)-\(tenant)-")
-                #expect(their.key == ourKey)
-            case "Account":
-                #expect(ourKey == "\(home)-\(environment)-\(tenant)")
-                #expect(their.key == ourKey)
-                #expect(ourEntry["username"] as? String == Self.username)
-            default:
-                #expect(ourKey == "appmetadata-\(environment)-\(client)")
-                #expect(their.key == ourKey)
-                #expect(ourEntry["family_id"] as? String == kind.familyID)
-            }
-
-            let ourMembers = Set(ourEntry.keys)
-            let difference = Self.memberDifferences[section] ?? (swiftOnly: [], pythonOnly: [])
-            #expect(ourMembers.subtracting(their.members) == difference.swiftOnly, "\(section): members only swift-msal writes")
-            #expect(their.members.subtracting(ourMembers) == difference.pythonOnly, "\(section): members only MSAL for Python writes")
-            for name in Self.identityMembers where ourEntry[name] != nil || their.values[name] != nil {
-                #expect(ourEntry[name] as? String == their.values[name], "\(section).\(name)")
-            }
+        try Entries.expectSame(
+            swiftCache: both.swiftCache, pythonEntries: both.python.entries, client: kind.clientID,
+            refreshTokenKeyClient: kind.familyID ?? kind.clientID, differences: Self.memberDifferences
+        ) { section, ourEntry, _ in
+            // The family id of a family client's refresh token and app metadata.
+            if section == "RefreshToken" || section == "AppMetadata" { #expect(ourEntry["family_id"] as? String == kind.familyID) }
         }
     }
 
@@ -418,11 +320,11 @@ struct PythonRefreshTokenMigrationInteropTests {
         #expect(setup.refreshTokenRecords.map(\.oauthError) == ["invalid_grant", "invalid_grant"])
 
         // Neither library cached anything: no account, no token, no app metadata.
-        let swiftDocument = try Self.document(swiftCache)
-        let pythonDocument = try Self.document(pythonCache)
+        let swiftDocument = try Entries.document(swiftCache)
+        let pythonDocument = try Entries.document(pythonCache)
         for section in Self.sections {
-            #expect(Self.section(swiftDocument, section).isEmpty, "swift-msal's \(section)")
-            #expect(Self.section(pythonDocument, section).isEmpty, "MSAL for Python's \(section)")
+            #expect(Entries.section(swiftDocument, section).isEmpty, "swift-msal's \(section)")
+            #expect(Entries.section(pythonDocument, section).isEmpty, "MSAL for Python's \(section)")
             #expect((python.entries[section] ?? []).isEmpty, "MSAL for Python's \(section), as it serialized it")
         }
         #expect(python.accounts.isEmpty)
@@ -487,15 +389,7 @@ extension PythonConfidentialClientInteropTests.Setup {
         try JSONSerialization.data(withJSONObject: spec).write(to: specURL)
         let output = try await PythonMSAL.runChecked("migrate_refresh_token.py", [specURL.path]).jsonObject()
 
-        let sections = try #require(output["entries"] as? [String: [[String: Any]]])
-        var entries: [String: [Suite.PythonEntry]] = [:]
-        for (section, list) in sections {
-            entries[section] = try list.map { item in
-                Suite.PythonEntry(
-                    key: try #require(item["key"] as? String), members: Set(try #require(item["members"] as? [String])),
-                    values: try #require(item["values"] as? [String: String]))
-            }
-        }
+        let entries = try PythonSignInEntries.pythonEntries(output)
         return Suite.PythonRun(
             result: output["result"] as? [String: Any], accounts: try #require(output["accounts"] as? [String]),
             silent: output["silent"] as? [String: Any], tokenRequests: try #require(output["token_requests"] as? Int), entries: entries)

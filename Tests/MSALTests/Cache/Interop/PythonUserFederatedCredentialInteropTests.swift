@@ -29,22 +29,15 @@ import Testing
 @Suite("User federated identity credentials: swift-msal and MSAL for Python send the same user_fic and share its tokens", .serialized)
 struct PythonUserFederatedCredentialInteropTests {
     typealias Setup = PythonConfidentialClientInteropTests.Setup
+    typealias Entries = PythonSignInEntries
 
-    static let tenant = MSALEmulator.Configuration.sampleContosoTenantID
-    static let username = "adele@contoso.example"
+    static let tenant = Entries.tenant
+    static let username = Entries.username
     static let scopes = ["User.Read"]
     /// The scope of the agent's credential: an app token for the token exchange.
     static let exchange = "api://AzureADTokenExchange/.default"
-    /// The host both libraries write entries under: the authority's, which the emulator's instance
-    /// discovery names its own `preferred_cache`.
-    static let environment = "login.microsoftonline.com"
     /// The `scope` both send: the requested scope and the reserved ones.
     static let requestedScope: Set<String> = ["User.Read", "openid", "profile", "offline_access"]
-    /// What the emulator grants for it (the answer's `scope`, the entries' `target`): the resource's
-    /// scope and the OpenID Connect scopes but `offline_access`.
-    static let grantedTarget: Set<String> = ["User.Read", "openid", "profile"]
-    static let sections = ["AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata"]
-
     /// Members one library writes and the other does not, by section:
     ///
     /// - MSAL for Python keeps the refresh token's `target` (swift-msal's default write policy is
@@ -57,16 +50,9 @@ struct PythonUserFederatedCredentialInteropTests {
     ///   (optional members of the unified schema, which MSAL for Python leaves out).
     ///
     /// Anything else is the same.
-    static let memberDifferences: [String: (swiftOnly: Set<String>, pythonOnly: Set<String>)] = [
+    static let memberDifferences: Entries.MemberDifferences = [
         "AccessToken": ([], []), "RefreshToken": ([], ["target"]), "IdToken": ([], []),
         "Account": (["name", "client_info"], ["account_source"]), "AppMetadata": ([], []),
-    ]
-
-    /// The members that identify an entry, compared by value between the libraries' entries (never
-    /// `secret`, times, or `target`, whose order differs and is compared as a set).
-    static let identityMembers = [
-        "home_account_id", "environment", "client_id", "realm", "credential_type", "token_type", "family_id", "username",
-        "local_account_id", "authority_type",
     ]
 
     /// How a request names the user.
@@ -98,14 +84,6 @@ struct PythonUserFederatedCredentialInteropTests {
         case silent
     }
 
-    /// One entry of MSAL for Python's cache as `user_fic.py` reports it.
-    struct PythonEntry {
-        var key: String
-        var members: Set<String>
-        /// The string members but `secret`.
-        var values: [String: String]
-    }
-
     /// What one `user_fic.py` run reported.
     struct PythonRun {
         /// The answer: `token_source`, `access_token`, `error`, `error_description`, `username`.
@@ -115,7 +93,7 @@ struct PythonUserFederatedCredentialInteropTests {
         /// POSTs to the token endpoint.
         var tokenRequests: Int
         /// The cache as MSAL for Python serializes it after the run, by section.
-        var entries: [String: [PythonEntry]]
+        var entries: [String: [Entries.PythonEntry]]
 
         var accessToken: String? { result["access_token"] as? String }
         var tokenSource: String? { result["token_source"] as? String }
@@ -133,31 +111,9 @@ struct PythonUserFederatedCredentialInteropTests {
         var pythonCache: String
     }
 
-    /// `uid.utid` of the suite's user: its object id and home tenant, as the emulator's `client_info` names them.
-    static func homeAccountID() throws -> String {
-        let user = try #require(MSALEmulator.Configuration.sample.user(named: username))
-        return "\(user.objectID).\(user.tenantID)"
-    }
-
     /// The suite's user named by object id (Contoso is the user's home tenant).
     static func objectIDUser(_ setup: Setup) throws -> User {
         .objectID(try #require(setup.emulator.configuration.user(named: username)?.objectID))
-    }
-
-    /// The space-separated words of `text`.
-    static func words(_ text: String?) -> Set<String> {
-        Set((text ?? "").split(separator: " ").map(String.init))
-    }
-
-    /// The cache file at `path` as JSON; empty when there is no file or it is empty.
-    static func document(_ path: String) throws -> [String: Any] {
-        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return [:] }
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
-
-    /// The entries of one section of a cache document, by key.
-    static func section(_ document: [String: Any], _ name: String) -> [String: [String: Any]] {
-        document[name] as? [String: [String: Any]] ?? [:]
     }
 
     static func parameters(_ user: User, credential: String) -> MSALUserFederatedIdentityCredentialParameters {
@@ -214,9 +170,9 @@ struct PythonUserFederatedCredentialInteropTests {
         // scopes in order, then `openid profile offline_access`.
         let ourScope = ourForm.removeValue(forKey: "scope")
         let theirScope = theirForm.removeValue(forKey: "scope")
-        #expect(words(ourScope) == requestedScope)
-        #expect(words(theirScope) == requestedScope)
-        #expect(theirScope == words(theirScope).sorted().joined(separator: " "), "MSAL for Python sorts the scopes")
+        #expect(Entries.words(ourScope) == requestedScope)
+        #expect(Entries.words(theirScope) == requestedScope)
+        #expect(theirScope == Entries.words(theirScope).sorted().joined(separator: " "), "MSAL for Python sorts the scopes")
 
         // Everything else is the same, names and values. MSAL for Python sends client_id,
         // grant_type, client_info=1, the secret (in the body, no Basic authentication), scope,
@@ -301,68 +257,18 @@ struct PythonUserFederatedCredentialInteropTests {
         let pythonKeepsCredential = pythonText.contains(both.credential)
         #expect(!pythonKeepsCredential, "MSAL for Python cached the federated identity credential")
 
-        let document = try Self.document(both.swiftCache)
-        let ourSections = Self.sections.filter { !Self.section(document, $0).isEmpty }
-        let theirSections = Self.sections.filter { !(both.python.entries[$0] ?? []).isEmpty }
-        #expect(ourSections == Self.sections)
-        #expect(theirSections == Self.sections)
-
-        let home = try Self.homeAccountID()
-        let environment = Self.environment
-        let client = PythonConfidentialClientInteropTests.clientID
-        let tenant = Self.tenant
-        for section in Self.sections {
-            let ours = Self.section(document, section)
-            let theirs = both.python.entries[section] ?? []
-            #expect(ours.count == 1, "\(section): swift-msal's entries")
-            #expect(theirs.count == 1, "\(section): MSAL for Python's entries")
-            guard let ourPair = ours.first, let their = theirs.first else { continue }
-            let (ourKey, ourEntry) = (ourPair.key, ourPair.value)
-
+        try Entries.expectSame(
+            swiftCache: both.swiftCache, pythonEntries: both.python.entries, client: PythonConfidentialClientInteropTests.clientID,
+            refreshTokenKeyClient: PythonConfidentialClientInteropTests.clientID, differences: Self.memberDifferences
+        ) { section, ourEntry, their in
             switch section {
             case "AccessToken":
-                // The same key but for the order of the target slot, which each library writes as
-                // its `target` member, lower-cased: swift-msal sorts the scopes without regard to
-                // case ("openid profile user.read"), MSAL for Python by code point, upper case
-                // first ("user.read openid profile"). Either library finds the other's token (MSAL
-                // for Python falls back from its key to the members).
-                let prefix = "\(home)-\(environment)-accesstoken-\(client)-\(tenant)-"
-                let ourTarget = ourEntry["target"] as? String ?? ""
-                let theirTarget = their.values["target"] ?? ""
-                #expect(ourKey == prefix + ourTarget.lowercased())
-                #expect(their.key == prefix + theirTarget.lowercased())
-                #expect(Self.words(ourTarget) == Self.grantedTarget)
-                #expect(Self.words(theirTarget) == Self.grantedTarget)
                 let ourSecretIsOurs = ourEntry["secret"] as? String == both.ours.accessToken
                 #expect(ourSecretIsOurs)
-            case "RefreshToken":
-                // swift-msal: MSAL for iOS and .NET's key, no target; MSAL for Python: the target
-                // after the client id and the empty realm. Peers find refresh tokens by their
-                // members, not their keys.
-                #expect(ourKey == "\(home)-\(environment)-refreshtoken-\(client)--")
-                let theirPrefix = "\(home)-\(environment)-refreshtoken-\(client)--"
-                #expect(their.key.hasPrefix(theirPrefix), "\(their.key)")
-                #expect(Self.words(String(their.key.dropFirst(theirPrefix.count))) == Set(Self.grantedTarget.map { $0.lowercased() }))
-                #expect(Self.words(their.values["target"]) == Self.grantedTarget)
-            case "IdToken":
-                #expect(ourKey == "\(home)-\(environment)-idtoken-\(client)-\(tenant)-")
-                #expect(their.key == ourKey)
             case "Account":
-                #expect(ourKey == "\(home)-\(environment)-\(tenant)")
-                #expect(their.key == ourKey)
-                #expect(ourEntry["username"] as? String == Self.username)
                 #expect(their.values["account_source"] == "user_fic")
             default:
-                #expect(ourKey == "appmetadata-\(environment)-\(client)")
-                #expect(their.key == ourKey)
-            }
-
-            let ourMembers = Set(ourEntry.keys)
-            let difference = Self.memberDifferences[section] ?? (swiftOnly: [], pythonOnly: [])
-            #expect(ourMembers.subtracting(their.members) == difference.swiftOnly, "\(section): members only swift-msal writes")
-            #expect(their.members.subtracting(ourMembers) == difference.pythonOnly, "\(section): members only MSAL for Python writes")
-            for name in Self.identityMembers where ourEntry[name] != nil || their.values[name] != nil {
-                #expect(ourEntry[name] as? String == their.values[name], "\(section).\(name)")
+                break
             }
         }
     }
@@ -482,15 +388,7 @@ extension PythonConfidentialClientInteropTests.Setup {
         try JSONSerialization.data(withJSONObject: spec).write(to: specURL)
         let output = try await PythonMSAL.runChecked("user_fic.py", [specURL.path]).jsonObject()
 
-        let sections = try #require(output["entries"] as? [String: [[String: Any]]])
-        var entries: [String: [Suite.PythonEntry]] = [:]
-        for (section, list) in sections {
-            entries[section] = try list.map { item in
-                Suite.PythonEntry(
-                    key: try #require(item["key"] as? String), members: Set(try #require(item["members"] as? [String])),
-                    values: try #require(item["values"] as? [String: String]))
-            }
-        }
+        let entries = try PythonSignInEntries.pythonEntries(output)
         return Suite.PythonRun(
             result: try #require(output["result"] as? [String: Any]), accounts: try #require(output["accounts"] as? [String]),
             tokenRequests: try #require(output["token_requests"] as? Int), entries: entries)
