@@ -38,8 +38,10 @@ extension MSALConfidentialClientApplication {
     /// Removes this application's app tokens from its cache: every token
     /// ``acquireTokenForClient(with:)`` cached, for every tenant, scope and FMI path, in the
     /// configured authority's cloud (all its host aliases), as MSAL for Python's
-    /// `remove_tokens_for_client`. Users' tokens (a web app's) and tokens obtained on behalf of a
-    /// caller stay; no refresh token exists for app tokens. The next request asks the token endpoint.
+    /// `remove_tokens_for_client` — which, unlike this method, leaves the tokens of FMI paths and
+    /// extra body parameters (its search skips `ext_cache_key` entries). Users' tokens (a web
+    /// app's) and tokens obtained on behalf of a caller stay; no refresh token exists for app
+    /// tokens. The next request asks the token endpoint.
     ///
     /// With a partitioned store (``MSALCacheConfig/Storage/partitioned(_:)``), which cannot list its
     /// partitions, only the partition of the configured authority's tenant is cleared.

@@ -21,7 +21,8 @@ extension MSALConfidentialClientApplication {
     ///   (nothing cached); the token endpoint's errors, with the OAuth error, sub-error and
     ///   correlation id: `invalid_grant` for a credential or user the service refuses is
     ///   ``MSALError/internal`` with ``MSALInternalError/internalErrorInvalidGrant`` (the agent's
-    ///   to fix), `interaction_required` or `consent_required` is ``MSALError/interactionRequired``.
+    ///   to fix); `interaction_required`, `consent_required`, and `invalid_grant` with `claims` or a
+    ///   sub-error asking the user to act are ``MSALError/interactionRequired``.
     public func acquireTokenByUserFederatedIdentityCredential(
         with parameters: MSALUserFederatedIdentityCredentialParameters
     ) async throws -> MSALResult {

@@ -126,7 +126,8 @@ package struct AuthorizationCodeFlow: Sendable {
             clientID: client.clientID, code: code, redirectURI: redirectURI,
             scope: TokenRequests.scopeParameter(scopes, excluding: client.excludedScopes), codeVerifier: codeVerifier, claims: claims,
             extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
-            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))
+            authentication: try await client.authenticationFields(
+                tokenEndpoint: metadata.tokenEndpoint, authority: authority, claims: claims))
         let result = try await client.redeem(
             request,
             TokenRedemption(

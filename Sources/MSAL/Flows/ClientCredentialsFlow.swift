@@ -50,8 +50,7 @@ package struct ClientCredentialsFlow: TokenRecipe {
             throw error.correlated(request.correlationID)
         }
         request.credentialContext = ClientAuthentication.RequestContext(
-            sendX5C: federation.sendX5C, clientAssertionFmiPath: federation.fmiPathForClientAssertion, claims: request.claims,
-            clientCapabilities: client.capabilities)
+            sendX5C: federation.sendX5C, clientAssertionFmiPath: federation.fmiPathForClientAssertion)
         return request
     }
 
@@ -65,8 +64,16 @@ package struct ClientCredentialsFlow: TokenRecipe {
     /// Static, so that the hit does not build the flow.
     package static func memoizedResult(_ parameters: MSALClientCredentialParameters, client: TokenClient) -> MSALResult? {
         guard !parameters.forceRefresh else { return nil }
-        // A request with extra body fields is told apart by them (checked when it was looked up).
+        // A request with extra body fields is told apart by them (checked when it was looked up);
+        // an FMI path for the assertion is checked as the full request checks it, never skipped.
         let federation = parameters.federationSnapshot
+        if let path = federation.fmiPathForClientAssertion {
+            do throws(MSALFailure) {
+                try RequestBodyExtras.checkFMIPath(path, parameter: "fmiPathForClientAssertion")
+            } catch {
+                return nil
+            }
+        }
         let extras: [String: String]
         if federation.isEmpty {
             extras = [:]
@@ -240,7 +247,8 @@ package struct ClientCredentialsFlow: TokenRecipe {
         } else {
             // The assertion's audience stays the global token endpoint (as MSAL for Python sends it).
             fields = try await client.authenticationFields(
-                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, context: request.credentialContext)
+                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, claims: request.claims,
+                context: request.credentialContext)
             tokenEndpoint = await regionalTokenEndpoint(metadata.tokenEndpoint, request: request)
         }
         var httpRequest = TokenRequests.clientCredentials(

@@ -77,8 +77,7 @@ package struct OnBehalfOfFlow: Sendable {
         }
         return Request(
             basics: basics, assertion: assertion, assertionHash: hash,
-            credentialContext: ClientAuthentication.RequestContext(
-                sendX5C: parameters.sendX5C, claims: basics.claims, clientCapabilities: client.capabilities))
+            credentialContext: ClientAuthentication.RequestContext(sendX5C: parameters.sendX5C))
     }
 
     /// Runs the request (``TokenAcquisition``, once the authority's metadata is known). Every
@@ -211,7 +210,8 @@ package struct OnBehalfOfFlow: Sendable {
             scope: TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes),
             claims: request.claims, extraQueryParameters: request.extraQueryParameters, microsoft: request.authority.kind.isMicrosoft,
             authentication: try await client.authenticationFields(
-                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, context: request.credentialContext))
+                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, claims: request.claims,
+                context: request.credentialContext))
         httpRequest.sendsMicrosoftHeaders = request.authority.kind.isMicrosoft
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,
@@ -240,7 +240,8 @@ package struct OnBehalfOfFlow: Sendable {
             scope: TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes),
             claims: request.claims,
             authentication: try await client.authenticationFields(
-                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, context: request.credentialContext),
+                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, claims: request.claims,
+                context: request.credentialContext),
             extraQueryParameters: request.extraQueryParameters, microsoft: isMicrosoft)
         httpRequest.sendsMicrosoftHeaders = isMicrosoft
         let redemption = TokenRedemption(

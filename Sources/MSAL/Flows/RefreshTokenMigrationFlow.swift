@@ -39,19 +39,25 @@ package struct RefreshTokenMigrationFlow: Sendable {
         }
         let authority = authority ?? client.defaultAuthority
         client.logger.info("Migrating a refresh token obtained elsewhere", correlationID: correlationID)
-        let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
-        let httpRequest = TokenRequests.refresh(
-            tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
-            clientID: client.clientID,
-            refreshToken: refreshToken, scope: TokenRequests.scopeParameter(resourceScopes, excluding: client.excludedScopes),
-            claims: client.claimsParameter(nil), extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
-            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: authority))
-        let redemption = TokenRedemption(
-            authority: authority, metadata: metadata, scopes: resourceScopes, nonce: nil, expectedAccount: nil, grant: .migration,
-            correlationID: correlationID)
-        let result = try await client.redeem(httpRequest, redemption)
-        client.silentHits.forgetAll()
-        return result
+        do {
+            let metadata = try await client.resolver.resolve(authority, correlationID: correlationID)
+            let claims = client.claimsParameter(nil)
+            let httpRequest = TokenRequests.refresh(
+                tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
+                clientID: client.clientID, refreshToken: refreshToken,
+                scope: TokenRequests.scopeParameter(resourceScopes, excluding: client.excludedScopes), claims: claims,
+                extraQueryParameters: nil, microsoft: authority.kind.isMicrosoft,
+                authentication: try await client.authenticationFields(
+                    tokenEndpoint: metadata.tokenEndpoint, authority: authority, claims: claims))
+            let redemption = TokenRedemption(
+                authority: authority, metadata: metadata, scopes: resourceScopes, nonce: nil, expectedAccount: nil, grant: .migration,
+                correlationID: correlationID)
+            let result = try await client.redeem(httpRequest, redemption)
+            client.silentHits.forgetAll()
+            return result
+        } catch let error as MSALFailure {
+            throw error.correlated(correlationID)
+        }
     }
 
     /// Checks a refresh token's form without quoting it: 1 to ``maximumRefreshTokenSize`` bytes of

@@ -367,7 +367,8 @@ package struct SilentFlow: TokenRecipe {
             clientID: clientID, refreshToken: stored.secret,
             scope: microsoft ? TokenRequests.scopeParameter(request.scopes, excluding: client.excludedScopes) : nil, claims: request.claims,
             extraQueryParameters: request.extraQueryParameters, microsoft: microsoft,
-            authentication: try await client.authenticationFields(tokenEndpoint: metadata.tokenEndpoint, authority: request.authority),
+            authentication: try await client.authenticationFields(
+                tokenEndpoint: metadata.tokenEndpoint, authority: request.authority, claims: request.claims),
             schemeFields: client.tokenRequestFields(request.presentation))
         let redemption = TokenRedemption(
             authority: request.authority, metadata: metadata, scopes: request.scopes, nonce: nil,

@@ -164,7 +164,8 @@ extension TokenClient {
         let matches: Bool
         switch expected {
         case .username(let username):
-            matches = (idToken.preferredUsername ?? idToken.userPrincipalName).map { $0.lowercased() == username.lowercased() } ?? false
+            let folded = username.lowercased()
+            matches = [idToken.preferredUsername, idToken.userPrincipalName].contains { $0?.lowercased() == folded }
         case .objectID(let objectID):
             matches = idToken.objectID.map { $0.lowercased() == objectID.lowercased() } ?? false
         }

@@ -114,14 +114,21 @@ package final class TokenClient: Sendable {
     /// public client): PS256 with `x5t#S256` for the Microsoft identity platform, RS256 with `x5t`
     /// for AD FS and other providers; a certificate's assertion reused for a while with a Microsoft
     /// authority, signed anew for every request to another provider (which may refuse a replay).
+    ///
+    /// `claims` is what the request sends (``MSALClientAssertionRequest/claims``); `context` adds
+    /// the request's own (`sendX5C`, the FMI path for the assertion), its claims and capabilities
+    /// replaced by these.
     package func authenticationFields(
-        tokenEndpoint: URL, authority: MSALAuthority, context: ClientAuthentication.RequestContext? = nil
+        tokenEndpoint: URL, authority: MSALAuthority, claims: String?, context: ClientAuthentication.RequestContext = .init()
     ) async throws -> [(String, String)] {
         guard let clientAuthentication else { return [] }
         let kind = authority.kind
+        var context = context
+        context.claims = claims
+        context.clientCapabilities = capabilities
         return try await clientAuthentication.formFields(
             tokenEndpoint: tokenEndpoint.absoluteString, sha256Thumbprint: kind.isMicrosoft && kind != .adfs,
-            reusesAssertion: kind.isMicrosoft, context: context ?? ClientAuthentication.RequestContext(clientCapabilities: capabilities))
+            reusesAssertion: kind.isMicrosoft, context: context)
     }
 
     /// A new PKCE verifier, state and nonce for an authorization request.

@@ -40,8 +40,7 @@ package struct UserFederatedCredentialFlow: Sendable {
             }
             return Request(
                 basics: basics, assertion: assertion, user: user,
-                credentialContext: ClientAuthentication.RequestContext(
-                    sendX5C: parameters.sendX5C, claims: basics.claims, clientCapabilities: client.capabilities))
+                credentialContext: ClientAuthentication.RequestContext(sendX5C: parameters.sendX5C))
         } catch {
             throw error.correlated(basics.correlationID)
         }
@@ -71,8 +70,8 @@ package struct UserFederatedCredentialFlow: Sendable {
         let environment = CacheText.lowercased(request.basics.authority.components.hostAndPort)
         let tenant = request.basics.authority.components.tenant
         let user = request.user
-        let account = try await client.cache.read(clientID: clientID) { contents -> MSALAccount? in
-            contents.accounts(clientID: clientID, environment: environment, signedInOnly: false).first { account in
+        let accounts = try await client.cache.read(clientID: clientID) { contents -> [MSALAccount] in
+            contents.accounts(clientID: clientID, environment: environment, signedInOnly: false).filter { account in
                 switch user {
                 case .username(let username): return account.username?.lowercased() == username.lowercased()
                 case .objectID(let objectID):
@@ -83,14 +82,18 @@ package struct UserFederatedCredentialFlow: Sendable {
                 }
             }
         }
-        guard let account else { return nil }
-        let parameters = MSALSilentTokenParameters(scopes: request.basics.scopes, account: account)
-        parameters.authority = request.basics.authority
-        parameters.correlationId = request.basics.correlationID
+        // Every account the name matches (a work account and a personal one may share a username).
         let silent = SilentFlow(client: client)
-        guard let cached = try await silent.cachedResult(try silent.request(parameters)) else { return nil }
-        client.logger.info("User federated identity credential request: cache hit", correlationID: request.basics.correlationID)
-        return cached
+        for account in accounts {
+            let parameters = MSALSilentTokenParameters(scopes: request.basics.scopes, account: account)
+            parameters.authority = request.basics.authority
+            parameters.correlationId = request.basics.correlationID
+            if let cached = try await silent.cachedResult(try silent.request(parameters)) {
+                client.logger.info("User federated identity credential request: cache hit", correlationID: request.basics.correlationID)
+                return cached
+            }
+        }
+        return nil
     }
 
     private func redeem(_ request: Request) async throws -> MSALResult {
@@ -116,7 +119,8 @@ package struct UserFederatedCredentialFlow: Sendable {
                 tokenEndpoint: try client.tokenEndpoint(metadata, authority: authority, correlationID: correlationID),
                 parameters: parameters, claims: request.basics.claims,
                 authentication: try await client.authenticationFields(
-                    tokenEndpoint: metadata.tokenEndpoint, authority: authority, context: request.credentialContext),
+                    tokenEndpoint: metadata.tokenEndpoint, authority: authority, claims: request.basics.claims,
+                    context: request.credentialContext),
                 extraQueryParameters: request.basics.extraQueryParameters, microsoft: authority.kind.isMicrosoft)
             // The mailbox the user lives in, as MSAL.NET and MSAL for Python route user_fic requests.
             httpRequest.headers.replaceOrAdd(name: "X-AnchorMailbox", value: anchor)

@@ -20,7 +20,8 @@ package enum TokenGrant: Sendable {
     /// An agent identity's user federated identity credential (`user_fic`): a refused credential
     /// or user (`invalid_grant`) is the agent's to fix, not the user's, so it is
     /// ``MSALError/internal``; consent, multi-factor authentication or a conditional access
-    /// challenge (`interaction_required`, `consent_required`) is ``MSALError/interactionRequired``.
+    /// challenge (`interaction_required`, `consent_required`, or `invalid_grant` with `claims` or
+    /// a sub-error asking the user to act) is ``MSALError/interactionRequired``.
     case userFederatedCredential
 
     /// Whether the grant redeems a refresh token (a silent refresh or a migration).
@@ -32,7 +33,9 @@ extension MSALFailure {
     ///
     /// - `protection_policy_required` (sub-error) → ``MSALError/serverProtectionPoliciesRequired``.
     /// - `invalid_grant`, `interaction_required`, `login_required`, `consent_required` → ``MSALError/interactionRequired``,
-    ///   with the server's error, sub-error and claims kept.
+    ///   with the server's error, sub-error and claims kept; for an app token `invalid_grant` is
+    ///   ``MSALError/internal``, and for a user federated identity credential too unless it carries
+    ///   `claims` or a sub-error asking the user to act (``TokenGrant/userFederatedCredential``).
     /// - `access_denied`, `authorization_declined` → ``MSALError/userCanceled``.
     /// - `server_error` → ``MSALError/internal`` with ``MSALInternalError/serverError``;
     ///   `temporarily_unavailable` → ``MSALError/internal`` with
@@ -58,8 +61,16 @@ extension MSALFailure {
         case _ where body.subError?.lowercased() == "protection_policy_required":
             code = .serverProtectionPoliciesRequired
             internalCode = nil
+        case "invalid_grant" where grant == .userFederatedCredential:
+            // The user's to act on when the service says so (a claims challenge, consent,
+            // multi-factor authentication: Entra's sub-errors for them); the agent's otherwise.
+            let userAction: Set<String> = [
+                "consent_required", "basic_action", "additional_action", "message_only", "user_password_expired",
+            ]
+            code = body.claims != nil || userAction.contains(body.subError?.lowercased() ?? "") ? .interactionRequired : .internal
+            internalCode = .internalErrorInvalidGrant
         case "invalid_grant":
-            code = grant == .clientCredentials || grant == .userFederatedCredential ? .internal : .interactionRequired
+            code = grant == .clientCredentials ? .internal : .interactionRequired
             internalCode = .internalErrorInvalidGrant
         case "interaction_required", "login_required", "consent_required":
             // An app token has no user to interact with: the application's registration must change.

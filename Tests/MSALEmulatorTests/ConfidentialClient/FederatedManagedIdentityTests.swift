@@ -187,7 +187,7 @@ struct FederatedManagedIdentityTests {
         }
     }
 
-    @Test("sendX5C per request on on-behalf-of and user FIC requests; the OBO assertion provider is told the claims and capabilities")
+    @Test("sendX5C per request on on-behalf-of and user FIC requests")
     func perRequestChainOnUserRequests() async throws {
         try await EmulatorHarness.with(Grant.configuration) { harness in
             let transport = FormRecordingTransport()
@@ -219,6 +219,67 @@ struct FederatedManagedIdentityTests {
             fic.sendX5C = true
             _ = try await app.acquireTokenByUserFederatedIdentityCredential(with: fic)
             #expect(try sendsChain(2))
+        }
+    }
+
+    @Test("The assertion providers of on-behalf-of, user FIC, silent and migration requests are told the claims sent and the capabilities")
+    func assertionContextOnUserRequests() async throws {
+        try await EmulatorHarness.with(Grant.configuration) { harness in
+            let seen = Mutex<[MSALClientAssertionRequest]>([])
+            let signer = try Grant.credential()
+            let configuration = MSALConfidentialClientApplicationConfig(
+                clientId: Grant.certificateClientID,
+                clientCredential: .assertion { request in
+                    seen.withLock { $0.append(request) }
+                    return try signer.signAssertion(
+                        clientID: request.clientId, audience: request.tokenEndpoint,
+                        issuedAt: Int64(harness.emulator.now.timeIntervalSince1970), lifetime: 600, jwtID: UUID().uuidString,
+                        thumbprint: .sha256, sendX5C: false)
+                }, authority: try harness.authority(EmulatorHarness.contoso))
+            configuration.clock = harness.clock
+            configuration.clientApplicationCapabilities = ["CP1"]
+            let app = try MSALConfidentialClientApplication(configuration: configuration)
+            func expectToldCapabilities(_ what: String) throws {
+                let request = try #require(seen.withLock { $0.last }, "\(what)")
+                #expect(request.clientCapabilities == ["CP1"], "\(what)")
+                #expect(request.claims?.contains("CP1") == true, "\(what)")
+                let form = try #require(harness.emulator.requests.last { $0.endpoint == .token }?.form)
+                #expect(form["claims"] == request.claims, "\(what): the provider is told the claims the request sent")
+            }
+            let user = try harness.application(tenant: EmulatorHarness.contoso)
+            let incoming = try await harness.signIn(
+                user, as: EmulatorHarness.adele, scopes: ["api://\(Grant.certificateClientID)/access_as_user"])
+            _ = try await app.acquireTokenOnBehalfOf(userAssertion: incoming.accessToken, scopes: ["https://graph.microsoft.com/User.Read"])
+            try expectToldCapabilities("on-behalf-of")
+
+            let instance = try await app.acquireTokenForClient(scopes: [Self.exchange]).accessToken
+            let fic = MSALUserFederatedIdentityCredentialParameters(
+                scopes: ["User.Read"], assertion: instance, username: EmulatorHarness.ben)
+            let ben = try await app.acquireTokenByUserFederatedIdentityCredential(with: fic)
+            try expectToldCapabilities("user FIC")
+
+            let forced = MSALSilentTokenParameters(scopes: ["User.Read"], account: ben.account)
+            forced.forceRefresh = true
+            _ = try await app.acquireTokenSilent(with: forced)
+            try expectToldCapabilities("a silent refresh")
+
+            let brought = try harness.emulator.mintRefreshToken(of: EmulatorHarness.adele, clientID: Grant.certificateClientID)
+            _ = try await app.acquireToken(byRefreshToken: brought, scopes: ["User.Read"])
+            try expectToldCapabilities("a migration")
+        }
+    }
+
+    @Test("A bad fmiPathForClientAssertion is refused even when the same token was just remembered for a plain request")
+    func assertionPathCheckedOnRememberedHits() async throws {
+        try await EmulatorHarness.with(Grant.configuration) { harness in
+            let app = try Self.application(harness)
+            _ = try await app.acquireTokenForClient(with: Self.parameters())
+            _ = try await app.acquireTokenForClient(with: Self.parameters())  // a cache hit, now remembered
+            let bad = Self.parameters()
+            bad.fmiPathForClientAssertion = "agents/../root"
+            let error = try #require(await Client.msalError { _ = try await app.acquireTokenForClient(with: bad) })
+            #expect(error.internalCode == .internalErrorInvalidParameter)
+            #expect(Client.grants(harness) == 1)
         }
     }
 

@@ -87,6 +87,7 @@ struct RawAuthorizationCodeTests {
                         code: code, scopes: ["User.Read"], redirectUri: Web.redirectURI, codeVerifier: Self.verifier, nonce: "other-nonce")
                 })
             #expect(wrongNonce.code == .internal)
+            #expect(wrongNonce.internalCode == .idTokenNonceMismatch)
             #expect(try await app.allAccounts().isEmpty)
 
             let url2 = try await app.authorizationRequestURL(with: parameters, codeChallenge: try Self.challenge(Self.verifier))

@@ -31,8 +31,17 @@ struct ServiceCallsTests {
             _ = try await app.acquireTokenForClient(with: fmi)
             let kept = try await other.acquireTokenForClient(scopes: [Client.graphDefault])
             #expect(Client.grants(harness) == 4)
+            // A user's own tokens (a migrated user) and a caller's (on behalf of) in the same cache.
+            let brought = try harness.emulator.mintRefreshToken(of: EmulatorHarness.ben, clientID: Grant.secretClientID)
+            let userToken = try await app.acquireToken(byRefreshToken: brought, scopes: ["User.Read"])
+            let incoming = try await OnBehalfOfGrantTests.userToken(harness)
+            let onBehalf = try await app.acquireTokenOnBehalfOf(userAssertion: incoming, scopes: ["https://graph.microsoft.com/User.Read"])
 
             #expect(try await app.removeTokensForClient() == 3)
+            let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: userToken.account)
+            #expect(try await app.acquireTokenSilent(with: silent).accessToken == userToken.accessToken, "the user's token stays")
+            let again = try await app.acquireTokenOnBehalfOf(userAssertion: incoming, scopes: ["https://graph.microsoft.com/User.Read"])
+            #expect(again.accessToken == onBehalf.accessToken, "the token obtained on behalf of the caller stays")
             #expect(try await app.removeTokensForClient() == 0)
             // The other client's token stays; this client's are asked for again.
             #expect(try await other.acquireTokenForClient(scopes: [Client.graphDefault]).accessToken == kept.accessToken)

@@ -104,6 +104,32 @@ struct UserFederatedCredentialTests {
         }
     }
 
+    @Test(
+        "A challenge for the user (invalid_grant with basic_action, interaction_required with claims) is interactionRequired; other invalid_grants are the agent's"
+    )
+    func challenges() async throws {
+        try await EmulatorHarness.with(Grant.configuration) { harness in
+            let agent = try Client.application(harness)
+            let parameters = MSALUserFederatedIdentityCredentialParameters(
+                scopes: ["User.Read"], assertion: try await Self.instanceToken(agent), username: EmulatorHarness.adele)
+            let claims = #"{"access_token":{"acrs":{"essential":true,"value":"c1"}}}"#
+            let cases: [(MSALEmulator.Fault.Response, MSALError, String)] = [
+                (.invalidGrant(subError: "basic_action"), .interactionRequired, "invalid_grant"),
+                (.invalidGrant(subError: "bad_token"), .internal, "invalid_grant"),
+                (.interactionRequired(claims: claims), .interactionRequired, "interaction_required"),
+            ]
+            for (fault, code, oauthError) in cases {
+                harness.emulator.inject(.init(fault, grantType: .userFederatedCredential, times: 1))
+                parameters.forceRefresh = true
+                let error = try #require(
+                    await Client.msalError { _ = try await agent.acquireTokenByUserFederatedIdentityCredential(with: parameters) })
+                #expect(error.code == code, "\(fault)")
+                #expect(error.oauthError == oauthError, "\(fault)")
+            }
+            #expect(try await agent.allAccounts().isEmpty)
+        }
+    }
+
     @Test("An answer for another user than the one named is refused (internalErrorMismatchedUser) and nothing is cached")
     func mismatchedUser() async throws {
         try await EmulatorHarness.with(Grant.configuration) { harness in

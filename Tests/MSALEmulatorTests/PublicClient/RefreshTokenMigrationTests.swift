@@ -115,4 +115,47 @@ struct RefreshTokenMigrationTests {
             #expect(try await app.allAccounts().isEmpty)
         }
     }
+
+    @Test("In a cache file: the answer's refresh token is written, never the one given")
+    func givenTokenNeverWritten() async throws {
+        try await EmulatorHarness.with { harness in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-migrate-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("cache.json").path
+            let configuration = MSALPublicClientApplicationConfig(
+                clientId: EmulatorHarness.clientID, redirectUri: nil, authority: try harness.authority())
+            configuration.cacheConfig = MSALCacheConfig(storage: .file(path: path))
+            configuration.clock = harness.clock
+            let app = try MSALPublicClientApplication(configuration: configuration)
+            let brought = try harness.emulator.mintRefreshToken(of: EmulatorHarness.adele, clientID: EmulatorHarness.clientID)
+            _ = try await app.acquireToken(byRefreshToken: brought, scopes: ["User.Read"])
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            let keepsGiven = text.contains(brought)
+            #expect(!keepsGiven, "the given refresh token is in the cache file")
+            #expect(text.contains("\"RefreshToken\""))
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect((document["RefreshToken"] as? [String: Any])?.count == 1)
+        }
+    }
+
+    @Test(
+        "A confidential client whose assertion provider fails: clientAssertionFailed with a correlation id, nothing sent to the token endpoint"
+    )
+    func credentialFailureIsCorrelated() async throws {
+        struct ProviderDown: Error {}
+        try await EmulatorHarness.with(Grant.configuration) { harness in
+            let configuration = MSALConfidentialClientApplicationConfig(
+                clientId: Grant.certificateClientID, clientCredential: .assertion { _ in throw ProviderDown() },
+                authority: try harness.authority(EmulatorHarness.contoso))
+            configuration.clock = harness.clock
+            let app = try MSALConfidentialClientApplication(configuration: configuration)
+            let brought = try harness.emulator.mintRefreshToken(of: EmulatorHarness.adele, clientID: Grant.certificateClientID)
+            let error = try #require(
+                await Client.msalError { _ = try await app.acquireToken(byRefreshToken: brought, scopes: ["User.Read"]) })
+            #expect(error.internalCode == .clientAssertionFailed)
+            #expect(error.correlationID != nil)
+            #expect(Self.refreshGrants(harness) == 0)
+        }
+    }
 }

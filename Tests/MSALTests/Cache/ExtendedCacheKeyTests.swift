@@ -56,7 +56,13 @@ struct ExtendedCacheKeyTests {
         #expect(lookup(other) == nil)
         // A new plain token and another path's token replace neither.
         App.save(&contents, realm: "tenant-a", secret: "plain-2")
+        contents.save(
+            TokenCacheEntries(
+                appTokenResponse: TokenResponse(accessToken: "fmi-b", expiresIn: 3600, extendedExpiresIn: 3600), clientID: App.client,
+                environment: App.environment, realm: "tenant-a", requestedScopes: [App.graph], now: 1_000_000, extendedKey: other),
+            clientID: App.client)
         #expect(lookup(extended) == "fmi-a")
+        #expect(lookup(other) == "fmi-b")
         #expect(lookup(nil) == "plain-2")
         // A user's entry keyed the same way from its members (an app token's home is JSON null).
         var user = entries.accessToken.entry
@@ -95,5 +101,19 @@ struct ExtendedCacheKeyTests {
             second.accessToken(
                 homeAccountID: home, environment: App.environment, clientID: App.client, realms: ["tenant-a"], scopes: ["user.read"],
                 now: 1_000_100, expiryBuffer: 300) == nil)
+    }
+
+    @Test("An app token whose ext_cache_key member is empty or null is not a plain token (MSAL for Python keeps it apart too)")
+    func emptyExtendedMemberIsExtended() throws {
+        for member in ["\"\"", "null"] {
+            let document = """
+                {"AccessToken": {"-\(App.environment)-atext-\(App.client)-tenant-a-\(App.graph)-": {
+                  "home_account_id": null, "environment": "\(App.environment)", "credential_type": "AccessToken",
+                  "client_id": "\(App.client)", "secret": "odd", "realm": "tenant-a", "target": "\(App.graph)",
+                  "cached_at": "1000000", "expires_on": "1009000", "extended_expires_on": "1009000", "ext_cache_key": \(member)}}}
+                """
+            let contents = TokenCacheContents(document: try TokenCacheDocument(parsing: Array(document.utf8)))
+            #expect(App.appToken(contents, realm: "tenant-a") == nil, "ext_cache_key \(member)")
+        }
     }
 }

@@ -21,7 +21,7 @@ extension TokenCacheContents {
             let kind = accessToken.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme.Kind(tokenType: $0) } ?? .bearer
             // …and only tokens of its own extended cache key (an FMI path's token never replaces
             // another path's, nor the plain token).
-            let extendedKey = accessToken[.extCacheKey].flatMap { $0.isEmpty ? nil : $0 }
+            let extendedKey = accessToken[.extCacheKey]
             for record in accessTokenKeys(
                 homeAccountID: tokenHome, environment: environment, clientID: clientID, realm: entries.realm)
             where record.key != entries.accessToken.key && record.scheme == kind
@@ -95,8 +95,8 @@ extension TokenCacheContents {
     }
 
     /// Removes the app tokens (client credentials: access tokens without a home account) of
-    /// `clientID` in `environment`'s alias group, every realm and extended key, as MSAL for
-    /// Python's `remove_tokens_for_client`; users' tokens, on-behalf-of tokens and the AppMetadata
+    /// `clientID` in `environment`'s alias group, every realm and extended key (MSAL for Python's
+    /// `remove_tokens_for_client` leaves the extended ones); users' tokens, on-behalf-of tokens and the AppMetadata
     /// stay. Returns the number of entries removed.
     @discardableResult
     package mutating func removeAppTokens(clientID: String, environment: String) -> Int {

@@ -142,7 +142,8 @@ package struct TokenCacheIndex: Sendable {
             item.target = target
             // No `token_type`, or an empty one, is a bearer token, as older writers leave it.
             item.scheme = entry.withUTF8(.tokenType) { $0.isEmpty ? .bearer : TokenScheme.Kind(tokenType: $0) } ?? .bearer
-            item.isExtended = entry.withUTF8(.extCacheKey) { !$0.isEmpty } ?? false
+            // Any `ext_cache_key` member, even empty or null, as MSAL for Python tells them apart.
+            item.isExtended = entry.lastIndex(of: .extCacheKey) != nil
         case .refreshToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
             if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
