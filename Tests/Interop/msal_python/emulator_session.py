@@ -8,10 +8,12 @@
 - entries_of: each cache section's entries as the Swift tests compare them: key, sorted member
   names, and the string members but "secret".
 - print_report: prints a JSON report after checking it quotes none of the given secrets.
+- report: the parts of a token answer the tests compare; usage: a usage error (exit status 2).
 """
 
 import json
 import os
+import sys
 
 import msal
 import requests
@@ -87,3 +89,22 @@ def print_report(report, serialized, secrets):
     if any(isinstance(secret, str) and len(secret) >= 8 and secret in text for secret in never_printed):
         raise RuntimeError("the report would quote a credential or a refresh token; nothing printed")
     print(text)
+
+
+def report(answer):
+    """The parts of an answer the tests compare (never its refresh token or ID token)."""
+    if answer is None:
+        return {"token_source": None, "access_token": None, "error": "no_token",
+                "error_description": "acquire_token_silent returned None", "username": None}
+    return {
+        "token_source": answer.get("token_source"),
+        "access_token": answer.get("access_token"),
+        "error": answer.get("error"),
+        "error_description": answer.get("error_description"),
+        "username": (answer.get("id_token_claims") or {}).get("preferred_username"),
+    }
+
+
+def usage(message):
+    print(message, file=sys.stderr)
+    return 2

@@ -68,26 +68,7 @@ import sys
 
 import msal
 
-from emulator_session import RewritingSession, entries_of, load_cache, print_report, save_cache
-
-
-def report(answer):
-    """The parts of an answer the tests compare (never its refresh token or ID token)."""
-    if answer is None:
-        return {"token_source": None, "access_token": None, "error": "no_token",
-                "error_description": "acquire_token_silent returned None", "username": None}
-    return {
-        "token_source": answer.get("token_source"),
-        "access_token": answer.get("access_token"),
-        "error": answer.get("error"),
-        "error_description": answer.get("error_description"),
-        "username": (answer.get("id_token_claims") or {}).get("preferred_username"),
-    }
-
-
-def usage(message):
-    print(message, file=sys.stderr)
-    return 2
+from emulator_session import RewritingSession, entries_of, load_cache, print_report, report, save_cache, usage
 
 
 def main(spec_path):

@@ -95,32 +95,13 @@ import sys
 
 import msal
 
-from emulator_session import RewritingSession, entries_of, load_cache, print_report, save_cache
+from emulator_session import RewritingSession, entries_of, load_cache, print_report, report, save_cache, usage
 
 MODES = ("url", "redeem", "silent")
 # get_authorization_request_url's named parameters the spec may give, besides scopes.
 URL_PARAMETERS = ("login_hint", "state", "redirect_uri", "prompt", "nonce", "domain_hint")
 # What the script passes as keyword arguments beyond them: the PKCE challenge.
 URL_KWARGS = ("code_challenge", "code_challenge_method")
-
-
-def report(answer):
-    """The parts of an answer the tests compare (never its refresh token or ID token)."""
-    if answer is None:
-        return {"token_source": None, "access_token": None, "error": "no_token",
-                "error_description": "acquire_token_silent returned None", "username": None}
-    return {
-        "token_source": answer.get("token_source"),
-        "access_token": answer.get("access_token"),
-        "error": answer.get("error"),
-        "error_description": answer.get("error_description"),
-        "username": (answer.get("id_token_claims") or {}).get("preferred_username"),
-    }
-
-
-def usage(message):
-    print(message, file=sys.stderr)
-    return 2
 
 
 def read_secret(path, what):
