@@ -4,7 +4,8 @@ import Glibc
 /// so that the next process signs with the key the cached bound tokens are bound to.
 ///
 /// The file is read as the cache file is: not through a symbolic link, only a regular file of this
-/// user that grants no group or other access, with one link, of bounded size. A new key is written
+/// user that grants no group or other access, with one link (a second one is waited out for up to
+/// 100 ms: a publishing process's temporary name), of bounded size. A new key is written
 /// to a temporary file (`O_EXCL`, mode 0600), synced, then linked to the name: a process that
 /// loses the race to another takes the other's key, so every process shares one. A file that holds
 /// no key of its kind is replaced (the tokens bound to it can no longer be used; a refresh token
@@ -69,6 +70,15 @@ package struct ProofKeyFile: Sendable {
         guard info.st_uid == geteuid() else { throw .cacheUnsafe(path, "the proof key belongs to uid \(info.st_uid)") }
         guard info.st_mode & 0o077 == 0 else {
             throw .cacheUnsafe(path, "the proof key grants group or other access (expected mode 0600)")
+        }
+        // A process publishing its key links its temporary file to the name, then removes the
+        // temporary name: for that moment the key has two links. Another link that does not go
+        // away within 100 ms is not one of ours.
+        var waits = 0
+        while info.st_nlink > 1, waits < 50 {
+            waits += 1
+            _ = usleep(2000)
+            guard fstat(descriptor, &info) == 0 else { throw .cacheIO(path, "inspect the proof key", errno: errno) }
         }
         guard info.st_nlink <= 1 else { throw .cacheUnsafe(path, "the proof key has \(info.st_nlink) hard links") }
         guard info.st_size <= Self.maximumSize else { return .unusable }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import MSAL
@@ -28,16 +29,53 @@ struct ProofKeyFileTests {
         #expect(try ProofKeyFile(cachePath: cache, kind: .signedHTTPRequest).key().thumbprint != made.thumbprint)
     }
 
-    @Test("Concurrent first uses agree on one key")
+    @Test("Concurrent first uses agree on one key, also while the winner's temporary name is still linked (ten rounds)")
     func concurrentFirstUse() async throws {
+        for _ in 0..<10 {
+            let (directory, cache) = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let thumbprints = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<8 { group.addTask { try ProofKeyFile(cachePath: cache, kind: .dpop).key().thumbprint } }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(thumbprints.count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["cache.json.dpop-key.pem"])
+        }
+    }
+
+    @Test("A second hard link that goes away within the wait (a publishing process's temporary name) is waited out")
+    func passingHardLink() throws {
         let (directory, cache) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let thumbprints = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<8 { group.addTask { try ProofKeyFile(cachePath: cache, kind: .dpop).key().thumbprint } }
-            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        let file = ProofKeyFile(cachePath: cache, kind: .dpop)
+        let made = try file.key()
+        // The state another process's publish leaves for a moment: the key linked under its temporary name too.
+        let temporary = file.path + ".tmp-1-abcdef"
+        #expect(link(file.path, temporary) == 0)
+        // A thread of its own, not the cooperative pool, which the blocking wait may hold.
+        let unlinker = Thread {
+            usleep(20_000)
+            _ = unlink(temporary)
         }
-        #expect(thumbprints.count == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["cache.json.dpop-key.pem"])
+        unlinker.start()
+        #expect(try file.key().thumbprint == made.thumbprint)
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+    }
+
+    @Test("A second hard link that stays is refused after the wait, and the file is left as it was")
+    func lastingHardLink() throws {
+        let (directory, cache) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = ProofKeyFile(cachePath: cache, kind: .dpop)
+        let made = try file.key()
+        let other = directory.appendingPathComponent("elsewhere.pem").path
+        #expect(link(file.path, other) == 0)
+        let refused = #expect(throws: MSALFailure.self) { try file.key() }
+        #expect(refused?.internalCode == .cacheUnsafeFile)
+        #expect(refused?.message.contains("2 hard links") == true)
+        #expect(
+            try ProofKey(kind: .dpop, privateKeyPEM: Array(Data(contentsOf: URL(fileURLWithPath: file.path)))).thumbprint == made.thumbprint
+        )
     }
 
     @Test("A file that holds no key of its kind is replaced by a new key; an unsafe file is a typed error and stays as it was")
