@@ -26,7 +26,7 @@ extension MSALConfidentialClientApplication {
     public func acquireTokenByUserFederatedIdentityCredential(
         with parameters: MSALUserFederatedIdentityCredentialParameters
     ) async throws -> MSALResult {
-        let flow = UserFederatedCredentialFlow(client: client)
+        let flow = UserFederatedCredentialFlow(client: client, accountMemo: accountMemoStore)
         return try await flow.run(try flow.request(parameters))
     }
 

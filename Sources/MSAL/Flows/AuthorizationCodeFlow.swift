@@ -150,7 +150,7 @@ package struct AuthorizationCodeFlow: Sendable {
     ) async throws -> MSALResult {
         do {
             try Self.checkRedirectURI(redirectURI, correlationID: correlationID)
-            try Self.check(code, "authorization code", limit: Self.maximumCodeSize, correlationID: correlationID)
+            try TokenRequests.checkVisibleASCII(code, "authorization code", limit: Self.maximumCodeSize)
             if let codeVerifier {
                 // RFC 7636 §4.1: 43 to 128 unreserved characters.
                 guard (43...128).contains(codeVerifier.utf8.count),
@@ -161,7 +161,7 @@ package struct AuthorizationCodeFlow: Sendable {
                         message: "The code verifier is not 43 to 128 unreserved characters (RFC 7636)", correlationID: correlationID)
                 }
             }
-            if let nonce { try Self.check(nonce, "nonce", limit: Self.maximumValueSize, correlationID: correlationID) }
+            if let nonce { try TokenRequests.checkVisibleASCII(nonce, "nonce", limit: Self.maximumValueSize) }
             let metadata = try await client.resolver.resolve(client.defaultAuthority, correlationID: correlationID)
             return try await exchange(
                 code: code, redirectURI: redirectURI, scopes: TokenRequests.resourceScopes(scopes), codeVerifier: codeVerifier,
@@ -182,8 +182,8 @@ package struct AuthorizationCodeFlow: Sendable {
         let correlationID = values.correlationId ?? client.correlationIDs.make()
         do {
             try Self.checkRedirectURI(parameters.redirectUri, correlationID: correlationID)
-            if let state { try Self.check(state, "state", limit: Self.maximumValueSize, correlationID: correlationID) }
-            if let nonce { try Self.check(nonce, "nonce", limit: Self.maximumValueSize, correlationID: correlationID) }
+            if let state { try TokenRequests.checkVisibleASCII(state, "state", limit: Self.maximumValueSize) }
+            if let nonce { try TokenRequests.checkVisibleASCII(nonce, "nonce", limit: Self.maximumValueSize) }
             if let codeChallenge {
                 // The S256 challenge: the base64url SHA-256 of the verifier, 43 characters.
                 guard codeChallenge.utf8.count == 43, codeChallenge.utf8.allSatisfy(Base64URL.isAlphabet) else {
@@ -212,15 +212,6 @@ package struct AuthorizationCodeFlow: Sendable {
                 message: "A web app's redirect URI must be https (http only on a loopback host): "
                     + OAuthErrorResponse.sanitized(redirectURI, limit: 200),
                 correlationID: correlationID)
-        }
-    }
-
-    /// Checks a value the app passes through without quoting it: 1 to `limit` bytes of visible ASCII.
-    private static func check(_ value: String, _ name: String, limit: Int, correlationID: UUID) throws {
-        guard !value.isEmpty, value.utf8.count <= limit, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw MSALFailure(
-                .internal, internalCode: .internalErrorInvalidParameter,
-                message: "The \(name) is not 1 to \(limit) visible ASCII characters", correlationID: correlationID)
         }
     }
 }

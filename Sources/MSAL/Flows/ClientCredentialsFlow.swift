@@ -74,14 +74,7 @@ package struct ClientCredentialsFlow: TokenRecipe {
                 return nil
             }
         }
-        let extras: [String: String]
-        if federation.isEmpty {
-            extras = [:]
-        } else {
-            var fields = federation.extraBodyParameters ?? [:]
-            if let path = federation.fmiPath { fields["fmi_path"] = path }
-            extras = fields
-        }
+        let extras = RequestBodyExtras.identity(fmiPath: federation.fmiPath, extraBodyParameters: federation.extraBodyParameters)
         let request: (key: AppTokenHitKey, correlationID: UUID?)? = parameters.withValues { values in
             // A bound token is presented with its key: never from the memo.
             guard values.claimsRequest == nil,

@@ -28,7 +28,7 @@ package struct RefreshTokenMigrationFlow: Sendable {
         let correlationID = correlationID ?? client.correlationIDs.make()
         let resourceScopes = TokenRequests.resourceScopes(scopes)
         do throws(MSALFailure) {
-            try Self.check(refreshToken)
+            try TokenRequests.checkVisibleASCII(refreshToken, "refresh token to migrate", limit: Self.maximumRefreshTokenSize)
             guard !resourceScopes.isEmpty else {
                 throw MSALFailure(
                     .internal, internalCode: .internalErrorInvalidParameter,
@@ -57,24 +57,6 @@ package struct RefreshTokenMigrationFlow: Sendable {
             return result
         } catch let error as MSALFailure {
             throw error.correlated(correlationID)
-        }
-    }
-
-    /// Checks a refresh token's form without quoting it: 1 to ``maximumRefreshTokenSize`` bytes of
-    /// visible ASCII (the characters of every provider's refresh tokens; no space or line break).
-    static func check(_ refreshToken: String) throws(MSALFailure) {
-        guard !refreshToken.isEmpty else {
-            throw MSALFailure(.internal, internalCode: .internalErrorInvalidParameter, message: "The refresh token to migrate is empty")
-        }
-        guard refreshToken.utf8.count <= maximumRefreshTokenSize else {
-            throw MSALFailure(
-                .internal, internalCode: .internalErrorInvalidParameter,
-                message: "The refresh token to migrate is \(refreshToken.utf8.count) bytes, over the \(maximumRefreshTokenSize)-byte limit")
-        }
-        guard refreshToken.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw MSALFailure(
-                .internal, internalCode: .internalErrorInvalidParameter,
-                message: "The refresh token to migrate has white space, a control character or a character outside ASCII")
         }
     }
 }

@@ -67,7 +67,15 @@ package struct RequestBodyExtras: Sendable {
         }
         self.fields = fields
         self.extendedKey = try CacheExtendedKey.make(fields)
-        self.identity = Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.identity = Self.identity(fmiPath: fmiPath, extraBodyParameters: extraBodyParameters)
+    }
+
+    /// ``identity`` of a request with these values, without checking them: what a remembered hit
+    /// is looked up by (only checked requests' answers are ever remembered).
+    package static func identity(fmiPath: String?, extraBodyParameters: [String: String]?) -> [String: String] {
+        var identity = extraBodyParameters ?? [:]
+        if let fmiPath { identity["fmi_path"] = fmiPath }
+        return identity
     }
 
     /// Fields the library names through parameters of their own (``MSALClientCredentialParameters/fmiPath``),

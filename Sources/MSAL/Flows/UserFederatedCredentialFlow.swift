@@ -7,9 +7,13 @@ import Foundation
 /// caches it. The answer's ID token must name the requested user, or nothing is cached.
 package struct UserFederatedCredentialFlow: Sendable {
     package let client: TokenClient
+    /// The application's account lists, reused while the cache is unchanged: an agent serving
+    /// many users does not rebuild every account for each call.
+    package let accountMemo: TokenCacheAccountMemo
 
-    package init(client: TokenClient) {
+    package init(client: TokenClient, accountMemo: TokenCacheAccountMemo) {
         self.client = client
+        self.accountMemo = accountMemo
     }
 
     /// The request, read and checked once.
@@ -70,15 +74,15 @@ package struct UserFederatedCredentialFlow: Sendable {
         let environment = CacheText.lowercased(request.basics.authority.components.hostAndPort)
         let tenant = request.basics.authority.components.tenant
         let user = request.user
-        let accounts = try await client.cache.read(clientID: clientID) { contents -> [MSALAccount] in
-            contents.accounts(clientID: clientID, environment: environment, signedInOnly: false).filter { account in
-                switch user {
-                case .username(let username): return account.username?.lowercased() == username.lowercased()
-                case .objectID(let objectID):
-                    return (account.tenantProfiles ?? []).contains {
-                        $0.identifier?.lowercased() == objectID.lowercased()
-                            && (TokenClient.isMultiTenant(tenant) || $0.tenantId?.lowercased() == tenant.lowercased())
-                    }
+        let accounts = try await client.cache.accounts(
+            clientID: clientID, environment: environment, signedInOnly: false, memo: accountMemo
+        ).filter { account in
+            switch user {
+            case .username(let username): return account.username?.lowercased() == username.lowercased()
+            case .objectID(let objectID):
+                return (account.tenantProfiles ?? []).contains {
+                    $0.identifier?.lowercased() == objectID.lowercased()
+                        && (TokenClient.isMultiTenant(tenant) || $0.tenantId?.lowercased() == tenant.lowercased())
                 }
             }
         }

@@ -160,6 +160,20 @@ package enum TokenRequests {
             idempotent: true, microsoft: microsoft)
     }
 
+    /// Checks a value the app passes through to the service without quoting it (a code, a refresh
+    /// token, a state or nonce): 1 to `limit` bytes of visible ASCII, the characters of every
+    /// provider's codes and tokens (no space, line break or control character).
+    ///
+    /// - Throws: ``MSALInternalError/internalErrorInvalidParameter`` naming `name`, never the value.
+    package static func checkVisibleASCII(_ value: String, _ name: String, limit: Int) throws(MSALFailure) {
+        guard !value.isEmpty, value.utf8.count <= limit, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw MSALFailure(
+                .internal, internalCode: .internalErrorInvalidParameter,
+                message: value.isEmpty
+                    ? "The \(name) is empty" : "The \(name) is not 1 to \(limit) bytes of visible ASCII (\(value.utf8.count) bytes)")
+        }
+    }
+
     /// The user federated identity credential request (`grant_type=user_fic`): `parameters` (the
     /// client id, grant, scope, credential and the user's name or object id), `client_info=1`,
     /// the claims and the client's authentication fields. Retried once on a network failure or

@@ -19,9 +19,6 @@ public final class MSALClientCredentialParameters: MSALTokenParameters, @uncheck
         var fmiPathForClientAssertion: String?
         var extraBodyParameters: [String: String]?
         var sendX5C: Bool?
-
-        /// Whether the request sends nothing beyond the grant's own fields (the common case).
-        var isEmpty: Bool { fmiPath == nil && (extraBodyParameters ?? [:]).isEmpty }
     }
 
     /// Creates parameters for `scopes`.
