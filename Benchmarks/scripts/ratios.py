@@ -15,20 +15,21 @@ verification of the proof) over (v) the DPoP validation, "(b+o)/v",
 as throughput ratios (higher is better for MSALJOSE). With several runs it also
 prints the median of each figure across runs.
 
-Exit status: 1 when one of issue 40's figures is below its target (1/1.2): the DPoP validation's
-(b+o)/v (it costs more than 1.2x a bearer validation plus the bare verification), or a proof's s/p
-(making it costs more than 1.2x OpenSSL's bare signature) — in the one run given, or as the median
-of several; the other figures are only printed.
+Exit status: 1 when a figure is below the target docs/performance.md states for it — in the one
+run given, or as the median of several. The targets: (a)/(b) >= 0.90 for RS256 and ES256, RS256
+(a)/(c) >= 1.25, every access-token figure >= 0.90 against OpenSSL and >= 1.25 against jwt-kit,
+and issue 40's 1/1.2 for a proof's s/p (making it costs at most 1.2x OpenSSL's bare signature) and
+the DPoP validation's (b+o)/v (at most 1.2x a bearer validation plus the bare verification).
+ES256 (a)/(c) is printed without a target (no longer one since issue 20).
 """
 import re
 import statistics
 import sys
 
 TARGETS = {
-    ("RS256", "a/b"): 0.85,
+    ("RS256", "a/b"): 0.90,
     ("ES256", "a/b"): 0.90,
     ("RS256", "a/c"): 1.25,
-    ("ES256", "a/c"): 1.25,
     ("Access token RS256", "f/b"): 0.90,
     ("Access token RS256", "f/c"): 1.25,
     ("Access token RS256", "f'/b"): 0.90,
@@ -42,8 +43,8 @@ TARGETS = {
     # >= 1/1.2 means validating the DPoP token and its proof costs at most 1.2x (b + o).
     ("DPoP validation ES256", "(b+o)/v"): 1 / 1.2,
 }
-# The figures whose miss makes the script exit non-zero.
-ENFORCED = {("DPoP validation ES256", "(b+o)/v"), ("Proof DPoP ES256", "s/p"), ("Proof SHR RS256", "s/p")}
+# Every target is checked: a figure below its target makes the script exit non-zero.
+ENFORCED = set(TARGETS)
 
 
 def parse_table(path, pattern):
@@ -104,6 +105,10 @@ def figures(results):
     return out
 
 
+def target_text(key):
+    return f"(target >= {TARGETS[key]:.2f})" if key in TARGETS else "(no target)"
+
+
 def main(paths):
     """Prints the figures; returns 1 when an ENFORCED figure is below its target."""
     runs = [parse(p) for p in paths]
@@ -112,7 +117,7 @@ def main(paths):
         for name, ns in sorted(results.items()):
             print(f"  {name:<66} {ns:>10.0f} ns/op {1e9 / ns:>12,.0f} op/s")
         for key, ratio in figures(results).items():
-            print(f"  {key[0]} {key[1]} = {ratio:.2f}  (target >= {TARGETS[key]:.2f})")
+            print(f"  {key[0]} {key[1]} = {ratio:.2f}  {target_text(key)}")
     per_run = [figures(r) for r in runs]
     missed = []
     for key in ENFORCED:
@@ -126,11 +131,11 @@ def main(paths):
             values = [r[name] for r in runs if name in r]
             ns = statistics.median(values)
             print(f"  {name:<66} {ns:>10.0f} ns/op {1e9 / ns:>12,.0f} op/s  (runs: {', '.join(f'{v:.0f}' for v in values)})")
-        for key in TARGETS:
+        for key in sorted(set().union(*per_run)):
             values = [f[key] for f in per_run if key in f]
             if values:
                 print(f"  {key[0]} {key[1]} = {statistics.median(values):.2f} median, "
-                      f"range {min(values):.2f}-{max(values):.2f}  (target >= {TARGETS[key]:.2f})")
+                      f"range {min(values):.2f}-{max(values):.2f}  {target_text(key)}")
     for miss in missed:
         print(f"TARGET NOT MET: {miss}")
     return 1 if missed else 0

@@ -81,7 +81,21 @@ enum CommandOutput {
 
     static func epochDescription(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite, abs(seconds) < 1e12 else { return "-" }
-        let formatter = ISO8601DateFormatter()
-        return "\(Int64(seconds)) (\(formatter.string(from: Date(timeIntervalSince1970: seconds))))"
+        return "\(Int64(seconds)) (\(utcTimestamp(seconds)))"
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ssZ` in UTC (what `ISO8601DateFormatter` prints by default), from
+    /// `gmtime_r`: a formatter loads ICU's calendar data, a sixth of a one-account `msal token`
+    /// process's memory.
+    static func utcTimestamp(_ seconds: Double) -> String {
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else { return "-" }
+        func digits(_ value: Int32, _ width: Int) -> String {
+            let text = String(abs(value))
+            return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))T"
+            + "\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2))Z"
     }
 }

@@ -87,6 +87,22 @@ extension MSALPublicClientApplication {
         return broker == nil ? listed : Self.filter(BrokerFlow.merge(listed, await brokerAccounts()), parameters)
     }
 
+    /// The signed-in account with home account id `identifier` (compared without regard to case),
+    /// or `nil`, for a caller that looks up one account and is done, such as the `msal` tool's one
+    /// command per process: one index probe, where ``accountsWithoutBlocking(for:)`` builds (and
+    /// remembers) the whole account list, which at 10,000 accounts costs milliseconds.
+    ///
+    /// The account is a new object each call, not the remembered list's, so remembered silent
+    /// hits (keyed by account object) do not carry over between calls; an app that asks again and
+    /// again keeps using ``account(forIdentifier:)``. With external account providers, the broker
+    /// or every cloud listed, this is ``accountsWithoutBlocking(for:)``.
+    package func accountWithoutList(identifier: String) async throws -> MSALAccount? {
+        guard let environment = environmentFilterHost, externalAccounts.isEmpty, broker == nil else {
+            return try await accountsWithoutBlocking(for: MSALAccountEnumerationParameters(identifier: identifier)).first
+        }
+        return try await cache.account(identifier: identifier, clientID: client.clientID, environment: environment, signedInOnly: true)
+    }
+
     /// The accounts of `all` that `parameters` select.
     private static func filter(_ all: [MSALAccount], _ parameters: MSALAccountEnumerationParameters) -> [MSALAccount] {
         guard parameters.identifier != nil || parameters.username != nil || parameters.tenantProfileIdentifier != nil else {

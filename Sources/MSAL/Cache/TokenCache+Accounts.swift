@@ -17,4 +17,16 @@ extension TokenCache {
             clientID: CacheText.lowercased(clientID), environment: environment.map(CacheText.lowercased), signedInOnly: signedInOnly)
         return try await read(clientID: clientID, partition: partition) { contents in memo.accounts(query, contents: contents) }
     }
+
+    /// The account `clientID` can use with home account id `identifier` in the cloud `environment`,
+    /// found with one index probe (no account list is built); `nil` when there is none. Read
+    /// without blocking a cooperative thread, as ``accounts(clientID:environment:signedInOnly:memo:partition:)``.
+    package func account(identifier: String, clientID: String, environment: String, signedInOnly: Bool) async throws -> MSALAccount? {
+        try await read(clientID: clientID, partition: .account(identifier)) { contents in
+            contents.listedAccount(
+                identifier: identifier,
+                filter: TokenCacheContents.AccountFilter(
+                    contents: contents, clientID: clientID, environment: environment, signedInOnly: signedInOnly))
+        }
+    }
 }

@@ -30,6 +30,9 @@ package final class TokenCache: Sendable {
         var stamp: TokenCacheFileStamp?
         /// Whether the file was read at least once.
         var loaded = false
+        /// The file's watch generation (``TokenCacheFile/watchedGeneration``) when `contents` were
+        /// last found to match the file: while the generation stays there, they still do.
+        var watchedGeneration: UInt64?
     }
 
     let backing: Backing
@@ -175,13 +178,30 @@ package final class TokenCache: Sendable {
     }
 
     /// `body`'s answer from the contents in memory when the file has not changed since it was last
-    /// read or written under the lock (one `stat`, no lock), else `nil`.
+    /// read or written under the lock, else `nil`: no system call while the file's watch has seen
+    /// no change since the contents were last found to match it (``TokenCacheFileWatcher``), else
+    /// one `lstat`.
     func readFromMemory<T>(_ file: TokenCacheFile, _ body: (TokenCacheContents) throws -> T) throws -> T? {
+        // Read before the `lstat` below: a change after this moment moves the generation past it.
+        let generation = file.watchedGeneration
+        var answered = false
+        if let generation {
+            let answer = try state.withLock { state -> T? in
+                guard state.loaded, state.watchedGeneration == generation else { return nil }
+                answered = true
+                return try body(state.contents)
+            }
+            if answered { return answer }
+        }
         guard let quick = file.quickStamp() else { return nil }
-        return try state.withLock { state -> T? in
+        let answer = try state.withLock { state -> T? in
             guard state.loaded, state.stamp == quick else { return nil }
+            answered = true
+            if let generation { state.watchedGeneration = generation }
             return try body(state.contents)
         }
+        if answered, generation == nil { file.noteReadFromMemory() }
+        return answer
     }
 
     /// Runs `body` on the contents in memory (the memory backing: no I/O, nothing to wait for).

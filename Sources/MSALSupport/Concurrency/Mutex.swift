@@ -17,3 +17,6 @@ package typealias Mutex<Value: ~Copyable> = Synchronization.Mutex<Value>
 /// `Synchronization.Atomic`, re-exported so that no module needs to import Synchronization
 /// (ThreadSanitizer instruments atomics compiled into our own code, so no replacement is needed).
 package typealias Atomic<Value: AtomicRepresentable> = Synchronization.Atomic<Value>
+
+/// `Synchronization.AtomicLazyReference`, re-exported for the same reason as ``Atomic``.
+package typealias AtomicLazyReference<Instance: AnyObject> = Synchronization.AtomicLazyReference<Instance>

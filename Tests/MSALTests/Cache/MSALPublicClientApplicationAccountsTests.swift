@@ -98,4 +98,41 @@ struct MSALPublicClientApplicationAccountsTests {
         config.multipleCloudsSupported = true
         #expect(try MSALPublicClientApplication(configuration: config).allAccounts().count == 1)
     }
+
+    @Test(
+        "One account by identifier without the account list: the list's account, in any case; none for another client, cloud or an unknown id"
+    )
+    func accountWithoutList() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let application = try Self.application(scratch.file())
+        try Self.signIn(application, uid: "alice", user: "alice@contoso.com")
+        try Self.signIn(application, uid: "alice", tenant: Self.guest, user: "alice@contoso.com")
+        try Self.signIn(application, uid: "bob", user: "Bob@Contoso.com")
+        try Self.signIn(application, uid: "carol", user: "carol@contoso.com", client: "another-client")
+
+        let fresh = try Self.application(scratch.file())
+        let alice = try #require(try await fresh.accountWithoutList(identifier: "ALICE.\(Self.tenant.uppercased())"))
+        let listed = try application.account(forIdentifier: "alice.\(Self.tenant)")
+        #expect(alice.identifier == listed.identifier)
+        #expect(alice.username == listed.username)
+        #expect(alice.environment == listed.environment)
+        #expect(alice.tenantProfiles?.map(\.tenantId) == listed.tenantProfiles?.map(\.tenantId))
+        #expect(alice.accountClaims?["preferred_username"] as? String == "alice@contoso.com")
+        // No account list was built for it.
+        #expect(fresh.accountMemoStore.isEmpty)
+        #expect(try await fresh.accountWithoutList(identifier: "nobody.\(Self.tenant)") == nil)
+        // Another client's account is not this application's.
+        #expect(try await fresh.accountWithoutList(identifier: "carol.\(Self.tenant)") == nil)
+
+        // Another cloud's application does not see it; with every cloud listed it falls back to the list.
+        let config = MSALPublicClientApplicationConfig(
+            clientId: Self.client, redirectUri: nil,
+            authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.us/common")!))
+        config.cacheConfig = MSALCacheConfig(storage: .file(path: scratch.file()))
+        #expect(try await MSALPublicClientApplication(configuration: config).accountWithoutList(identifier: "bob.\(Self.tenant)") == nil)
+        config.multipleCloudsSupported = true
+        let anyCloud = try MSALPublicClientApplication(configuration: config)
+        #expect(try await anyCloud.accountWithoutList(identifier: "bob.\(Self.tenant)")?.username == "Bob@Contoso.com")
+    }
 }

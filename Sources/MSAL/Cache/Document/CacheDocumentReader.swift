@@ -41,6 +41,8 @@ struct CacheDocumentReader {
     private var written = 0
     /// Where the pages given back so far end (see ``releaseConsumed()``).
     private var released = 0
+    /// The unit of memory ``releaseConsumed()`` gives back.
+    private var granule = CacheDocumentReader.pageSize
     /// The index being built along with the document, while each entry is still in the cache.
     private var indexing: Indexing?
 
@@ -80,6 +82,7 @@ struct CacheDocumentReader {
         var compacted = false
         let result: Result<TokenCacheIndex?, Failure> = source.withBytesForReading { buffer, output in
             var reader = CacheDocumentReader(bytes: buffer, output: output, start: start, limits: limits)
+            reader.granule = max(source.releaseGranule, pageSize)
             reader.indexing = aliases.map(Indexing.init)
             // About one account per 4 KB of document (6.4 KB in MSAL for Python's form): room for
             // them up front instead of growing (and rehashing) the table many times.
@@ -159,12 +162,14 @@ struct CacheDocumentReader {
     }
 
     /// Gives the memory of whole pages between the kept values and the scanner's position back to
-    /// the system (`MADV_DONTNEED`), once a megabyte of them has piled up: everything there has been
+    /// the system (`MADV_DONTNEED`), once a megabyte of them has piled up (whole 2 MB pages of a
+    /// buffer backed by them, ``CacheSource/releaseGranule``, which giving back part of one would
+    /// split into 512 small ones, each faulted in again when a value is moved onto it): everything there has been
     /// read and either moved or copied, so while a large document loads, its resident size shrinks
     /// as its entries grow. A page given back reads as zeros if a later value is moved onto it.
     /// Called between entries, when no value read is still waiting to be moved.
     private mutating func releaseConsumed() {
-        let page = Self.pageSize
+        let page = granule
         guard scanner.position - max(written, released) >= 1 << 20, let output else { return }
         // Page boundaries as offsets from `output` (which need not be page-aligned).
         let address = Int(bitPattern: output)
@@ -176,7 +181,7 @@ struct CacheDocumentReader {
     }
 
     /// The system's page size.
-    private static let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+    static let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
 
     /// Validates the value at the scanner's position (inside a container of depth `depth`) and
     /// returns its bytes.

@@ -33,13 +33,30 @@ package final class CacheSource: @unchecked Sendable {
     private let shared: [UInt8]?
     /// The number of bytes.
     package private(set) var count: Int
+    /// The size of the pages backing an owned buffer, where giving back memory is worth it: 2 MB
+    /// for a large buffer backed by huge pages (``allocate(_:)``), else `0` (the system's page).
+    package private(set) var releaseGranule = 0
 
     /// An empty owned source with room for `capacity` bytes.
     package init(capacity: Int) {
         self.capacity = max(capacity, 1)
-        self.base = malloc(self.capacity)?.assumingMemoryBound(to: UInt8.self)
         self.count = 0
         self.shared = nil
+        (self.base, self.releaseGranule) = Self.allocate(self.capacity)
+    }
+
+    /// `capacity` bytes from `malloc`; a large buffer (a cache file of several megabytes) aligned to
+    /// and backed by 2 MB pages where the system offers them (`MADV_HUGEPAGE`), so reading a 64 MB
+    /// file into it takes 32 page faults instead of 16,000. `realloc` and `free` take it as any
+    /// other allocation.
+    private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<UInt8>?, granule: Int) {
+        let hugePage = 2 << 20
+        guard capacity >= 4 * hugePage else { return (malloc(capacity)?.assumingMemoryBound(to: UInt8.self), 0) }
+        var pointer: UnsafeMutableRawPointer?
+        guard posix_memalign(&pointer, hugePage, capacity) == 0, let pointer else { return (nil, 0) }
+        // Advice only: without transparent huge pages the buffer is an ordinary one.
+        let huge = madvise(pointer, capacity / hugePage * hugePage, MADV_HUGEPAGE) == 0
+        return (pointer.assumingMemoryBound(to: UInt8.self), huge ? hugePage : 0)
     }
 
     /// A shared source: `bytes` as they are (no copy).

@@ -47,6 +47,9 @@ package final class TokenCacheAccountMemo: Sendable {
         }
     }
 
+    /// Whether no list is remembered (for tests).
+    package var isEmpty: Bool { lists.withLock { $0.isEmpty } }
+
     private static func filter(_ query: Query, contents: TokenCacheContents) -> TokenCacheContents.AccountFilter {
         TokenCacheContents.AccountFilter(
             contents: contents, clientID: query.clientID, environment: query.environment, signedInOnly: query.signedInOnly)

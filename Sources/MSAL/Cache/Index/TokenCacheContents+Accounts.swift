@@ -31,6 +31,14 @@ extension TokenCacheContents {
         return listedAccount(key, items: items, filter: filter)
     }
 
+    /// The account with home account id `identifier` in the cloud `filter` names, as a list
+    /// filtered by `filter` shows it; `nil` when there is none or the list leaves it out. One index
+    /// probe: no account list is built. `filter` must name a cloud.
+    package func listedAccount(identifier: String, filter: AccountFilter) -> MSALAccount? {
+        guard let group = filter.group else { return nil }
+        return listedAccount(TokenCacheIndex.AccountKey(home: CacheText.lowercased(identifier), environment: group), filter: filter)
+    }
+
     private func listedAccount(_ key: TokenCacheIndex.AccountKey, items: [TokenCacheIndex.Item], filter: AccountFilter) -> MSALAccount? {
         guard filter.group == nil || key.environment == filter.group else { return nil }
         let listing = Self.listing(items, client: filter.client, family: filter.family)

@@ -1,4 +1,5 @@
 import Glibc
+import MSALSupport
 
 /// The byte-level token cache file: a cross-process lock, safe reads and atomic replacement.
 ///
@@ -22,6 +23,11 @@ package final class TokenCacheFile: Sendable {
     let fileName: String
     /// The last component of `lockPath`.
     let lockFileName: String
+    /// The watch of this file's name, once ``TokenCacheFileOptions/watchAfterReads`` reads were
+    /// answered from memory and it could be had.
+    private let watch = AtomicLazyReference<TokenCacheFileWatcher.Watch>()
+    /// Reads answered from memory after an `lstat` (counted until the watch is tried).
+    private let quickReads = Atomic<Int>(0)
 
     /// A cache file at `path`, which must be absolute; nothing is touched until ``withLock(exclusive:_:)``.
     ///
@@ -54,6 +60,25 @@ package final class TokenCacheFile: Sendable {
         self.directoryPath = slash == path.startIndex ? "/" : String(path[..<slash])
         self.lockFileName = name + options.lockFileSuffix
         self.lockPath = path + options.lockFileSuffix
+    }
+
+    /// The generation of this file's watch (``TokenCacheFileWatcher/Watch/generation``): while it
+    /// stays the same, no change to the file has been seen. `nil` while the file is not watched.
+    package var watchedGeneration: UInt64? {
+        watch.load()?.generation
+    }
+
+    /// Whether the file's name is watched (for tests).
+    package var isWatched: Bool { watch.load() != nil }
+
+    /// Counts a read answered from memory after an `lstat`; the one that reaches
+    /// ``TokenCacheFileOptions/watchAfterReads`` tries to watch the file.
+    package func noteReadFromMemory() {
+        guard let threshold = options.watchAfterReads else { return }
+        guard quickReads.wrappingAdd(1, ordering: .relaxed).newValue == threshold else { return }
+        if let started = TokenCacheFileWatcher.shared.watch(directory: directoryPath, name: fileName) {
+            _ = watch.storeIfNil(started)
+        }
     }
 
     /// Runs `body` holding the cross-process lock: `LOCK_EX` when `exclusive`, `LOCK_SH` otherwise.

@@ -25,6 +25,11 @@ package struct TokenCacheFileOptions: Sendable {
     /// A leftover `<path>.tmp-*` file (from a writer killed before its rename) older than this many
     /// seconds is removed by the next write.
     package var staleTemporaryFileAge: Double = 600
+    /// After this many reads answered from memory (each after one `lstat`), the file's name is
+    /// watched for changes (``TokenCacheFileWatcher``) and further reads need no system call while
+    /// nothing changes; `nil` never watches. A process that reads its cache a few times (a command
+    /// that runs once) never starts the watcher's thread.
+    package var watchAfterReads: Int? = 32
     /// Supplies the time in the name of a quarantined file.
     package var clock: any MSALClock = MSALSystemClock()
     /// Test hook: called by ``TokenCacheFileAccess/write(_:)`` with the temporary file's path once it is
