@@ -32,10 +32,11 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // libcurl, the default HTTP transport (docs/networking.md says why it is called directly).
+        // libcurl, the default HTTP transport (docs/networking.md says why it is called directly):
+        // its header only. The library is not linked but loaded by the first request (LibCurl), so
+        // a process that never sends one never maps it.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // Package-internal support shared by every module: the lock (`Mutex`, ThreadSanitizer-visible

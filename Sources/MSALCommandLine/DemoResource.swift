@@ -1,12 +1,11 @@
 import Foundation
+import MSAL
 import MSALEmulator
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The app's call to the emulator's protected resource (`GET /resource/me`), as an app calls an
-/// API with a token: plain `URLSession`, the result's `Authorization` header.
+/// API with a token: a plain `GET` with the result's `Authorization` header, through swift-msal's
+/// own HTTP transport (not `URLSession`, whose FoundationNetworking would link libcurl into every
+/// `msal` process, where the transport loads it only for a command that sends a request).
 struct DemoResource: Sendable {
     /// What the resource answered.
     struct Answer: Sendable {
@@ -19,14 +18,12 @@ struct DemoResource: Sendable {
 
     /// `GET` the resource with `authorization` (for example `Bearer eyJ…`), or with no header.
     func get(authorization: String?) async throws -> Answer {
-        var request = URLRequest(url: url, timeoutInterval: 10)
-        if let authorization {
-            request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        }
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        var headers: MSALHTTPHeaders = [:]
+        if let authorization { headers.add(name: "Authorization", value: authorization) }
+        let response = try await MSALCurlTransport().send(
+            MSALHTTPRequest(method: .get, url: url, headers: headers), limits: MSALHTTPLimits(totalTimeout: 10))
+        let status = response.statusCode
+        let data = Data(response.body)
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         var user: [String: String] = [:]
         for (name, value) in object {

@@ -2,10 +2,6 @@ import Foundation
 import Glibc
 import MSAL
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Reads command inputs (tokens and key sets) from arguments, files, standard input or HTTPS, with size caps and timeouts.
 enum InputReader {
     /// Largest token read from standard input.

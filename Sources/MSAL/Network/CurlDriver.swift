@@ -18,13 +18,15 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     private let multi: CurlMultiHandle
+    /// libcurl's functions.
+    var curl: LibCurl { multi.curl }
     private let inbox = Mutex(Inbox())
     /// The transfers in the multi handle, by id. Driver thread only.
     private var transfers: [Int: CurlTransfer] = [:]
 
     /// Creates a driver and starts its thread; `nil` when libcurl cannot allocate a multi handle.
-    init?(name: String) {
-        guard let multi = CurlMultiHandle() else { return nil }
+    init?(name: String, curl: LibCurl) {
+        guard let multi = CurlMultiHandle(curl: curl) else { return nil }
         self.multi = multi
         let thread = Thread { [self] in run() }
         thread.name = name
@@ -74,7 +76,7 @@ final class CurlDriver: @unchecked Sendable {
                             MSALFailure(
                                 .internal, internalCode: .networkFailure,
                                 message:
-                                    "The request to \(transfer.exchange.host) could not start: \(String(cString: curl_multi_strerror(code)))"
+                                    "The request to \(transfer.exchange.host) could not start: \(multi.curl.describe(code))"
                             )))
                     continue
                 }

@@ -33,11 +33,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Creates a transfer for `request`; throws a network failure when libcurl refuses the setup.
     init(
-        id: Int, request: MSALHTTPRequest, limits: MSALHTTPLimits, exchange: TransportExchange, trustedCertificatesFile: String?
+        id: Int, curl: LibCurl, request: MSALHTTPRequest, limits: MSALHTTPLimits, exchange: TransportExchange,
+        trustedCertificatesFile: String?
     ) throws {
         self.id = id
         self.exchange = exchange
-        guard let easy = CurlEasyHandle() else {
+        guard let easy = CurlEasyHandle(curl: curl) else {
             throw MSALFailure(.internal, internalCode: .networkFailure, message: "libcurl could not create a transfer for \(exchange.host)")
         }
         self.easy = easy

@@ -34,13 +34,14 @@ import MSALSupport
 ///
 /// libcurl honours the usual proxy environment variables (`https_proxy`, `no_proxy`, …).
 public final class MSALCurlTransport: MSALHTTPTransport {
-    private let driver: CurlDriver?
+    /// The thread and connection cache, started by the first request (which also loads libcurl
+    /// into the process, see ``LibCurl``): a transport that never sends anything costs nothing.
+    private let driver = Mutex<CurlDriver?>(nil)
     /// The PEM file of the only certificates trusted as roots, or `nil` for the system trust store.
     public let trustedCertificatesFile: String?
 
     /// Creates a transport with its own thread and connection cache, trusting the system's trust store.
     public init() {
-        self.driver = CurlDriver(name: "MSALCurlTransport")
         self.trustedCertificatesFile = nil
     }
 
@@ -48,25 +49,40 @@ public final class MSALCurlTransport: MSALHTTPTransport {
     /// place of the system's trust store: for an identity provider under a private certificate
     /// authority, or a test server's own certificate.
     public init(trustedCertificatesFile: String) {
-        self.driver = CurlDriver(name: "MSALCurlTransport")
         self.trustedCertificatesFile = trustedCertificatesFile
     }
 
     deinit {
-        driver?.stop()
+        driver.withLock { $0?.stop() }
+    }
+
+    /// The driver, started on first use; a typed error when libcurl cannot be loaded or set up.
+    private func startedDriver(host: String) throws -> CurlDriver {
+        try driver.withLock { driver in
+            if let driver { return driver }
+            let reason: String
+            switch LibCurl.shared {
+            case .success(let curl):
+                if let started = CurlDriver(name: "MSALCurlTransport", curl: curl) {
+                    driver = started
+                    return started
+                }
+                reason = "libcurl could not be initialized"
+            case .failure(let failure):
+                reason = failure.reason
+            }
+            throw MSALFailure(.internal, internalCode: .networkFailure, message: "\(reason); the request to \(host) was not sent")
+        }
     }
 
     /// Sends `request` once and returns whatever HTTP response arrives.
     public func send(_ request: MSALHTTPRequest, limits: MSALHTTPLimits) async throws -> MSALHTTPResponse {
         try Task.checkCancellation()
         let host = try request.checkBeforeSending(limits: limits)
-        guard let driver else {
-            throw MSALFailure(
-                .internal, internalCode: .networkFailure, message: "libcurl could not be initialized; the request to \(host) was not sent")
-        }
+        let driver = try startedDriver(host: host)
         let exchange = TransportExchange(limits: limits, host: host)
         let transfer = try CurlTransfer(
-            id: driver.makeID(), request: request, limits: limits, exchange: exchange,
+            id: driver.makeID(), curl: driver.curl, request: request, limits: limits, exchange: exchange,
             trustedCertificatesFile: trustedCertificatesFile)
         let id = transfer.id
         return try await withTaskCancellationHandler {
@@ -89,7 +105,11 @@ public final class MSALCurlTransport: MSALHTTPTransport {
         if let reason = transfer.abortReason {
             transfer.exchange.finish(.failure(reason))
         } else if code != CURLE_OK {
-            transfer.exchange.finish(.failure(error(for: code, message: transfer.easy.errorMessage, host: transfer.exchange.host)))
+            transfer.exchange.finish(
+                .failure(
+                    error(
+                        for: code, text: transfer.easy.curl.describe(code), message: transfer.easy.errorMessage,
+                        host: transfer.exchange.host)))
         } else {
             transfer.exchange.finishWithCollectedResponse()
         }
@@ -102,8 +122,7 @@ public final class MSALCurlTransport: MSALHTTPTransport {
     }
 
     /// Maps a libcurl result to an ``MSALFailure``.
-    static func error(for code: CURLcode, message: String, host: String) -> MSALFailure {
-        let text = String(cString: curl_easy_strerror(code))
+    static func error(for code: CURLcode, text: String, message: String, host: String) -> MSALFailure {
         let detail = message.isEmpty ? text : "\(text) (\(message))"
         let internalCode: MSALInternalError
         let what: String
