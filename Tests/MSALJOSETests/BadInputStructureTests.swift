@@ -86,6 +86,25 @@ struct BadInputStructureTests {
         }
     }
 
+    @Test("isCompactSerialization: exactly the alphabet and '.', every byte alone and at every position of a long text")
+    func compactSerializationCharacters() {
+        let allowed = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8))
+        let token = Array(F.token().utf8)
+        #expect(token.withUnsafeBufferPointer { Base64URL.isCompactSerialization($0) })
+        #expect([UInt8]().withUnsafeBufferPointer { Base64URL.isCompactSerialization($0) })
+        for byte in UInt8.min...UInt8.max {
+            #expect([byte].withUnsafeBufferPointer { Base64URL.isCompactSerialization($0) } == allowed.contains(byte), "byte \(byte)")
+            // The same byte at the start, the middle and the end of a valid token.
+            for position in [0, token.count / 2, token.count - 1] {
+                var text = token
+                text[position] = byte
+                #expect(
+                    text.withUnsafeBufferPointer { Base64URL.isCompactSerialization($0) } == allowed.contains(byte),
+                    "byte \(byte) at \(position)")
+            }
+        }
+    }
+
     @Test("base64url with '+' (standard alphabet) in the header → invalid_base64url")
     func plusInHeader() {
         let parts = F.segments(of: F.token())

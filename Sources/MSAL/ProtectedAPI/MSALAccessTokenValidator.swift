@@ -122,6 +122,7 @@ public final class MSALAccessTokenValidator: Sendable {
                     let token = UnsafeBufferPointer(rebasing: bytes[range])
                     let remembered = validatedTokens.remembered(token, now: now)
                     if let remembered, let hit = answerWithWarmKeys(remembered) { return .answered(hit) }
+                    if remembered == nil, let checked = checkWithWarmKeys(token, now: now) { return checked }
                     return .toCheck(String(decoding: token, as: UTF8.self), remembered)
                 }
             }
@@ -133,6 +134,8 @@ public final class MSALAccessTokenValidator: Sendable {
         case .answered(let token):
             try Self.refuseSenderConstrained(token, correlationID: correlationID)
             return token
+        case .failed(let error):
+            throw MSALFailure(error, correlationID: correlationID)
         case .refused(let refusal):
             throw MSALFailure(.internal, internalCode: .accessTokenMissing, message: refusal.why, correlationID: correlationID)
         case .toCheck(let token, let remembered):
@@ -162,6 +165,8 @@ public final class MSALAccessTokenValidator: Sendable {
     private enum HeaderReading {
         /// A remembered token, answered from memory.
         case answered(AccessToken)
+        /// A token checked with the keys in memory, and refused.
+        case failed(JOSEError)
         /// No bearer token, and why.
         case refused(Refusal)
         /// A token to check, and what the memory holds for it (its keys were not in memory).
@@ -199,6 +204,30 @@ public final class MSALAccessTokenValidator: Sendable {
         return answer(remembered, keys: keys)
     }
 
+    /// A token checked on the header's bytes with the metadata and keys in memory (every request
+    /// but the first few), without the asynchronous lookups and without a `String` made of it:
+    /// `.answered` or `.failed`; `nil` when they are not in memory, when the token's key is not in
+    /// the set (the asynchronous path fetches it again when the rate limit allows), or when the
+    /// token is not a compact JWT's text (which that path refuses with its own message).
+    private func checkWithWarmKeys(_ token: UnsafeBufferPointer<UInt8>, now: Date) -> HeaderReading? {
+        guard Base64URL.isCompactSerialization(token), let metadata = resolver.cachedMetadata(for: authority),
+            let keys = resolver.cachedKeySet(for: metadata)
+        else { return nil }
+        let options = AccessTokenValidationOptions(
+            issuers: issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: clockSkew)
+        do throws(JOSEError) {
+            let validated = try AccessTokenValidator(keySet: keys, options: options).validate(utf8: token, now: now)
+            if validatedTokens.capacity > 0, let key = keys.verifyingKey(for: validated.jwt) {
+                validatedTokens.keep(validated, key: key, token: String(decoding: token, as: UTF8.self), skew: clockSkew, now: now)
+            }
+            return .answered(validated)
+        } catch  where error.code == .keyNotFound {
+            return nil
+        } catch {
+            return .failed(error)
+        }
+    }
+
     /// A remembered token, answered only while the key that verified it is still in `keys`, from
     /// the same fetch: a withdrawn key's tokens are refused once the set is fetched again, and
     /// every token is checked again once after any refetch. The key is found by identity (each
@@ -215,21 +244,39 @@ public final class MSALAccessTokenValidator: Sendable {
     func validate(
         _ token: String, remembered: ValidatedTokenCache.Remembered?, correlationID: UUID, now: Date
     ) async throws -> AccessToken {
+        // Metadata and keys in memory (every request but the first few): checked here, without
+        // the asynchronous lookups. A token whose key is not in the set takes the path below,
+        // which fetches the set again when the rate limit allows.
+        if let metadata = resolver.cachedMetadata(for: authority), let keys = resolver.cachedKeySet(for: metadata) {
+            do throws(JOSEError) {
+                return try check(token, remembered: remembered, metadata: metadata, keys: keys, now: now)
+            } catch  where error.code == .keyNotFound {
+                // Fall through: the key set may have been rotated.
+            } catch {
+                throw MSALFailure(error, correlationID: correlationID)
+            }
+        }
         let metadata = try await resolver.resolve(authority, correlationID: correlationID)
-        let (audiences, allowedTenants, skew, validatedTokens) = (audiences, allowedTenants, clockSkew, validatedTokens)
-        let issuers = issuers(metadata)
         return try await resolver.withKeySet(
             metadata, refetchInterval: Self.keyRefetchInterval, now: now, correlationID: correlationID
         ) { keys throws(JOSEError) in
-            if let remembered, let hit = answer(remembered, keys: keys) { return hit }
-            let options = AccessTokenValidationOptions(
-                issuers: issuers, audiences: audiences, allowedTenants: allowedTenants, clockSkew: skew)
-            let validated = try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
-            if validatedTokens.capacity > 0, let key = keys.verifyingKey(for: validated.jwt) {
-                validatedTokens.keep(validated, key: key, token: token, skew: skew, now: now)
-            }
-            return validated
+            try check(token, remembered: remembered, metadata: metadata, keys: keys, now: now)
         }
+    }
+
+    /// `remembered` answered from `keys` if it can be, else every check of `token` made against
+    /// them; a validated token is remembered.
+    private func check(
+        _ token: String, remembered: ValidatedTokenCache.Remembered?, metadata: MSALAuthorityMetadata, keys: JSONWebKeySet, now: Date
+    ) throws(JOSEError) -> AccessToken {
+        if let remembered, let hit = answer(remembered, keys: keys) { return hit }
+        let options = AccessTokenValidationOptions(
+            issuers: issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: clockSkew)
+        let validated = try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
+        if validatedTokens.capacity > 0, let key = keys.verifyingKey(for: validated.jwt) {
+            validatedTokens.keep(validated, key: key, token: token, skew: clockSkew, now: now)
+        }
+        return validated
     }
 
     /// `Self.issuers(metadata)`, kept while the metadata's issuer stays the same.
@@ -297,8 +344,6 @@ public final class MSALAccessTokenValidator: Sendable {
     /// (Byte by byte on the contiguous bytes: `SIMD16` versions were tens of times slower here.)
     static func isCompactJWTText(_ token: String) -> Bool {
         var token = token
-        return token.withUTF8 { bytes in
-            bytes.allSatisfy { Base64URL.isAlphabet($0) || $0 == UInt8(ascii: ".") }
-        }
+        return token.withUTF8 { Base64URL.isCompactSerialization($0) }
     }
 }

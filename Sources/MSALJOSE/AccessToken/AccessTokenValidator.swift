@@ -29,7 +29,17 @@ public struct AccessTokenValidator: Sendable {
     ///
     /// - Throws: ``JOSEError`` naming the first failed check.
     public func validate(_ token: String, now: Date = Date()) throws(JOSEError) -> AccessToken {
-        let jwt = try verifier.verify(token)
+        try validated(try verifier.verify(token), now: now)
+    }
+
+    /// ``validate(_:now:)`` on the token's UTF-8 bytes, for a caller that has them (an
+    /// `Authorization` header's): no `String` is made of the token.
+    package func validate(utf8 token: UnsafeBufferPointer<UInt8>, now: Date) throws(JOSEError) -> AccessToken {
+        try validated(try verifier.verify(utf8: token), now: now)
+    }
+
+    /// The claim checks of a token whose signature `jwt` verified.
+    private func validated(_ jwt: JWT, now: Date) throws(JOSEError) -> AccessToken {
         let claims = jwt.claims.root
         try Self.validateIssuer(claims, options: options)
         try Self.validateAudience(claims, audiences: options.audiences)

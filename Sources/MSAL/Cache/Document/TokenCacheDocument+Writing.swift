@@ -1,5 +1,9 @@
 import MSALJSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension TokenCacheDocument {
     /// Serializes the document: the five sections (always present, possibly empty) with keys sorted
     /// (by their UTF-8 bytes: alphabetical for the schema's lower-case ASCII keys), then the unknown
@@ -15,6 +19,7 @@ extension TokenCacheDocument {
         write(order: order, to: &counter)
         let size = counter.count
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, initializedCount in
+            Self.adviseHugePages(buffer)
             // `buffer` has room for `size` bytes; the writer fills it from the start and checks
             // every write against that capacity, so exactly `writer.count` leading bytes are
             // initialized when it returns (and the same code measured `size` bytes above).
@@ -22,6 +27,20 @@ extension TokenCacheDocument {
             write(order: order, to: &writer)
             initializedCount = writer.count
         }
+    }
+
+    /// Asks for 2 MB pages under the whole 2 MB blocks of a large output buffer (32 MB or more:
+    /// `malloc` maps such a block on its own, so the advice touches no other allocation), before
+    /// anything is written: 64 MB written into 4 KB pages took 16,000 page faults, a fifth of
+    /// serializing a 10,000-account document. Advice only: without transparent huge pages nothing
+    /// changes.
+    private static func adviseHugePages(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let hugePage = 2 << 20
+        guard buffer.count >= 32 << 20, let base = buffer.baseAddress else { return }
+        let start = (Int(bitPattern: base) + hugePage - 1) / hugePage * hugePage
+        let end = (Int(bitPattern: base) + buffer.count) / hugePage * hugePage
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
     }
 
     /// An entry's place in a section and whether its key is written as it is (no byte to escape).

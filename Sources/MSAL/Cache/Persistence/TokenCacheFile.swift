@@ -23,8 +23,10 @@ package final class TokenCacheFile: Sendable {
     let fileName: String
     /// The last component of `lockPath`.
     let lockFileName: String
+    /// This file's watch generation (``TokenCacheFileWatcher/Generation``), live once watched.
+    private let generation = TokenCacheFileWatcher.Generation()
     /// The watch of this file's name, once ``TokenCacheFileOptions/watchAfterReads`` reads were
-    /// answered from memory and it could be had.
+    /// answered from memory and it could be had; kept only to keep the directory watched.
     private let watch = AtomicLazyReference<TokenCacheFileWatcher.Watch>()
     /// Reads answered from memory after an `lstat` (counted until the watch is tried).
     private let quickReads = Atomic<Int>(0)
@@ -62,10 +64,10 @@ package final class TokenCacheFile: Sendable {
         self.lockPath = path + options.lockFileSuffix
     }
 
-    /// The generation of this file's watch (``TokenCacheFileWatcher/Watch/generation``): while it
+    /// The generation of this file's watch (``TokenCacheFileWatcher/Generation``): while it
     /// stays the same, no change to the file has been seen. `nil` while the file is not watched.
     package var watchedGeneration: UInt64? {
-        watch.load()?.generation
+        generation.value
     }
 
     /// Whether the file's name is watched (for tests).
@@ -76,7 +78,7 @@ package final class TokenCacheFile: Sendable {
     package func noteReadFromMemory() {
         guard let threshold = options.watchAfterReads else { return }
         guard quickReads.wrappingAdd(1, ordering: .relaxed).newValue == threshold else { return }
-        if let started = TokenCacheFileWatcher.shared.watch(directory: directoryPath, name: fileName) {
+        if let started = TokenCacheFileWatcher.shared.watch(directory: directoryPath, name: fileName, generation: generation) {
             _ = watch.storeIfNil(started)
         }
     }

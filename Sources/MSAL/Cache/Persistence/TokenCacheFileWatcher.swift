@@ -10,7 +10,7 @@ import Glibc
 ///
 /// One `inotify` instance and one thread for the process, started by the first watch: the thread
 /// waits in `read` for the kernel's events on the watched directories and moves a watched file's
-/// ``Watch/generation`` on when its name is written, renamed over, created, removed or has its
+/// ``Generation`` on when its name is written, renamed over, created, removed or has its
 /// attributes changed. A reader that finds the generation where it was when the contents in memory
 /// last matched the file answers from memory; otherwise it takes the `lstat` path as before.
 ///
@@ -28,15 +28,45 @@ package final class TokenCacheFileWatcher: Sendable {
     /// The process's watcher (one `inotify` instance and thread, started by the first watch).
     package static let shared = TokenCacheFileWatcher()
 
-    /// One watched file name in one directory.
+    /// A watched file's generation: a number that moves on with every change seen to the file.
+    ///
+    /// One word, read with one atomic load on every read answered from memory: the generation in
+    /// the upper 63 bits, and in the lowest whether the watch is live (it sees every change).
+    package final class Generation: Sendable {
+        private let word = Atomic<UInt64>(0)
+
+        package init() {}
+
+        /// The generation; `nil` while the file is not watched, or once its watch no longer sees
+        /// every change.
+        package var value: UInt64? {
+            let word = word.load(ordering: .acquiring)
+            return word & 1 == 1 ? word >> 1 : nil
+        }
+
+        fileprivate func started() {
+            word.bitwiseOr(1, ordering: .releasing)
+        }
+
+        fileprivate func changed() {
+            word.wrappingAdd(2, ordering: .releasing)
+        }
+
+        fileprivate func lost() {
+            word.bitwiseAnd(~1, ordering: .releasing)
+            changed()
+        }
+    }
+
+    /// One watched file name in one directory: keeps the directory watched while it exists.
     package final class Watch: Sendable {
-        private let counter = Atomic<UInt64>(0)
-        private let live = Atomic<Bool>(true)
+        fileprivate let generation: Generation
         fileprivate let directory: Int32
         fileprivate let name: [UInt8]
         private let watcher: TokenCacheFileWatcher
 
-        fileprivate init(directory: Int32, name: [UInt8], watcher: TokenCacheFileWatcher) {
+        fileprivate init(generation: Generation, directory: Int32, name: [UInt8], watcher: TokenCacheFileWatcher) {
+            self.generation = generation
             self.directory = directory
             self.name = name
             self.watcher = watcher
@@ -44,22 +74,6 @@ package final class TokenCacheFileWatcher: Sendable {
 
         deinit {
             watcher.remove(ObjectIdentifier(self), directory: directory)
-        }
-
-        /// A number that moves on with every change seen to the file; `nil` once the watch no
-        /// longer sees every change.
-        package var generation: UInt64? {
-            let generation = counter.load(ordering: .acquiring)
-            return live.load(ordering: .acquiring) ? generation : nil
-        }
-
-        fileprivate func changed() {
-            counter.wrappingAdd(1, ordering: .releasing)
-        }
-
-        fileprivate func lost() {
-            live.store(false, ordering: .releasing)
-            changed()
         }
     }
 
@@ -85,17 +99,21 @@ package final class TokenCacheFileWatcher: Sendable {
 
     init() {}
 
-    /// A watch of `name` in `directory`; `nil` when it cannot be watched (no `inotify`, the
-    /// per-user limit reached, no such directory, or a file system other machines may write).
-    package func watch(directory: String, name: String) -> Watch? {
+    /// A watch of `name` in `directory`, which moves `generation` on with every change it sees (and
+    /// makes it live); `nil` when it cannot be watched (no `inotify`, the per-user limit reached,
+    /// no such directory, or a file system other machines may write). The directory is watched
+    /// while the returned object exists.
+    package func watch(directory: String, name: String, generation: Generation) -> Watch? {
         guard Self.isLocalFileSystem(directory) else { return nil }
         return registry.withLock { registry -> Watch? in
             if registry.descriptor == -1 { registry.descriptor = start() }
             guard registry.descriptor >= 0 else { return nil }
             let directoryWatch = inotify_add_watch(registry.descriptor, directory, Self.mask)
             guard directoryWatch >= 0 else { return nil }
-            let watch = Watch(directory: directoryWatch, name: Array(name.utf8), watcher: self)
+            let watch = Watch(generation: generation, directory: directoryWatch, name: Array(name.utf8), watcher: self)
             registry.directories[directoryWatch, default: []].append(Entry(id: ObjectIdentifier(watch), watch: watch))
+            // Live from here: any change after this moment is an event the thread will read.
+            generation.started()
             return watch
         }
     }
@@ -177,8 +195,8 @@ package final class TokenCacheFileWatcher: Sendable {
             }
         }
         // Outside the lock: dropping the last reference runs a watch's `deinit`, which takes it.
-        for watch in changed { watch.changed() }
-        for watch in lost { watch.lost() }
+        for watch in changed { watch.generation.changed() }
+        for watch in lost { watch.generation.lost() }
     }
 
     /// The instance failed: every watch stops answering.
@@ -187,7 +205,7 @@ package final class TokenCacheFileWatcher: Sendable {
             defer { registry.directories.removeAll() }
             return registry.directories.values.flatMap { $0.compactMap(\.watch) }
         }
-        for watch in all { watch.lost() }
+        for watch in all { watch.generation.lost() }
     }
 
     /// Whether every change to `directory` passes through this kernel: the file systems of local
