@@ -213,12 +213,9 @@ public final class MSALAccessTokenValidator: Sendable {
         guard Base64URL.isCompactSerialization(token), let metadata = resolver.cachedMetadata(for: authority),
             let keys = resolver.cachedKeySet(for: metadata)
         else { return nil }
-        let options = AccessTokenValidationOptions(
-            issuers: issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: clockSkew)
         do throws(JOSEError) {
-            let validated = try AccessTokenValidator(keySet: keys, options: options).validate(utf8: token, now: now)
-            if validatedTokens.capacity > 0, let key = keys.verifyingKey(for: validated.jwt) {
-                validatedTokens.keep(validated, key: key, token: String(decoding: token, as: UTF8.self), skew: clockSkew, now: now)
+            let validated = try checked(metadata: metadata, keys: keys, now: now, text: { String(decoding: token, as: UTF8.self) }) {
+                validator throws(JOSEError) in try validator.validate(utf8: token, now: now)
             }
             return .answered(validated)
         } catch  where error.code == .keyNotFound {
@@ -270,11 +267,22 @@ public final class MSALAccessTokenValidator: Sendable {
         _ token: String, remembered: ValidatedTokenCache.Remembered?, metadata: MSALAuthorityMetadata, keys: JSONWebKeySet, now: Date
     ) throws(JOSEError) -> AccessToken {
         if let remembered, let hit = answer(remembered, keys: keys) { return hit }
+        return try checked(metadata: metadata, keys: keys, now: now, text: { token }) { validator throws(JOSEError) in
+            try validator.validate(token, now: now)
+        }
+    }
+
+    /// Every check of a token against `keys` and the metadata's issuers, made by `validate` on the
+    /// token's text or bytes; a validated token is remembered (`text` makes its string only then).
+    private func checked(
+        metadata: MSALAuthorityMetadata, keys: JSONWebKeySet, now: Date, text: () -> String,
+        _ validate: (AccessTokenValidator) throws(JOSEError) -> AccessToken
+    ) throws(JOSEError) -> AccessToken {
         let options = AccessTokenValidationOptions(
             issuers: issuers(metadata), audiences: audiences, allowedTenants: allowedTenants, clockSkew: clockSkew)
-        let validated = try AccessTokenValidator(keySet: keys, options: options).validate(token, now: now)
+        let validated = try validate(AccessTokenValidator(keySet: keys, options: options))
         if validatedTokens.capacity > 0, let key = keys.verifyingKey(for: validated.jwt) {
-            validatedTokens.keep(validated, key: key, token: token, skew: clockSkew, now: now)
+            validatedTokens.keep(validated, key: key, token: text(), skew: clockSkew, now: now)
         }
         return validated
     }

@@ -272,6 +272,33 @@ struct AccessTokenValidatorTests {
         }
     }
 
+    @Test("Through the header with the keys in memory: a rotated key is fetched once, a refused token is the same typed error")
+    func headerWithWarmKeys() async throws {
+        let setup = try Self.setup()
+        #expect(try await setup.validator.validate(authorizationHeader: "Bearer \(try Self.token(setup.clock))").subject == "user-sub")
+        #expect(setup.provider.keyFetches == 1)
+        let rotated = try JWSSigningKey.generateRSA(keyID: "key-2")
+        setup.provider.publish([Self.signer, rotated])
+        let fresh = try Self.token(setup.clock, key: rotated)
+        #expect(try await setup.validator.validate(authorizationHeader: "Bearer \(fresh)").subject == "user-sub")
+        #expect(setup.provider.keyFetches == 2, "the new kid made the set be fetched once")
+        #expect(try await setup.validator.validate(authorizationHeader: "Bearer \(fresh)").subject == "user-sub")
+        #expect(setup.provider.keyFetches == 2)
+        // A token whose signature does not verify, with the keys warm: the typed error the string API gives.
+        let pieces = fresh.split(separator: ".")
+        let forged = "\(pieces[0]).\(pieces[1]).\(String(pieces[2].reversed()))"
+        var viaString: MSALFailure?
+        do { _ = try await setup.validator.validate(forged) } catch let error as MSALFailure { viaString = error }
+        var viaHeader: MSALFailure?
+        do { _ = try await setup.validator.validate(authorizationHeader: "Bearer \(forged)") } catch let error as MSALFailure {
+            viaHeader = error
+        }
+        let expected = try #require(viaString)
+        #expect(viaHeader?.internalCode == expected.internalCode)
+        #expect(viaHeader?.code == expected.code)
+        #expect(setup.provider.keyFetches == 2)
+    }
+
     @Test("A rotated key is fetched once; a flood of unknown kids fetches the set at most once a minute")
     func rotationAndFlood() async throws {
         let setup = try Self.setup()
