@@ -237,8 +237,9 @@ public struct BaselineSigner {
         self.message = message
     }
 
-    /// Signs `message` `iterations` times, each with a new context as the verify baseline does and
-    /// as the SDK signs; returns the total signature length (to keep every result observable).
+    /// Signs `message` `iterations` times, each with a new context and its own `EVP_DigestSignInit`,
+    /// as the verify baseline does (the SDK copies a context it initialized once per key,
+    /// `OpenSSLDigestTemplate`); returns the total signature length (to keep every result observable).
     @discardableResult
     public func run(iterations: Range<Int>) -> Int {
         key.withKeyPointer { key in

@@ -28,6 +28,10 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
     package let keyBits: Int
     /// The private key (used inside MSALJOSE only).
     let key: OpenSSLKey
+    /// The key as the PS256 and RS256 signers of assertions, each with its signing context
+    /// prepared once (an assertion is signed for every token request).
+    private let ps256Signer: JWSSigningKey
+    private let rs256Signer: JWSSigningKey
 
     /// Reads and checks a private key and its certificate (chain) from PEM text.
     ///
@@ -71,6 +75,8 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
         self.sha1Thumbprint = try chain[0].withRawBytes { (der) throws(JOSEError) -> [UInt8] in try OpenSSLDigest.sha1.hash(der) }
         self.keyBits = key.bits
         self.key = key
+        ps256Signer = JWSSigningKey(keyID: "", algorithm: .ps256, key: key)
+        rs256Signer = JWSSigningKey(keyID: "", algorithm: .rs256, key: key)
     }
 
     /// A new RSA key and a self-signed certificate for it, as PEM text (an unencrypted PKCS#8
@@ -128,7 +134,7 @@ package struct ClientCertificate: Sendable, CustomStringConvertible {
             members.append(JSONMember(name: name, value: .string(extraClaims[name]!)))
         }
         let claims = JSON.object(members)
-        let signer = JWSSigningKey(keyID: "", algorithm: thumbprint == .sha256 ? .ps256 : .rs256, key: key)
+        let signer = thumbprint == .sha256 ? ps256Signer : rs256Signer
         return try signer.sign(headerBytes: JSONWriter.write(.object(header)), payloadBytes: JSONWriter.write(claims))
     }
 }

@@ -59,11 +59,11 @@ public struct JSONWebKey: Sendable {
 
     let key: OpenSSLKey
     /// A verification context prepared once for the algorithm this key is
-    /// expected to verify (see ``OpenSSLVerifyTemplate``): the key's own `alg`;
+    /// expected to verify (see ``OpenSSLDigestTemplate``): the key's own `alg`;
     /// else ES256/ES384 by curve; else RS256, what Microsoft Entra ID signs with
     /// (its JWKS entries carry no `alg`). Other algorithms, and any key whose
     /// template could not be made, take the per-call `EVP_DigestVerifyInit` path.
-    let verifyTemplate: OpenSSLVerifyTemplate?
+    let verifyTemplate: OpenSSLDigestTemplate?
 
     init(keyID: String?, keyType: KeyType, curve: Curve?, algorithm: JWSAlgorithm?, use: String?, keyOperations: [String]?, key: OpenSSLKey)
     {
@@ -84,7 +84,7 @@ public struct JSONWebKey: Sendable {
         }
         // Best effort: a failure here (already drained from OpenSSL's queue) only
         // means verifications run the uncached init, which reports its own errors.
-        self.verifyTemplate = try? OpenSSLVerifyTemplate(key: key, algorithm: expected)
+        self.verifyTemplate = try? OpenSSLDigestTemplate(key: key, algorithm: expected, operation: .verify)
     }
 
     /// Parses one JWK from its JSON text.

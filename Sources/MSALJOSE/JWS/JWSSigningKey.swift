@@ -6,6 +6,19 @@ package struct JWSSigningKey: Sendable {
     package let keyID: String
     package let algorithm: JWSAlgorithm
     let key: OpenSSLKey
+    /// A signing context prepared once for ``algorithm`` (see ``OpenSSLDigestTemplate``); `nil` when
+    /// it could not be made, and signing then runs the per-call `EVP_DigestSignInit`, which reports
+    /// its own errors.
+    let signTemplate: OpenSSLDigestTemplate?
+
+    init(keyID: String, algorithm: JWSAlgorithm, key: OpenSSLKey) {
+        self.keyID = keyID
+        self.algorithm = algorithm
+        self.key = key
+        // Best effort: a failure here (already drained from OpenSSL's queue) only means signing
+        // runs the per-call init.
+        signTemplate = try? OpenSSLDigestTemplate(key: key, algorithm: algorithm, operation: .sign)
+    }
 
     /// Generates an RSA key (2048 bits or more) that signs with `algorithm`.
     package static func generateRSA(bits: Int = 2048, keyID: String, algorithm: JWSAlgorithm = .rs256) throws(JOSEError) -> JWSSigningKey {
@@ -72,7 +85,7 @@ package struct JWSSigningKey: Sendable {
         signingInput.append(UInt8(ascii: "."))
         signingInput += Base64URL.encodeToBytes(payloadBytes)
         let signature = try signingInput.withRawBytes { (buffer) throws(JOSEError) -> [UInt8] in
-            try key.sign(message: buffer, algorithm: override ?? algorithm)
+            try key.sign(message: buffer, algorithm: override ?? algorithm, template: signTemplate)
         }
         signingInput.append(UInt8(ascii: "."))
         signingInput += Base64URL.encodeToBytes(signature)
@@ -82,7 +95,7 @@ package struct JWSSigningKey: Sendable {
     /// Signs raw bytes and returns the JWS signature (R‖S for ECDSA).
     package func signature(over message: [UInt8], algorithm override: JWSAlgorithm? = nil) throws(JOSEError) -> [UInt8] {
         try message.withRawBytes { (buffer) throws(JOSEError) -> [UInt8] in
-            try key.sign(message: buffer, algorithm: override ?? algorithm)
+            try key.sign(message: buffer, algorithm: override ?? algorithm, template: signTemplate)
         }
     }
 }

@@ -7,12 +7,12 @@ extension OpenSSLKey {
     /// the wrong length, R or S out of range, or an RSA signature ≥ n. Throws only
     /// when OpenSSL cannot run the operation at all.
     ///
-    /// `template`, when it was made from this key for `algorithm`, replaces the
+    /// `template`, when it was made from this key for verifying with `algorithm`, replaces the
     /// per-call `EVP_DigestVerifyInit` with a copy of its context (same verdict, less work).
     func verify(
-        signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate? = nil
+        signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLDigestTemplate? = nil
     ) throws(JOSEError) -> Bool {
-        let template = template?.algorithm == algorithm ? template : nil
+        let template = template?.algorithm == algorithm && template?.operation == .verify ? template : nil
         switch algorithm.keyType {
         case .rsa:
             guard signature.count == maximumSignatureSize else { return false }
@@ -28,11 +28,11 @@ extension OpenSSLKey {
     }
 
     private func digestVerify(
-        signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLVerifyTemplate?
+        signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLDigestTemplate?
     ) throws(JOSEError) -> Bool {
         let context: OpenSSLDigestContext
         if let template {
-            context = try template.makeVerifyContext()
+            context = try template.makeContext()
         } else {
             context = try OpenSSLDigestContext()
         }
@@ -53,10 +53,22 @@ extension OpenSSLKey {
     }
 
     /// Produces a JWS signature (R‖S for ECDSA) over `message`. The key must hold a private key.
-    func sign(message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(JOSEError) -> [UInt8] {
-        let context = try OpenSSLDigestContext()
+    ///
+    /// `template`, when it was made from this key for signing with `algorithm`, replaces the
+    /// per-call `EVP_DigestSignInit` with a copy of its context.
+    func sign(message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm, template: OpenSSLDigestTemplate? = nil) throws(JOSEError) -> [UInt8]
+    {
+        let template = template?.algorithm == algorithm && template?.operation == .sign ? template : nil
+        let context: OpenSSLDigestContext
+        if let template {
+            context = try template.makeContext()
+        } else {
+            context = try OpenSSLDigestContext()
+        }
         let der = try context.withContextPointer { (ctx) throws(JOSEError) -> [UInt8] in
-            try self.initialize(ctx, algorithm: algorithm, forSigning: true)
+            if template == nil {
+                try self.initialize(ctx, algorithm: algorithm, forSigning: true)
+            }
             let input = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
             // One call into a buffer of the key's largest signature, instead of asking the size first.
             let maximum = withKeyPointer { EVP_PKEY_get_size($0) }
