@@ -348,4 +348,37 @@ struct CacheDocumentReaderTests {
             String(decoding: document.serialized(), as: UTF8.self).contains(
                 #"{"home_account_id": "h", "username": "v", "future": {"a": 1}}"#))
     }
+
+    @Test("An ID token's secret read clean is one string written back as it is; escaped or changed ones are escaped")
+    func cleanIDTokenSecrets() throws {
+        let token = String(repeating: "eyJ0eXAiOiJKV1QifQ-_", count: 5)
+        let escaped = #"eyJ\u0041"# + String(repeating: "x", count: 70)
+        let bytes = Array(
+            #"{"IdToken": {"a": {"secret": "\#(token)"}, "b": {"secret": "\#(escaped)"}, "c": {"secret": "short"}}}"#.utf8)
+        let document = try TokenCacheDocument(parsing: bytes)
+        let clean = try #require(document[.idToken]["a"])
+        #expect(clean.members[0].isCleanString)
+        if case .string(let value) = clean.members[0].value { #expect(value == token) } else { Issue.record("not one string") }
+        // An escaped or short secret stays a slice of the document.
+        for key in ["b", "c"] {
+            let entry = try #require(document[.idToken][key])
+            #expect(!entry.members[0].isCleanString)
+            if case .slice = entry.members[0].value {} else { Issue.record("\(key) is not a slice") }
+        }
+        #expect(document[.idToken]["b"]?[.secret] == "eyJA" + String(repeating: "x", count: 70))
+        let written = String(decoding: document.serialized(), as: UTF8.self)
+        #expect(written.contains(#""a": {"secret": "\#(token)"}"#))
+        #expect(written.contains(#""b": {"secret": "eyJA"#))
+        // A value set later, even on the same member, is looked at again when written.
+        var changed = clean
+        changed["secret"] = token + "\"quoted\""
+        #expect(!changed.members[0].isCleanString)
+        var other = TokenCacheDocument()
+        other[.idToken]["a"] = changed
+        other[.idToken]["d"] = CacheEntry(["secret": "tab\there"])
+        let rewritten = try TokenCacheDocument(parsing: other.serialized())
+        #expect(rewritten[.idToken]["a"]?[.secret] == token + "\"quoted\"")
+        #expect(rewritten[.idToken]["d"]?[.secret] == "tab\there")
+        #expect(String(decoding: other.serialized(), as: UTF8.self).contains(#"tab\there"#))
+    }
 }

@@ -271,13 +271,11 @@ struct CacheDocumentReader {
                 let first = scanner.current
                 if first == UInt8(ascii: "\"") {
                     let value = try scanner.scanString()
-                    if idToken, value.form == .clean, value.end - value.start > 64 {
-                        var secret = member(named: name, value: .slice(CacheSlice(value)))
-                        if secret.known == .secret {
-                            secret.value = .string(string(value))
-                            members.append(secret)
-                            continue
-                        }
+                    if idToken, value.form == .clean, value.end - value.start > 64,
+                        member(named: name, value: .slice(CacheSlice(value))).known == .secret
+                    {
+                        members.append(CacheMember(known: .secret, cleanString: string(value)))
+                        continue
                     }
                     guard output != nil else {
                         members.append(member(named: name, value: .slice(CacheSlice(value))))

@@ -11,10 +11,12 @@ extension TokenCacheDocument {
     /// unknown fields. One entry per line, so the file diffs and greps well.
     ///
     /// A string member still a slice of the document it was read from is copied as it is when it
-    /// needs no escaping (the common case: tokens are base64url), instead of being scanned again.
-    /// The output is measured first, then written into a buffer of exactly that size.
+    /// needs no escaping (the common case: tokens are base64url), instead of being scanned again,
+    /// and so is an ID token read as one clean string (``CacheMember/isCleanString``). Each entry
+    /// is measured while its key is read for sorting; the output is then written into a buffer of
+    /// exactly the measured size.
     package func serialized() -> [UInt8] {
-        let order = CacheSection.allCases.map { Self.sortedIndices(sections[$0.rawValue]) }
+        let order = CacheSection.allCases.map { Self.sortedIndices(sections[$0.rawValue], section: $0) }
         var counter = CacheByteCounter()
         write(order: order, to: &counter)
         let size = counter.count
@@ -43,10 +45,13 @@ extension TokenCacheDocument {
         _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
     }
 
-    /// An entry's place in a section and whether its key is written as it is (no byte to escape).
+    /// An entry's place in a section, whether its key is written as it is (no byte to escape), and
+    /// how many bytes its key and value take written (measured while the key is read for sorting,
+    /// so the measuring pass does not visit the entries again).
     private struct Position {
         var index: [String: CacheEntry].Index
         var plainKey: Bool
+        var size: Int
     }
 
     private func write<Sink: CacheByteSink>(order: [[Position]], to sink: inout Sink) {
@@ -61,19 +66,12 @@ extension TokenCacheDocument {
             for (offset, position) in indices.enumerated() {
                 if offset > 0 { sink.append(UInt8(ascii: ",")) }
                 sink.append("\n    ")
-                let (key, entry) = entries[position.index]
-                if position.plainKey, section != .appMetadata {
-                    var key = key
-                    key.withUTF8 { utf8 in
-                        sink.append(UInt8(ascii: "\""))
-                        sink.append(utf8)
-                        sink.append(UInt8(ascii: "\""))
-                    }
+                if Sink.measuresOnly {
+                    sink.skip(position.size)
                 } else {
-                    Self.appendQuoted(Self.writtenKey(key, entry: entry, section: section), to: &sink)
+                    let (key, entry) = entries[position.index]
+                    Self.appendMember(key: key, plainKey: position.plainKey, entry: entry, section: section, to: &sink)
                 }
-                sink.append(": ")
-                Self.append(entry, to: &sink)
             }
             if !indices.isEmpty { sink.append("\n  ") }
             sink.append(UInt8(ascii: "}"))
@@ -87,16 +85,39 @@ extension TokenCacheDocument {
         sink.append("\n}\n")
     }
 
+    /// One entry as a member of its section: the key, `: ` and the entry object.
+    @inline(__always)
+    private static func appendMember<Sink: CacheByteSink>(
+        key: String, plainKey: Bool, entry: CacheEntry, section: CacheSection, to sink: inout Sink
+    ) {
+        if plainKey, section != .appMetadata {
+            var key = key
+            key.withUTF8 { utf8 in
+                sink.append(UInt8(ascii: "\""))
+                sink.append(utf8)
+                sink.append(UInt8(ascii: "\""))
+            }
+        } else {
+            appendQuoted(writtenKey(key, entry: entry, section: section), to: &sink)
+        }
+        sink.append(": ")
+        append(entry, to: &sink)
+    }
+
     /// The positions of `entries` in the order of their keys' UTF-8 bytes (compared by their
-    /// first eight bytes, then in full on a tie), each with whether its key needs no escaping.
-    private static func sortedIndices(_ entries: [String: CacheEntry]) -> [Position] {
+    /// first eight bytes, then in full on a tie), each with whether its key needs no escaping and
+    /// its written size.
+    private static func sortedIndices(_ entries: [String: CacheEntry], section: CacheSection) -> [Position] {
         var order: [(prefix: UInt64, position: Position)] = []
         order.reserveCapacity(entries.count)
         var index = entries.startIndex
         while index != entries.endIndex {
-            var key = entries[index].key
-            let (prefix, plain) = key.withUTF8 { (Self.prefix($0), !needsEscaping($0)) }
-            order.append((prefix, Position(index: index, plainKey: plain)))
+            let (key, entry) = entries[index]
+            var utf8Key = key
+            let (prefix, plain) = utf8Key.withUTF8 { (Self.prefix($0), !needsEscaping($0)) }
+            var counter = CacheByteCounter()
+            appendMember(key: key, plainKey: plain, entry: entry, section: section, to: &counter)
+            order.append((prefix, Position(index: index, plainKey: plain, size: counter.count)))
             entries.formIndex(after: &index)
         }
         order.sort { lhs, rhs in
@@ -198,6 +219,12 @@ extension TokenCacheDocument {
             sink.append(": ")
         }
         switch member.value {
+        case .string(var text) where member.isCleanString:
+            text.withUTF8 { utf8 in
+                sink.append(UInt8(ascii: "\""))
+                sink.append(utf8)
+                sink.append(UInt8(ascii: "\""))
+            }
         case .string(let text):
             appendQuoted(text, to: &sink)
         case .raw(let raw):
@@ -286,8 +313,12 @@ extension TokenCacheDocument {
 
 /// Where the document writer puts bytes: first a counter (to size the output), then the output.
 protocol CacheByteSink {
+    /// Whether the sink only counts bytes, so a part already measured can be skipped by its size.
+    static var measuresOnly: Bool { get }
     mutating func append(_ byte: UInt8)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>)
+    /// Counts `count` bytes measured before (a counting sink only).
+    mutating func skip(_ count: Int)
 }
 
 extension CacheByteSink {
@@ -299,7 +330,13 @@ extension CacheByteSink {
 
 /// Counts what would be written.
 struct CacheByteCounter: CacheByteSink {
+    static var measuresOnly: Bool { true }
     private(set) var count = 0
+
+    @inline(__always)
+    mutating func skip(_ count: Int) {
+        self.count += count
+    }
 
     @inline(__always)
     mutating func append(_ byte: UInt8) {
@@ -319,8 +356,14 @@ struct CacheByteWriter: CacheByteSink {
     /// The bytes written so far, all at the start of `buffer`.
     private(set) var count = 0
 
+    static var measuresOnly: Bool { false }
+
     init(buffer: UnsafeMutableBufferPointer<UInt8>) {
         self.buffer = buffer
+    }
+
+    mutating func skip(_ count: Int) {
+        preconditionFailure("a writer writes every byte")
     }
 
     @inline(__always)
