@@ -1,8 +1,9 @@
 // A plain loop over one token-cache operation, for profilers that need a simple process
-// (valgrind --tool=callgrind, perf). Not a benchmark: it prints no timing.
+// (valgrind --tool=callgrind, perf). Not a benchmark: only the `-timed` forms print a rough timing,
+// for A/B runs; the figures are the benchmarks'.
 //
 //   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup|silent> DOCUMENT [count]
-//   .build/release/CacheProfile <deserialize-timed|serialize-timed> DOCUMENT [count]
+//   .build/release/CacheProfile <deserialize-timed|serialize-timed|accounts-rebuilt-timed> DOCUMENT [count]
 //   .build/release/CacheProfile memory DOCUMENT
 //   .build/release/CacheProfile app-token [count]
 //
@@ -88,6 +89,19 @@ case "accounts-rebuilt":
     for _ in 0..<count {
         checksum &+= MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: false).count
     }
+case "accounts-rebuilt-timed":
+    let loaded = try MSALCacheBenchmarkSupport.load(bytes)
+    var kept: [[MSALAccount]] = []
+    var times: [Double] = []
+    for _ in 0..<count {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let accounts = MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: false)
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        kept.append(accounts)
+        if kept.count >= 1000 { kept.removeAll() }
+    }
+    times.sort()
+    print("median ms", times[times.count / 2], "min", times[0])
 case "lookup":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)
     let scopes = MSALCacheBenchmarkSupport.lookupScopes(["User.Read"])

@@ -381,4 +381,30 @@ struct CacheDocumentReaderTests {
         #expect(rewritten[.idToken]["d"]?[.secret] == "tab\there")
         #expect(String(decoding: other.serialized(), as: UTF8.self).contains(#"tab\there"#))
     }
+
+    @Test("Values of 64 KiB and more are kept whole, from bytes handed in and from a file's compacted buffer")
+    func longValues() throws {
+        for length in [65_535, 65_536, 200_001] {
+            let secret = String(repeating: "A", count: length - 1) + "z"
+            let text = #"{"AccessToken": {"k": {"secret": "\#(secret)", "realm": "r", "future": "\#(secret)"}}}"#
+            let owned = CacheSource(capacity: text.utf8.count)
+            let filled = owned.append(upTo: text.utf8.count) { buffer in
+                buffer.copyBytes(from: text.utf8)
+                return text.utf8.count
+            }
+            #expect(filled && owned.isOwned)
+            // A shared source keeps the values where they are; an owned one is compacted in place.
+            for source in [CacheSource(bytes: Array(text.utf8)), owned] {
+                let (document, _) = try TokenCacheDocument.parse(source, indexingWith: .builtIn)
+                let entry = try #require(document[.accessToken]["k"])
+                #expect(entry[.secret] == secret, "\(length)")
+                #expect(entry["future"] == secret)
+                #expect(entry[.realm] == "r")
+                #expect(entry.string(.secret, reusing: secret) == secret)
+                #expect(entry.withUTF8(.secret) { $0.count } == length)
+                let reread = try TokenCacheDocument(parsing: document.serialized())
+                #expect(reread == document)
+            }
+        }
+    }
 }
