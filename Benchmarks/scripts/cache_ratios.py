@@ -13,6 +13,8 @@ ratio across runs, and the range of the ratios.
 
 Exit status: 1 when a ratio with a target (how many times faster than MSAL for Python, as
 docs/performance.md states it) is below it — in the one run given, or as the median of several.
+With several runs, a ratio whose median holds but which is below its target in some run is printed
+as "BELOW TARGET IN k OF n RUNS" (exit status 0).
 """
 import json
 import re
@@ -127,6 +129,14 @@ def main(paths):
             if ratios:
                 ratio_text = f"ratio median {statistics.median(ratios):,.2f}, range {min(ratios):,.2f}–{max(ratios):,.2f}"
             print(f"  {label:<50} {show(swift_us):>10}  {show(python_us):>10}  {ratio_text}  {target}")
+    # "Met in three runs" is how an issue counts a target: a run below it is reported even when the
+    # median holds (it does not change the exit status).
+    for label, _, _, target, least in ROWS:
+        ratios = [run[label][2] for run in runs if label in run and run[label][2]]
+        below = [r for r in ratios if least is not None and r < least]
+        if len(ratios) > 1 and below and statistics.median(ratios) >= least:
+            print(f"BELOW TARGET IN {len(below)} OF {len(ratios)} RUNS: {label}: "
+                  f"{', '.join(f'{r:,.3f}' for r in ratios)}× faster, target {target}")
     for miss in missed:
         print(f"TARGET NOT MET: {miss}")
     return 1 if missed else 0

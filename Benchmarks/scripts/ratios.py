@@ -16,7 +16,8 @@ as throughput ratios (higher is better for MSALJOSE). With several runs it also
 prints the median of each figure across runs.
 
 Exit status: 1 when a figure is below the target docs/performance.md states for it — in the one
-run given, or as the median of several. The targets: (a)/(b) >= 0.90 for RS256 and ES256, RS256
+run given, or as the median of several. With several runs, a figure whose median holds but which
+is below its target in some run is printed as "BELOW TARGET IN k OF n RUNS" (exit status 0). The targets: (a)/(b) >= 0.90 for RS256 and ES256, RS256
 (a)/(c) >= 1.25, every access-token figure >= 0.90 against OpenSSL and >= 1.25 against jwt-kit,
 and issue 40's 1/1.2 for a proof's s/p (making it costs at most 1.2x OpenSSL's bare signature) and
 the DPoP validation's (b+o)/v (at most 1.2x a bearer validation plus the bare verification).
@@ -117,13 +118,13 @@ def main(paths):
         for name, ns in sorted(results.items()):
             print(f"  {name:<66} {ns:>10.0f} ns/op {1e9 / ns:>12,.0f} op/s")
         for key, ratio in figures(results).items():
-            print(f"  {key[0]} {key[1]} = {ratio:.2f}  {target_text(key)}")
+            print(f"  {key[0]} {key[1]} = {ratio:.3f}  {target_text(key)}")
     per_run = [figures(r) for r in runs]
     missed = []
     for key in ENFORCED:
         values = [f[key] for f in per_run if key in f]
         if values and statistics.median(values) < TARGETS[key]:
-            missed.append(f"{key[0]} {key[1]} = {statistics.median(values):.2f} < {TARGETS[key]:.2f}")
+            missed.append(f"{key[0]} {key[1]} = {statistics.median(values):.3f} < {TARGETS[key]:.3f}")
     if len(runs) > 1:
         print("== median across runs")
         names = sorted(set().union(*runs))
@@ -134,8 +135,17 @@ def main(paths):
         for key in sorted(set().union(*per_run)):
             values = [f[key] for f in per_run if key in f]
             if values:
-                print(f"  {key[0]} {key[1]} = {statistics.median(values):.2f} median, "
-                      f"range {min(values):.2f}-{max(values):.2f}  {target_text(key)}")
+                print(f"  {key[0]} {key[1]} = {statistics.median(values):.3f} median, "
+                      f"range {min(values):.3f}-{max(values):.3f}  {target_text(key)}")
+    # "Met in three runs" is how an issue counts a target: a run below it is reported even when the
+    # median holds (it does not change the exit status), with three decimals, as 0.899 prints 0.90.
+    for key in sorted(TARGETS):
+        values = [f[key] for f in per_run if key in f]
+        below = [v for v in values if v < TARGETS[key]]
+        median_missed = key in ENFORCED and statistics.median(values or [0]) < TARGETS[key]
+        if len(values) > 1 and below and not median_missed:
+            print(f"BELOW TARGET IN {len(below)} OF {len(values)} RUNS: {key[0]} {key[1]} = "
+                  f"{', '.join(f'{v:.3f}' for v in values)} (target >= {TARGETS[key]:.3f})")
     for miss in missed:
         print(f"TARGET NOT MET: {miss}")
     return 1 if missed else 0
