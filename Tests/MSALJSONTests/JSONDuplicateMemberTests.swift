@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import MSALJSON
@@ -24,7 +25,7 @@ struct JSONDuplicateMemberTests {
 
     @Test("Sizes on both sides of the pairwise limit: distinct names pass, any repeat is found")
     func sizes() {
-        for count in [3, 15, 16, 17, 30, 200] {
+        for count in [3, 15, 16, 17, 30, 64, 65, 200] {
             let names = (0..<count).map { "claim_\($0)" }
             #expect(Self.refusal(names) == nil, "\(count) distinct names")
             for (first, second) in [(0, count - 1), (count / 2, count / 2 + 1), (count - 2, count - 1)] {
@@ -54,5 +55,27 @@ struct JSONDuplicateMemberTests {
         // Nested objects are checked on their own: the same name in two objects is no repeat.
         let nested = "{" + (0..<20).map { #""o\#($0)":{"x":1,"y":2}"# }.joined(separator: ",") + "}"
         #expect(throws: Never.self) { try JSONDocument(parsing: Array(nested.utf8), limits: .token) }
+    }
+
+    @Test("Objects of 17 to 64 names (found by fingerprint): names of up to seven bytes, longer names sharing a fingerprint")
+    func fingerprints() {
+        let short = ["", "a", "ab", "abc", "abcdefg", "b", "ba", "abcdeg", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9"]
+        #expect(Self.refusal(short) == nil)
+        for name in short {
+            #expect(Self.refusal(short + [name])?.contains(#""\#(name)""#) == true, "\(name) repeated")
+        }
+        // The same length and first seven bytes: one fingerprint, told apart by the full comparison.
+        let shared = (0..<64).map { "prefix_" + String(format: "%03d", $0) }
+        #expect(Self.refusal(shared) == nil)
+        var repeated = shared
+        repeated[63] = shared[5]
+        #expect(Self.refusal(repeated)?.contains(#""prefix_005""#) == true)
+        // Seven and eight bytes with the same first seven: different fingerprints (the length is in it).
+        #expect(Self.refusal(short.dropLast(2) + ["abcdefg1", "abcdefg2"]) == nil)
+        // First repeat in document order, when the table's probing meets a later repeat first.
+        var names = (0..<40).map { "claim\($0 % 7)_\($0)" }
+        names[30] = names[2]
+        names[20] = names[11]
+        #expect(Self.refusal(names)?.contains(#""\#(names[11])""#) == true)
     }
 }
