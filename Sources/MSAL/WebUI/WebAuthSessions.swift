@@ -23,18 +23,45 @@ package final class WebAuthSessions: Sendable {
     /// Runs `operation` (an interactive request's wait for its web UI) so that
     /// ``cancelAll()`` can cancel it: it then ends with `CancellationError` (or the error the
     /// operation throws when canceled). Canceling the calling task cancels it too.
+    ///
+    /// The wait is registered before `operation` starts: a cancel that comes as soon as the web UI
+    /// shows the page (the operation's first step, which may run on another thread at once) always
+    /// finds it, and a cancel before the task exists cancels it as it starts.
     package func cancellable<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        let task = Task { try await operation() }
+        let pending = Pending<T>()
         let id = state.withLock { state -> UInt64 in
             state.next &+= 1
-            state.cancels[state.next] = { task.cancel() }
+            state.cancels[state.next] = { pending.cancel() }
             return state.next
         }
         defer { _ = state.withLock { $0.cancels.removeValue(forKey: id) } }
+        let task = Task { try await operation() }
+        pending.start(task)
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
             task.cancel()
+        }
+    }
+
+    /// One registered wait: its task once started, and whether a cancel came first.
+    private final class Pending<T: Sendable>: Sendable {
+        private let state = Mutex<(canceled: Bool, task: Task<T, any Error>?)>((false, nil))
+
+        func cancel() {
+            let task = state.withLock { state -> Task<T, any Error>? in
+                state.canceled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+
+        func start(_ task: Task<T, any Error>) {
+            let canceled = state.withLock { state -> Bool in
+                state.task = task
+                return state.canceled
+            }
+            if canceled { task.cancel() }
         }
     }
 

@@ -64,6 +64,39 @@ struct CancelWebAuthSessionTests {
         await #expect(throws: MSALFailure.self) { _ = try await again.value }
     }
 
+    /// A web UI that cancels every waiting sign-in as its first step, as a user's cancel that comes
+    /// the moment the page shows.
+    final class CancelingWebUI: MSALWebUI {
+        let sessions: WebAuthSessions
+        let found = Mutex<[Bool]>([])
+
+        init(sessions: WebAuthSessions) {
+            self.sessions = sessions
+        }
+
+        func present(authorizationURL: URL, redirectURI: URL) async throws -> URL? {
+            let canceled = sessions.cancelAll()
+            found.withLock { $0.append(canceled) }
+            try await Task.sleep(nanoseconds: 60_000_000_000)
+            return nil
+        }
+
+        var launchesExternalBrowser: Bool { false }
+    }
+
+    @Test("A cancel as soon as the page shows always finds the sign-in (it is registered before the web UI runs)")
+    func cancelAtOnce() async throws {
+        let sessions = WebAuthSessions()
+        let app = try Self.application(sessions)
+        let webUI = CancelingWebUI(sessions: sessions)
+        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(webUI: webUI))
+        for round in 0..<20 {
+            await #expect(throws: MSALFailure.self, "round \(round)") { _ = try await app.acquireToken(with: parameters) }
+        }
+        #expect(webUI.found.withLock { $0 } == Array(repeating: true, count: 20))
+        #expect(!sessions.cancelAll())
+    }
+
     @Test("Canceling with nothing waiting answers false and changes nothing")
     func nothingWaiting() {
         #expect(!WebAuthSessions().cancelAll())
