@@ -42,6 +42,22 @@ let count = arguments.count >= 4 ? Int(arguments[3]) ?? 1 : 1
 let clientID = "5a9c3e7b-2d4f-4a6c-8e0b-1c3d5e7f9a2b"
 let environment = "login.microsoftonline.com"
 
+/// Times `count` calls of `body`, keeping up to `keeping` results alive (as the benchmarks keep
+/// theirs, so each call writes fresh memory), and prints the median and the fastest in milliseconds.
+func printTimes<Result>(count: Int, keeping: Int, _ body: () throws -> Result) rethrows {
+    var kept: [Result] = []
+    var times: [Double] = []
+    for _ in 0..<max(count, 1) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        kept.append(result)
+        if kept.count >= keeping { kept.removeAll() }
+    }
+    times.sort()
+    print("median ms", times[times.count / 2], "min", times[0])
+}
+
 var checksum = 0
 switch arguments[1] {
 case "deserialize":
@@ -50,28 +66,10 @@ case "deserialize":
         checksum &+= MSALCacheBenchmarkSupport.entryCount(loaded)
     }
 case "deserialize-timed":
-    var kept: [MSALCacheBenchmarkSupport.Loaded] = []
-    var times: [Double] = []
-    for _ in 0..<count {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let loaded = try MSALCacheBenchmarkSupport.load(bytes)
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        kept.append(loaded)
-        if kept.count >= 8 { kept.removeAll() }
-    }
-    times.sort()
-    print("median ms", times[times.count / 2], "min", times[0])
+    try printTimes(count: count, keeping: 8) { try MSALCacheBenchmarkSupport.load(bytes) }
 case "serialize-timed":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)
-    var times: [Double] = []
-    for _ in 0..<count {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let output = MSALCacheBenchmarkSupport.serialize(loaded)
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        checksum &+= output.count
-    }
-    times.sort()
-    print("median ms", times[times.count / 2], "min", times[0])
+    printTimes(count: count, keeping: 1) { MSALCacheBenchmarkSupport.serialize(loaded) }
 case "serialize":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)
     for _ in 0..<count {
@@ -91,17 +89,9 @@ case "accounts-rebuilt":
     }
 case "accounts-rebuilt-timed":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)
-    var kept: [[MSALAccount]] = []
-    var times: [Double] = []
-    for _ in 0..<count {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let accounts = MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: false)
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        kept.append(accounts)
-        if kept.count >= 1000 { kept.removeAll() }
+    printTimes(count: count, keeping: 1000) {
+        MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: false)
     }
-    times.sort()
-    print("median ms", times[times.count / 2], "min", times[0])
 case "lookup":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)
     let scopes = MSALCacheBenchmarkSupport.lookupScopes(["User.Read"])
