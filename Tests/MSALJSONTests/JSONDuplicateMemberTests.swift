@@ -72,6 +72,11 @@ struct JSONDuplicateMemberTests {
         #expect(Self.refusal(repeated)?.contains(#""prefix_005""#) == true)
         // Seven and eight bytes with the same first seven: different fingerprints (the length is in it).
         #expect(Self.refusal(short.dropLast(2) + ["abcdefg1", "abcdefg2"]) == nil)
+        // A length past 255 does not wrap onto a short name's (263 would be 7 in a byte), whichever comes first.
+        let long = "abcdefg" + String(repeating: "z", count: 256)
+        #expect(Self.refusal(short + [long]) == nil)
+        #expect(Self.refusal([long] + short) == nil)
+        #expect(Self.refusal([long] + short + [long])?.contains(#""abcdefgzzz"#) == true)
         // First repeat in document order, when the table's probing meets a later repeat first.
         var names = (0..<40).map { "claim\($0 % 7)_\($0)" }
         names[30] = names[2]
