@@ -48,19 +48,17 @@ struct CacheDocumentReader {
 
     /// An index built entry by entry as they are read.
     struct Indexing {
-        var index = TokenCacheIndex()
-        let aliases: CacheEnvironmentAliases
-        var memo = TokenCacheIndex.Memo()
+        var builder: TokenCacheIndexBuilder
         /// Sections where an entry read (and indexed) was then replaced or dropped (a duplicate
         /// key, a legacy spelling): indexed again from the final entries at the end.
         var stale: Set<CacheSection> = []
 
-        init(aliases: CacheEnvironmentAliases) {
-            self.aliases = aliases
+        init(aliases: CacheEnvironmentAliases, expectedAccounts: Int) {
+            builder = TokenCacheIndexBuilder(aliases: aliases, expectedAccounts: expectedAccounts)
         }
 
         mutating func add(key: String, entry: CacheEntry, section: CacheSection) {
-            index.insert(key: key, entry: entry, section: section, aliases: aliases, memo: &memo)
+            builder.add(key: key, entry: entry, section: section)
         }
     }
 
@@ -83,10 +81,9 @@ struct CacheDocumentReader {
         let result: Result<TokenCacheIndex?, Failure> = source.withBytesForReading { buffer, output in
             var reader = CacheDocumentReader(bytes: buffer, output: output, start: start, limits: limits)
             reader.granule = max(source.releaseGranule, pageSize)
-            reader.indexing = aliases.map(Indexing.init)
             // About one account per 4 KB of document (6.4 KB in MSAL for Python's form): room for
-            // them up front instead of growing (and rehashing) the table many times.
-            reader.indexing?.index.accounts.reserveCapacity(min(buffer.count / 4096, 1 << 20))
+            // them up front instead of growing (and rehashing) the tables many times.
+            reader.indexing = aliases.map { Indexing(aliases: $0, expectedAccounts: min(buffer.count / 4096, 1 << 20)) }
             do throws(Failure) {
                 try reader.readDocument(source: source, into: &document)
             } catch {
@@ -94,14 +91,15 @@ struct CacheDocumentReader {
             }
             kept = reader.written
             compacted = output != nil
-            guard var indexing = reader.indexing else { return .success(nil) }
+            guard var indexing = reader.indexing, let aliases else { return .success(nil) }
+            var index = indexing.builder.finish()
             for section in CacheSection.allCases where indexing.stale.contains(section) {
-                indexing.index.removeAll(section)
+                index.removeAll(section)
                 for (key, entry) in document[section] {
-                    indexing.add(key: key, entry: entry, section: section)
+                    index.insert(key: key, entry: entry, section: section, aliases: aliases)
                 }
             }
-            return .success(indexing.index)
+            return .success(index)
         }
         let index = try result.get()
         if compacted { source.truncate(to: kept) }
@@ -235,9 +233,11 @@ struct CacheDocumentReader {
             indexing?.add(key: key, entry: entry, section: section)
             releaseConsumed()
             if exact {
-                if entries.updateValue(entry, forKey: key) != nil {
+                // The key and entry move into the table (no retain of either).
+                let legacyKey = legacy.isEmpty ? nil : key
+                if entries.updateValue(consume entry, forKey: consume key) != nil {
                     dropped = true
-                    if !legacy.isEmpty { legacy.remove(key) }
+                    if let legacyKey { legacy.remove(legacyKey) }
                 }
             } else {
                 // A legacy spelling never replaces the lower-case one, whichever comes first.

@@ -99,13 +99,13 @@ package struct TokenCacheIndex: Sendable {
 
     /// Builds the index of every usable entry of `document`.
     package init(document: TokenCacheDocument, aliases: CacheEnvironmentAliases) {
-        var memo = Memo()
-        accounts.reserveCapacity(document[.account].count)
+        var builder = TokenCacheIndexBuilder(aliases: aliases, expectedAccounts: document[.account].count)
         for section in CacheSection.allCases {
             for (key, entry) in document[section] {
-                insert(key: key, entry: entry, section: section, aliases: aliases, memo: &memo)
+                builder.add(key: key, entry: entry, section: section)
             }
         }
+        self = builder.finish()
     }
 
     /// Adds `entry` (stored under `key`) to the tables; entries missing what their section needs are ignored.
@@ -128,14 +128,23 @@ package struct TokenCacheIndex: Sendable {
             appFamilies[client, default: [:]][key] = CacheText.lowercased(entry[.familyID] ?? "")
             return updateFamily(of: client)
         }
-        guard let account = Self.accountKey(entry, section: section, aliases: aliases, memo: &memo) else { return .none }
+        guard let account = Self.accountKey(entry, section: section, aliases: aliases, memo: &memo),
+            let item = Self.item(key: key, entry: entry, section: section, memo: &memo)
+        else { return .none }
+        accounts[account, default: Self.newItems()].append(item)
+        return .account(account)
+    }
+
+    /// The index item of `entry` (stored under `key` in `section`, not AppMetadata); `nil` when the
+    /// entry lacks what its section needs.
+    static func item(key: String, entry: CacheEntry, section: CacheSection, memo: inout Memo) -> Item? {
         var item = Item(
             section: section, isFamily: false, client: "", realm: "", entry: entry, idToken: "", key: key, scopes: [], target: "")
         switch section {
         case .accessToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret),
                 let (target, scopes) = entry.withUTF8(.target, { memo.scopes($0) })
-            else { return .none }
+            else { return nil }
             item.client = client
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
             item.scopes = scopes
@@ -145,7 +154,7 @@ package struct TokenCacheIndex: Sendable {
             // Any `ext_cache_key` member, even empty or null, as MSAL for Python tells them apart.
             item.isExtended = entry.lastIndex(of: .extCacheKey) != nil
         case .refreshToken:
-            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return .none }
+            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret) else { return nil }
             if let family = entry.withUTF8(.familyID, { $0.isEmpty ? nil : memo.lowercased($0) }) ?? nil {
                 item.client = family
                 item.isFamily = true
@@ -154,7 +163,7 @@ package struct TokenCacheIndex: Sendable {
             }
         case .idToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), let token = entry.ownedString(.secret) else {
-                return .none
+                return nil
             }
             item.client = client
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
@@ -162,10 +171,9 @@ package struct TokenCacheIndex: Sendable {
         case .account:
             item.realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
         case .appMetadata:
-            return .none
+            return nil
         }
-        accounts[account, default: Self.newItems()].append(item)
-        return .account(account)
+        return item
     }
 
     /// Sets ``familyOfClient`` for `client` from its AppMetadata entries: a client with AppMetadata in
@@ -247,18 +255,35 @@ package struct TokenCacheIndex: Sendable {
     private static func accountKey(
         _ entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases, memo: inout Memo
     ) -> AccountKey? {
+        guard let source = accountKeySource(entry, section: section, aliases: aliases, memo: &memo) else { return nil }
+        let lowered = entry.withUTF8(source.field) { CacheText.lowercased(utf8: $0) } ?? ""
+        let home = source.prefix == 0 ? lowered : String(UnicodeScalar(source.prefix)) + lowered
+        return AccountKey(home: home, environment: source.environment)
+    }
+
+    /// Where an entry's account key comes from: the home account id is the lower-cased value of
+    /// `field` (empty when it is absent or not a string) after the marker `prefix` (`0`: none; 1: ``applicationHome(realm:)``;
+    /// 2: ``assertionHome(hash:)``), in the alias group `environment`.
+    struct AccountKeySource {
+        var prefix: UInt8
+        var field: CacheKnownField
+        var environment: String
+    }
+
+    /// The rules of ``accountKey(_:section:aliases:memo:)``, without making the key: `nil` when the
+    /// entry names no home account or environment.
+    static func accountKeySource(
+        _ entry: CacheEntry, section: CacheSection, aliases: CacheEnvironmentAliases, memo: inout Memo
+    ) -> AccountKeySource? {
         guard let environment = entry.withUTF8(.environment, { memo.group($0, aliases: aliases) }) else { return nil }
-        if section == .accessToken || section == .refreshToken,
-            let hash = entry.withUTF8(.userAssertionHash, { $0.isEmpty ? nil : CacheText.lowercased(utf8: $0) }) ?? nil
-        {
-            return AccountKey(home: "\u{2}" + hash, environment: environment)
+        if section == .accessToken || section == .refreshToken, entry.withUTF8(.userAssertionHash, { !$0.isEmpty }) == true {
+            return AccountKeySource(prefix: 2, field: .userAssertionHash, environment: environment)
         }
-        if let home = entry.withUTF8(.homeAccountID, { CacheText.lowercased(utf8: $0) }), !home.isEmpty || section != .accessToken {
-            return AccountKey(home: home, environment: environment)
+        if entry.withUTF8(.homeAccountID, { !$0.isEmpty || section != .accessToken }) == true {
+            return AccountKeySource(prefix: 0, field: .homeAccountID, environment: environment)
         }
         guard section == .accessToken else { return nil }
-        let realm = entry.withUTF8(.realm) { memo.lowercased($0) } ?? ""
-        return AccountKey(home: applicationHome(realm: realm), environment: environment)
+        return AccountKeySource(prefix: 1, field: .realm, environment: environment)
     }
 
     /// The account key for a lookup.
