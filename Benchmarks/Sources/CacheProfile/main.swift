@@ -3,7 +3,7 @@
 // for A/B runs; the figures are the benchmarks'.
 //
 //   .build/release/CacheProfile <deserialize|serialize|accounts-after-change|accounts-rebuilt|lookup|silent> DOCUMENT [count]
-//   .build/release/CacheProfile <deserialize-timed|serialize-timed|accounts-rebuilt-timed> DOCUMENT [count]
+//   .build/release/CacheProfile <deserialize-timed|serialize-timed|accounts-rebuilt-timed|accounts-rebuilt-reused-timed> DOCUMENT [count]
 //   .build/release/CacheProfile memory DOCUMENT
 //   .build/release/CacheProfile app-token [count]
 //
@@ -87,9 +87,10 @@ case "accounts-rebuilt":
     for _ in 0..<count {
         checksum &+= MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: false).count
     }
-case "accounts-rebuilt-timed":
+case "accounts-rebuilt-timed", "accounts-rebuilt-reused-timed":
     let loaded = try MSALCacheBenchmarkSupport.load(bytes)
-    printTimes(count: count, keeping: 1000) {
+    // `-reused`: each list is freed before the next call, so its memory is used again.
+    printTimes(count: count, keeping: arguments[1] == "accounts-rebuilt-timed" ? 1000 : 1) {
         MSALCacheBenchmarkSupport.accounts(loaded, clientID: clientID, environment: environment, memoized: false)
     }
 case "lookup":

@@ -193,33 +193,49 @@ struct CacheDocumentReader {
     /// lower-case form are both present, the lower-case entry wins; otherwise the last one does.
     /// A section written twice is merged, its later entries winning under the same key.
     private mutating func readSection(
-        _ section: CacheSection, source: CacheSource, into entries: inout [String: CacheEntry]
+        _ section: CacheSection, source: CacheSource, into entries: inout CacheSectionEntries
     ) throws(JSONScanner.Failure) {
         var dropped = false
         if entries.isEmpty {
             try readEntries(of: section, source: source, into: &entries, dropped: &dropped)
         } else {
-            var fresh: [String: CacheEntry] = [:]
+            var fresh = CacheSectionEntries()
             try readEntries(of: section, source: source, into: &fresh, dropped: &dropped)
-            entries.merge(fresh) { _, new in
+            var merged = entries.dictionary
+            merged.merge(fresh.dictionary) { _, new in
                 dropped = true
                 return new
             }
+            entries = CacheSectionEntries(merged)
         }
         // The index has every entry read: rebuild it from the section's final entries.
         if dropped { indexing?.stale.insert(section) }
     }
 
-    /// Reads a section's entries into `entries` (empty), each placed as soon as it is read (its
+    /// Reads a section's entries into `entries` (empty), each indexed as soon as it is read (its
     /// key and members are still in the processor's cache). Sets `dropped` when an entry read was
     /// replaced or left out, or may have been (a legacy spelling).
+    ///
+    /// While every key is in lower case (always, in a document the MSALs wrote), the entries are
+    /// kept in reading order (``CacheSectionEntries``: the table by key is made when first
+    /// needed), and a 64-bit hash of each key is noted; at the end of the section, the hashes,
+    /// sorted, show whether any key may be repeated (a sequential pass, where a table of the keys
+    /// seen took a random probe per entry). If one may be, or from the first legacy key on, the
+    /// section becomes a table by key with the rules for those.
     private mutating func readEntries(
-        of section: CacheSection, source: CacheSource, into entries: inout [String: CacheEntry], dropped: inout Bool
+        of section: CacheSection, source: CacheSource, into entries: inout CacheSectionEntries, dropped: inout Bool
     ) throws(JSONScanner.Failure) {
         guard try scanner.enterContainer(depth: 2) else { return }
         // Room for about one entry per 2 KB of what is left to read (an access token takes 2–3 KB
-        // in MSAL for Python's form), so a large section rarely grows (and rehashes) the table.
-        entries.reserveCapacity(min((scanner.count - scanner.position) / 2048, 1 << 20))
+        // in MSAL for Python's form), so a large section rarely grows.
+        let expected = min((scanner.count - scanner.position) / 2048, 1 << 20)
+        var read: [CacheSectionEntries.KeyedEntry] = []
+        read.reserveCapacity(expected)
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(expected)
+        // A seed per section, so no document can be written to make the hashes of its keys collide.
+        let seed = UInt64.random(in: .min ... .max)
+        var table: [String: CacheEntry]?
         var legacy = Set<String>()  // keys whose entry placed so far has a legacy spelling
         repeat {
             let name = try scanner.memberName()
@@ -232,22 +248,59 @@ struct CacheDocumentReader {
             }
             indexing?.add(key: key, entry: entry, section: section)
             releaseConsumed()
+            if table == nil {
+                if exact {
+                    var hashed = key
+                    hashes.append(hashed.withUTF8 { CacheText.foldedHash($0, seed: seed) })
+                    read.append(CacheSectionEntries.KeyedEntry(key: consume key, entry: consume entry))
+                    continue
+                }
+                table = Self.table(read, expected: expected, dropped: &dropped)
+                read = []
+            }
             if exact {
                 // The key and entry move into the table (no retain of either).
                 let legacyKey = legacy.isEmpty ? nil : key
-                if entries.updateValue(consume entry, forKey: consume key) != nil {
+                if table!.updateValue(consume entry, forKey: consume key) != nil {
                     dropped = true
                     if let legacyKey { legacy.remove(legacyKey) }
                 }
             } else {
                 // A legacy spelling never replaces the lower-case one, whichever comes first.
                 dropped = true
-                if entries[key] == nil || legacy.contains(key) {
-                    entries[key] = entry
+                if table![key] == nil || legacy.contains(key) {
+                    table![key] = entry
                     legacy.insert(key)
                 }
             }
         } while try scanner.nextMember()
+        if table == nil, Self.mayRepeat(&hashes) {
+            table = Self.table(read, expected: expected, dropped: &dropped)
+            read = []
+        }
+        entries = table.map { CacheSectionEntries($0) } ?? CacheSectionEntries(read: read)
+    }
+
+    /// Entries read with lower-case keys, by key, the last one winning under a repeated key (which
+    /// sets `dropped`).
+    private static func table(_ read: [CacheSectionEntries.KeyedEntry], expected: Int, dropped: inout Bool) -> [String: CacheEntry] {
+        var table: [String: CacheEntry] = [:]
+        table.reserveCapacity(max(expected, read.count))
+        for entry in read where table.updateValue(entry.entry, forKey: entry.key) != nil {
+            dropped = true
+        }
+        return table
+    }
+
+    /// Whether two of `hashes` are equal (sorts them).
+    private static func mayRepeat(_ hashes: inout [UInt64]) -> Bool {
+        hashes.sort()
+        var index = 1
+        while index < hashes.count {
+            if hashes[index] == hashes[index - 1] { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Members whose values are epoch seconds or small integers: accepted as JSON numbers on read

@@ -16,7 +16,7 @@ extension TokenCacheDocument {
     /// is measured while its key is read for sorting; the output is then written into a buffer of
     /// exactly the measured size.
     package func serialized() -> [UInt8] {
-        let order = CacheSection.allCases.map { Self.sortedIndices(sections[$0.rawValue], section: $0) }
+        let order = CacheSection.allCases.map { Self.sortedIndices(sections[$0.rawValue].dictionary, section: $0) }
         var counter = CacheByteCounter()
         write(order: order, to: &counter)
         let size = counter.count
@@ -61,7 +61,7 @@ extension TokenCacheDocument {
             sink.append("\n  ")
             Self.appendQuoted(section.name, to: &sink)
             sink.append(": {")
-            let entries = sections[section.rawValue]
+            let entries = sections[section.rawValue].dictionary
             let indices = order[section.rawValue]
             for (offset, position) in indices.enumerated() {
                 if offset > 0 { sink.append(UInt8(ascii: ",")) }

@@ -13,20 +13,20 @@ package struct TokenCacheDocument: Sendable, Equatable {
     /// Keys are stored lower-cased (AppMetadata keys included, for matching); legacy mixed-case
     /// keys are normalized on read. The writer builds each AppMetadata key again from its entry,
     /// so the client id keeps the case it was written in.
-    package var sections: [[String: CacheEntry]]
+    package var sections: [CacheSectionEntries]
     /// Top-level members other than the five sections, in document order.
     package var unknownMembers: [RawMember]
 
     /// An empty document.
     package init() {
-        sections = Array(repeating: [:], count: CacheSection.allCases.count)
+        sections = Array(repeating: CacheSectionEntries(), count: CacheSection.allCases.count)
         unknownMembers = []
     }
 
     /// The entries of `section`, by key.
     package subscript(section: CacheSection) -> [String: CacheEntry] {
-        get { sections[section.rawValue] }
-        set { sections[section.rawValue] = newValue }
+        get { sections[section.rawValue].dictionary }
+        _modify { yield &sections[section.rawValue].mutableDictionary }
     }
 
     /// The number of entries in the known sections.

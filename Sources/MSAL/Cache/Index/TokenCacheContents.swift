@@ -98,7 +98,7 @@ package struct TokenCacheContents: Sendable {
         var merged = entry
         let families = section == .appMetadata ? index.familyOfClient : nil
         var touched: [TokenCacheIndex.Change] = []
-        if let existing = document[section][key] {
+        if let existing = document.sections[section.rawValue][key] {
             touched.append(index.remove(key: key, entry: existing, section: section, aliases: aliases))
             if existing.opaque == nil {
                 merged = Self.merge(entry, keeping: existing)

@@ -99,9 +99,9 @@ package struct TokenCacheIndex: Sendable {
 
     /// Builds the index of every usable entry of `document`.
     package init(document: TokenCacheDocument, aliases: CacheEnvironmentAliases) {
-        var builder = TokenCacheIndexBuilder(aliases: aliases, expectedAccounts: document[.account].count)
+        var builder = TokenCacheIndexBuilder(aliases: aliases, expectedAccounts: document.sections[CacheSection.account.rawValue].count)
         for section in CacheSection.allCases {
-            for (key, entry) in document[section] {
+            document.sections[section.rawValue].forEach { key, entry in
                 builder.add(key: key, entry: entry, section: section)
             }
         }

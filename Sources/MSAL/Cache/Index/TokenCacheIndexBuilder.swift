@@ -180,7 +180,7 @@ extension TokenCacheIndexBuilder {
 
         /// The number of the account with `home` (lower-cased here) in `group`, new if unseen.
         mutating func account(home: UnsafeBufferPointer<UInt8>, group: Int32) -> Int32 {
-            let hash = Self.hash(home, seed: seed ^ UInt64(UInt32(bitPattern: group)))
+            let hash = CacheText.foldedHash(home, seed: seed ^ UInt64(UInt32(bitPattern: group)))
             let tag = hash >> 32
             var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
@@ -221,7 +221,7 @@ extension TokenCacheIndexBuilder {
                 var index = 0
                 // `index + 8 <= count` bounds the loads of both (each has `count` bytes from its start).
                 while index &+ 8 <= count {
-                    let left = Self.lowered(UnsafeRawPointer(incoming + index).loadUnaligned(as: UInt64.self))
+                    let left = CacheText.foldedWord(UnsafeRawPointer(incoming + index).loadUnaligned(as: UInt64.self))
                     if left != UnsafeRawPointer(stored + index).loadUnaligned(as: UInt64.self) { return false }
                     index += 8
                 }
@@ -243,7 +243,7 @@ extension TokenCacheIndexBuilder {
                 let account = Int(value & 0xFFFF_FFFF) - 1
                 let start = account == 0 ? 0 : Int(ends[account - 1])
                 let hash = bytes.withUnsafeBufferPointer {
-                    Self.hash(
+                    CacheText.foldedHash(
                         UnsafeBufferPointer(rebasing: $0[start..<Int(ends[account])]),
                         seed: seed ^ UInt64(UInt32(bitPattern: groups[account])))
                 }
@@ -253,43 +253,6 @@ extension TokenCacheIndexBuilder {
             }
             slots = grown
             mask = newMask
-        }
-
-        /// `word` with its ASCII capital letters lower-cased, eight bytes at once (see
-        /// ``CacheText/hasUppercase(_:)`` for the per-byte test; the high bit of each capital,
-        /// shifted down two, is its 0x20).
-        @inline(__always)
-        private static func lowered(_ word: UInt64) -> UInt64 {
-            let low7 = word & 0x7F7F_7F7F_7F7F_7F7F
-            let atLeastA = low7 &+ 0x3F3F_3F3F_3F3F_3F3F
-            let pastZ = low7 &+ 0x2525_2525_2525_2525
-            return word | ((atLeastA & ~pastZ & ~word & 0x8080_8080_8080_8080) >> 2)
-        }
-
-        /// A hash of `utf8` lower-cased, eight bytes at a time.
-        private static func hash(_ utf8: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
-            var hash = seed ^ UInt64(utf8.count) &* 0x9E37_79B9_7F4A_7C15
-            let count = utf8.count
-            if count > 0, let base = utf8.baseAddress {
-                var index = 0
-                // `index + 8 <= count` bounds each load.
-                while index &+ 8 <= count {
-                    hash = (hash ^ lowered(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))) &* 0x9E37_79B9_7F4A_7C15
-                    hash ^= hash >> 29
-                    index += 8
-                }
-                var tail: UInt64 = 0
-                var shift: UInt64 = 0
-                while index < count {
-                    tail |= UInt64(base[index]) << shift
-                    shift += 8
-                    index += 1
-                }
-                hash = (hash ^ lowered(tail)) &* 0x9E37_79B9_7F4A_7C15
-            }
-            hash ^= hash >> 32
-            hash &*= 0xBF58_476D_1CE4_E5B9
-            return hash ^ (hash >> 29)
         }
     }
 }
