@@ -144,7 +144,7 @@ struct TokenSchemeTests {
         try save("pop", .pop(keyID: "k1"), secret: "bound-1")
         #expect(contents.document.sections[CacheSection.accessToken.rawValue].count == 2)
         try save("Bearer", .bearer, secret: "bearer-2")
-        let secrets = contents.document.sections[CacheSection.accessToken.rawValue].values.compactMap { $0["secret"] }.sorted()
+        let secrets = contents.document[.accessToken].values.compactMap { $0["secret"] }.sorted()
         #expect(secrets == ["bearer-2", "bound-1"])
     }
 }

@@ -72,18 +72,25 @@ extension TokenCacheContents {
         let accountID = MSALAccountId(identifier: identifier)
         var tenantProfiles: [MSALTenantProfile] = []
         var homeIndex: Int?
+        var homeEnvironment: String?
+        var firstEnvironment = key.environment
         for index in firstIndex..<count where items[index].section == .account {
             let item = items + index
             let realm = item.pointee.realm
-            let entry = item.pointee.entry
             // The realm is lower-case; the identifier's tenant may not be.
             let isHome = accountID.hasTenant(equalIgnoringASCIICaseTo: realm)
-            if isHome, homeIndex == nil { homeIndex = index }
+            // Read once per entry: the profile's and (for the home profile) the account's.
+            let environment = item.pointee.entry.string(.environment, reusing: key.environment) ?? key.environment
+            if index == firstIndex { firstEnvironment = environment }
+            if isHome, homeIndex == nil {
+                homeIndex = index
+                homeEnvironment = environment
+            }
             tenantProfiles.append(
                 MSALTenantProfile(
-                    identifier: entry[.localAccountID] ?? "",
-                    environment: entry.string(.environment, reusing: key.environment) ?? key.environment,
-                    tenantId: entry.string(.realm, reusing: realm) ?? "",
+                    identifier: item.pointee.entry[.localAccountID] ?? "",
+                    environment: environment,
+                    tenantId: item.pointee.entry.string(.realm, reusing: realm) ?? "",
                     isHomeTenantProfile: isHome,
                     idToken: idToken(in: items, count: count, client: client, realm: realm)))
         }
@@ -105,7 +112,7 @@ extension TokenCacheContents {
         return MSALAccount(
             identifier: identifier,
             username: username,
-            environment: home.pointee.entry.string(.environment, reusing: key.environment) ?? key.environment,
+            environment: homeEnvironment ?? firstEnvironment,
             tenantProfiles: tenantProfiles,
             homeAccountId: accountID)
     }

@@ -64,8 +64,9 @@ package struct TokenCacheIndex: Sendable {
         case everything
     }
 
-    /// Each account's usable entries, in the order they were added.
-    package var accounts: [AccountKey: [Item]] = [:]
+    /// Each account's usable entries, in the order they were added; the accounts in the order
+    /// they were first added.
+    package var accounts = TokenCacheIndexAccounts()
     /// Family id of each client id with AppMetadata; `""` for a client known to be in no family.
     /// Use ``family(of:)`` or ``knownFamily(of:)`` to read it.
     package private(set) var familyOfClient: [String: String] = [:]

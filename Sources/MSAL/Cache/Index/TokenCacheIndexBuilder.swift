@@ -87,7 +87,7 @@ struct TokenCacheIndexBuilder {
                 }
                 initialized = count
             }
-            result.accounts[table.key(account)] = list
+            result.accounts.appendNew(table.key(account), list)
         }
         items.drained()
         accountOfItem = []
