@@ -349,37 +349,47 @@ struct CacheDocumentReaderTests {
                 #"{"home_account_id": "h", "username": "v", "future": {"a": 1}}"#))
     }
 
-    @Test("An ID token's secret read clean is one string written back as it is; escaped or changed ones are escaped")
-    func cleanIDTokenSecrets() throws {
+    @Test("An ID token stays bytes of the document until first handed out; then every account list and cache hit shares one string")
+    func lazyIDTokens() throws {
         let token = String(repeating: "eyJ0eXAiOiJKV1QifQ-_", count: 5)
         let escaped = #"eyJ\u0041"# + String(repeating: "x", count: 70)
-        let bytes = Array(
-            #"{"IdToken": {"a": {"secret": "\#(token)"}, "b": {"secret": "\#(escaped)"}, "c": {"secret": "short"}}}"#.utf8)
-        let document = try TokenCacheDocument(parsing: bytes)
-        let clean = try #require(document[.idToken]["a"])
-        #expect(clean.members[0].isCleanString)
-        if case .string(let value) = clean.members[0].value { #expect(value == token) } else { Issue.record("not one string") }
-        // An escaped or short secret stays a slice of the document.
-        for key in ["b", "c"] {
-            let entry = try #require(document[.idToken][key])
-            #expect(!entry.members[0].isCleanString)
-            if case .slice = entry.members[0].value {} else { Issue.record("\(key) is not a slice") }
+        let entry = { (secret: String, realm: String) in
+            #"{"home_account_id": "uid.utid", "environment": "login.microsoftonline.com", "client_id": "c", "realm": "\#(realm)", "secret": "\#(secret)"}"#
         }
-        #expect(document[.idToken]["b"]?[.secret] == "eyJA" + String(repeating: "x", count: 70))
-        let written = String(decoding: document.serialized(), as: UTF8.self)
-        #expect(written.contains(#""a": {"secret": "\#(token)"}"#))
-        #expect(written.contains(#""b": {"secret": "eyJA"#))
-        // A value set later, even on the same member, is looked at again when written.
-        var changed = clean
-        changed["secret"] = token + "\"quoted\""
-        #expect(!changed.members[0].isCleanString)
-        var other = TokenCacheDocument()
-        other[.idToken]["a"] = changed
-        other[.idToken]["d"] = CacheEntry(["secret": "tab\there"])
-        let rewritten = try TokenCacheDocument(parsing: other.serialized())
-        #expect(rewritten[.idToken]["a"]?[.secret] == token + "\"quoted\"")
-        #expect(rewritten[.idToken]["d"]?[.secret] == "tab\there")
-        #expect(String(decoding: other.serialized(), as: UTF8.self).contains(#"tab\there"#))
+        let bytes = Array(
+            #"""
+            {"IdToken": {"a": \#(entry(token, "utid")), "b": \#(entry(escaped, "other"))},
+             "Account": {"x": {"home_account_id": "uid.utid", "environment": "login.microsoftonline.com", "realm": "utid", "local_account_id": "uid", "username": "u"},
+                         "y": {"home_account_id": "uid.utid", "environment": "login.microsoftonline.com", "realm": "other", "local_account_id": "uid", "username": "u"}},
+             "RefreshToken": {"r": {"home_account_id": "uid.utid", "environment": "login.microsoftonline.com", "client_id": "c", "secret": "rt"}}}
+            """#.utf8)
+        let contents = try TokenCacheContents(parsing: bytes)
+        for key in ["a", "b"] {
+            let member = try #require(contents.document[.idToken][key]?.members.last)
+            if case .slice = member.value {} else { Issue.record("\(key) is not a slice") }
+        }
+        let key = try #require(contents.index.accounts.keys.first)
+        let items: [TokenCacheIndex.Item] = try #require(contents.index.accounts[key])
+        let home = items.first { $0.section == .idToken && $0.realm == "utid" }
+        let lazy = try #require(home?.idToken)
+        #expect(lazy.value == token)
+        #expect(items.first { $0.section == .idToken && $0.realm == "other" }?.idToken?.value == "eyJA" + String(repeating: "x", count: 70))
+        // Account lists hand out the ID tokens (and the claims decoded from them).
+        for _ in 0..<2 {
+            let account = try #require(contents.accounts(clientID: "c", environment: nil, signedInOnly: true).first)
+            let profiles = try #require(account.tenantProfiles)
+            #expect(Set(profiles.compactMap(\.idToken)) == [token, "eyJA" + String(repeating: "x", count: 70)])
+        }
+        // Many threads making the string at once all get it.
+        let fresh = try TokenCacheContents(parsing: bytes)
+        let freshItems: [TokenCacheIndex.Item] = fresh.index.accounts[key] ?? []
+        let shared = try #require(freshItems.first { $0.section == .idToken && $0.realm == "utid" }?.idToken)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in #expect(shared.value == token) }
+        // Written back as read.
+        let written = String(decoding: contents.document.serialized(), as: UTF8.self)
+        #expect(written.contains(#""secret": "\#(token)""#))
+        #expect(written.contains(#""secret": "eyJA"#))
+        #expect(CacheLazyString("given").value == "given")
     }
 
     @Test("Values of 64 KiB and more are kept whole, from bytes handed in and from a file's compacted buffer")

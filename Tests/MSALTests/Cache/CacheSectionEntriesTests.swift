@@ -107,4 +107,26 @@ struct CacheSectionEntriesTests {
         let separate = TokenCacheContents(document: try TokenCacheDocument(parsing: bytes))
         #expect(CacheDocumentReaderTests.describe(contents.index) == CacheDocumentReaderTests.describe(separate.index))
     }
+
+    @Test("Repeated key hashes are found wherever they fall: spread out, crowded into one bucket, or none at all")
+    func repeatedHashes() {
+        var random = CacheDocumentReaderTests.Generator(state: 77)
+        for count in [0, 1, 2, 17, 1_000, 10_000] {
+            let distinct = (0..<count).map { _ in random.next() }
+            #expect(!CacheDocumentReader.mayRepeat(Array(Set(distinct))))
+            guard count > 1 else { continue }
+            var repeated = Array(Set(distinct))
+            repeated.append(repeated[Int.random(in: 0..<repeated.count, using: &random)])
+            repeated.shuffle(using: &random)
+            #expect(CacheDocumentReader.mayRepeat(repeated), "\(count)")
+        }
+        // Hashes that share their top 24 bits all land in one bucket (the sorted path).
+        let crowded = (0..<500).map { UInt64(0xABCD_EF00_0000_0000) | UInt64($0) &* 7_919 }
+        #expect(!CacheDocumentReader.mayRepeat(crowded))
+        #expect(CacheDocumentReader.mayRepeat(crowded + [crowded[250]]))
+        // A few per bucket (the pairwise path), the repeat at the ends of its bucket.
+        let pairs = (0..<64).map { UInt64($0) << 58 | 5 } + (0..<64).map { UInt64($0) << 58 | 9 }
+        #expect(!CacheDocumentReader.mayRepeat(pairs))
+        #expect(CacheDocumentReader.mayRepeat(pairs + [UInt64(63) << 58 | 9]))
+    }
 }

@@ -13,7 +13,7 @@ struct TokenCacheIndexAccountsTests {
     static func items(_ tag: String) -> [TokenCacheIndex.Item] {
         [
             TokenCacheIndex.Item(
-                section: .account, isFamily: false, client: "", realm: "", entry: CacheEntry(), idToken: "", key: tag, scopes: [],
+                section: .account, isFamily: false, client: "", realm: "", entry: CacheEntry(), idToken: nil, key: tag, scopes: [],
                 target: "")
         ]
     }
@@ -24,8 +24,8 @@ struct TokenCacheIndexAccountsTests {
         var accounts = TokenCacheIndexAccounts()
         var reference: [TokenCacheIndex.AccountKey: [String]] = [:]
         var order: [TokenCacheIndex.AccountKey] = []
-        for step in 0..<5_000 {
-            let key = Self.key(Int.random(in: 0..<200, using: &random))
+        for step in 0..<40_000 {
+            let key = Self.key(Int.random(in: 0..<(step < 20_000 ? 2_000 : 300), using: &random))
             switch Int.random(in: 0..<4, using: &random) {
             case 0:
                 accounts[key] = Self.items("set-\(step)")

@@ -14,7 +14,7 @@ struct TokenCacheIndexBuilderTests {
         for (account, items) in index.accounts {
             accounts["\(Array(account.home.utf8)) \(account.environment)"] = items.map { item in
                 "\(item.section) \(item.key) \(item.client) \(item.realm) \(item.isFamily) \(item.isExtended) \(item.target) "
-                    + "\(item.scopes.sorted()) \(item.idToken) \(String(describing: item.scheme)) \(item.entry["secret"] ?? "-")"
+                    + "\(item.scopes.sorted()) \(item.idToken?.value ?? "-") \(String(describing: item.scheme)) \(item.entry["secret"] ?? "-")"
             }
         }
         return accounts

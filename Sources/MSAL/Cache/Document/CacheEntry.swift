@@ -155,6 +155,17 @@ package struct CacheEntry: Sendable, Equatable {
     /// string.
     package func ownedString(_ field: CacheKnownField) -> String? { self[field] }
 
+    /// The value of string field `field` as a ``CacheLazyString`` (made into a `String` when first
+    /// asked for); `nil` when absent or not a string.
+    package func lazyString(_ field: CacheKnownField) -> CacheLazyString? {
+        guard let index = lastIndex(of: field) else { return nil }
+        switch members[index].value {
+        case .slice(let slice): return CacheLazyString(source: source!, slice: slice)
+        case .string(let value): return CacheLazyString(value)
+        case .raw: return nil
+        }
+    }
+
     /// Calls `body` with the UTF-8 of string field `field`, without creating a `String` when the
     /// member is an unescaped slice of the document; `nil` when absent or not a string.
     @inline(__always)

@@ -23,9 +23,7 @@ package struct CacheMember: Sendable {
 
     /// The schema field the name is, if any.
     package let known: CacheKnownField?
-    /// The slice's form when the value is a slice (`box` has no value); for a string in the box,
-    /// `.clean` when it is known to have no byte JSON escapes (``init(known:cleanString:)``),
-    /// `.escaped` otherwise.
+    /// The slice's form when the value is a slice (`box` has no value).
     private var form: CacheSlice.Form
     private var start: Int32
     private var end: Int32
@@ -39,14 +37,6 @@ package struct CacheMember: Sendable {
     /// A member of a field the schema defines (the name is `known`'s).
     package init(known: CacheKnownField, value: Value) {
         self.init(known: known, customName: nil, value: value)
-    }
-
-    /// A member of a field the schema defines holding `cleanString`, which the caller knows has no
-    /// byte JSON escapes (it was read as an unescaped string without control characters, `"`, `\`
-    /// or DEL): written back as it is, without looking for bytes to escape.
-    package init(known: CacheKnownField, cleanString: String) {
-        self.init(known: known, customName: nil, value: .string(cleanString))
-        form = .clean
     }
 
     private init(known: CacheKnownField?, customName: String?, value: Value) {
@@ -80,13 +70,6 @@ package struct CacheMember: Sendable {
         set {
             self = CacheMember(known: known, customName: known == nil ? name : nil, value: newValue)
         }
-    }
-
-    /// Whether the value is a string in the box known to need no escaping (``init(known:cleanString:)``).
-    @inline(__always)
-    package var isCleanString: Bool {
-        guard form == .clean, case .string? = box?.value else { return false }
-        return true
     }
 
     /// The value's slice, when it is one (without building a ``Value``).

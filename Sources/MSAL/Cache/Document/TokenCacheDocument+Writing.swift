@@ -11,8 +11,8 @@ extension TokenCacheDocument {
     /// unknown fields. One entry per line, so the file diffs and greps well.
     ///
     /// A string member still a slice of the document it was read from is copied as it is when it
-    /// needs no escaping (the common case: tokens are base64url), instead of being scanned again,
-    /// and so is an ID token read as one clean string (``CacheMember/isCleanString``). Each entry
+    /// needs no escaping (the common case: tokens are base64url), instead of being scanned again.
+    /// Each entry
     /// is measured while its key is read for sorting; the output is then written into a buffer of
     /// exactly the measured size.
     package func serialized() -> [UInt8] {
@@ -219,12 +219,6 @@ extension TokenCacheDocument {
             sink.append(": ")
         }
         switch member.value {
-        case .string(var text) where member.isCleanString:
-            text.withUTF8 { utf8 in
-                sink.append(UInt8(ascii: "\""))
-                sink.append(utf8)
-                sink.append(UInt8(ascii: "\""))
-            }
         case .string(let text):
             appendQuoted(text, to: &sink)
         case .raw(let raw):

@@ -77,10 +77,11 @@ extension TokenCacheContents {
         for index in firstIndex..<count where items[index].section == .account {
             let item = items + index
             let realm = item.pointee.realm
+            let entry = item.pointee.entry
             // The realm is lower-case; the identifier's tenant may not be.
             let isHome = accountID.hasTenant(equalIgnoringASCIICaseTo: realm)
             // Read once per entry: the profile's and (for the home profile) the account's.
-            let environment = item.pointee.entry.string(.environment, reusing: key.environment) ?? key.environment
+            let environment = entry.string(.environment, reusing: key.environment) ?? key.environment
             if index == firstIndex { firstEnvironment = environment }
             if isHome, homeIndex == nil {
                 homeIndex = index
@@ -88,9 +89,9 @@ extension TokenCacheContents {
             }
             tenantProfiles.append(
                 MSALTenantProfile(
-                    identifier: item.pointee.entry[.localAccountID] ?? "",
+                    identifier: entry[.localAccountID] ?? "",
                     environment: environment,
-                    tenantId: item.pointee.entry.string(.realm, reusing: realm) ?? "",
+                    tenantId: entry.string(.realm, reusing: realm) ?? "",
                     isHomeTenantProfile: isHome,
                     idToken: idToken(in: items, count: count, client: client, realm: realm)))
         }
@@ -123,7 +124,7 @@ extension TokenCacheContents {
         while index >= 0 {
             let item = items + index
             if item.pointee.section == .idToken, item.pointee.client == client, item.pointee.realm == realm {
-                return item.pointee.idToken
+                return item.pointee.idToken?.value
             }
             index -= 1
         }

@@ -88,7 +88,12 @@ extension TokenCacheContents {
                 in: items, client: client, realms: realms,
                 scopes: scopes, scheme: scheme, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
         else { return nil }
-        return (token, idToken(in: items, client: client, realm: CacheText.lowercased(token.realm))?.entry.ownedString(.secret))
+        let realm = CacheText.lowercased(token.realm)
+        // The ID token's string shared by every hit and account list (made by the first).
+        let idToken = Self.lastIndex(
+            in: items, where: { $0.pointee.section == .idToken && $0.pointee.client == client && $0.pointee.realm == realm }
+        ).flatMap { items[$0].idToken?.value }
+        return (token, idToken)
     }
 
     /// The usable app token (client credentials) of `clientID` for `scopes`, as

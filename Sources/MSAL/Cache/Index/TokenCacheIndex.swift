@@ -40,9 +40,9 @@ package struct TokenCacheIndex: Sendable {
         /// The entry itself (the same value as in the document: a copy shares its storage), so
         /// lookups read it without hashing the key again.
         package var entry: CacheEntry
-        /// An ID token's token: the entry's `secret`, the same string (account lists hand it out
-        /// without looking into the entry); empty otherwise.
-        package var idToken: String
+        /// An ID token's token: the entry's `secret`, made into a string once, when first handed out
+        /// (account lists and cache hits share it, without looking into the entry); `nil` otherwise.
+        package var idToken: CacheLazyString?
         /// The entry's key in its section.
         package var key: String
         /// An access token's granted scopes, lower-cased; empty otherwise.
@@ -140,7 +140,7 @@ package struct TokenCacheIndex: Sendable {
     /// entry lacks what its section needs.
     static func item(key: String, entry: CacheEntry, section: CacheSection, memo: inout Memo) -> Item? {
         var item = Item(
-            section: section, isFamily: false, client: "", realm: "", entry: entry, idToken: "", key: key, scopes: [], target: "")
+            section: section, isFamily: false, client: "", realm: "", entry: entry, idToken: nil, key: key, scopes: [], target: "")
         switch section {
         case .accessToken:
             guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), entry.hasString(.secret),
@@ -163,7 +163,7 @@ package struct TokenCacheIndex: Sendable {
                 item.client = client
             }
         case .idToken:
-            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), let token = entry.ownedString(.secret) else {
+            guard let client = entry.withUTF8(.clientID, { memo.lowercased($0) }), let token = entry.lazyString(.secret) else {
                 return nil
             }
             item.client = client
