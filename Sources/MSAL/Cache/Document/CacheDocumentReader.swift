@@ -233,8 +233,7 @@ struct CacheDocumentReader {
         read.reserveCapacity(expected)
         var hashes: [UInt64] = []
         hashes.reserveCapacity(expected)
-        // A seed per section, so no document can be written to make the hashes of its keys collide.
-        let seed = UInt64.random(in: .min ... .max)
+        let seed = CacheText.hashSeed
         var table: [String: CacheEntry]?
         var legacy = Set<String>()  // keys whose entry placed so far has a legacy spelling
         repeat {

@@ -22,22 +22,38 @@ package struct CacheSectionEntries: Sendable, Equatable {
 
     /// Entries as read, and their table once someone asked for it. Shared by the copies of a
     /// document (it never changes: a change makes the section a table of its own first).
-    private final class Read: Sendable {
+    private final class Read: @unchecked Sendable {
+        // @unchecked Sendable: `entries` is a `let`; `keyed` is zero or, once, the bits of a +1
+        // reference to an immutable `Keyed`, stored by one compare-and-exchange with release
+        // ordering and read with acquire ordering, released in `deinit`. (An `Atomic<UInt>`, not
+        // `AtomicLazyReference`, whose generic `load()` was not specialized here and looked up its
+        // metadata on every call: a third of serializing a one-account document.)
         let entries: [KeyedEntry]
-        private let keyed = AtomicLazyReference<Keyed>()
+        private let keyed = Atomic<UInt>(0)
 
         init(_ entries: [KeyedEntry]) {
             self.entries = entries
         }
 
+        deinit {
+            let bits = keyed.load(ordering: .acquiring)
+            if bits != 0 { Unmanaged<Keyed>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        }
+
         /// The table, made once; two threads asking at once may both make it, and both get the
         /// one stored first.
         var table: [String: CacheEntry] {
-            if let keyed = keyed.load() { return keyed.table }
+            let bits = keyed.load(ordering: .acquiring)
+            if bits != 0 { return Unmanaged<Keyed>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue().table }
             var table: [String: CacheEntry] = [:]
             table.reserveCapacity(entries.count)
             for entry in entries { table[entry.key] = entry.entry }
-            return keyed.storeIfNil(Keyed(table)).table
+            let made = Unmanaged.passRetained(Keyed(table))
+            let (stored, found) = keyed.compareExchange(
+                expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+            if stored { return table }
+            made.release()
+            return Unmanaged<Keyed>.fromOpaque(UnsafeRawPointer(bitPattern: found)!).takeUnretainedValue().table
         }
     }
 

@@ -151,6 +151,11 @@ extension CacheText {
         return word | ((atLeastA & ~pastZ & ~word & 0x8080_8080_8080_8080) >> 2)
     }
 
+    /// The seed of the cache's byte-hash tables: random, drawn once per process (a system call per
+    /// table cost a one-account load a third of its time), so no document can be written to make
+    /// their probes collide. Immutable once drawn.
+    package static let hashSeed = UInt64.random(in: .min ... .max)
+
     /// A hash of `utf8` with ASCII letters lower-cased, sixteen bytes at a time in two independent
     /// lanes, from `seed`. Not Swift's `Hasher`, whose SipHash took most of the time of a probe with
     /// keys of 70–120 bytes; not for anything an attacker gains from colliding (tables that use it

@@ -20,9 +20,9 @@ package struct TokenCacheIndexAccounts: Sequence, Sendable {
 
     private var orderedKeys: [Key] = []
     private var values: [Value] = []
-    private var slots = [UInt64](repeating: 0, count: 16)
-    /// A seed per table (copies share it), so no document can be written to make the probes collide.
-    private let seed = UInt64.random(in: .min ... .max)
+    /// Empty until the first account (an empty index allocates nothing).
+    private var slots: [UInt64] = []
+    private var seed: UInt64 { CacheText.hashSeed }
 
     package init() {}
 
@@ -111,6 +111,7 @@ package struct TokenCacheIndexAccounts: Sequence, Sendable {
     /// Where `key` is: its position (`nil` when absent) and its slot (when absent, the empty slot
     /// that ended the probe).
     private func find(_ key: Key) -> (position: Int?, slot: Int) {
+        guard !slots.isEmpty else { return (nil, 0) }
         let hash = hash(key)
         let mask = slots.count - 1
         let tag = hash >> 32
@@ -149,7 +150,7 @@ package struct TokenCacheIndexAccounts: Sequence, Sendable {
 
     /// Makes a table of at least `minimumSlots` slots (a power of two) and places every account again.
     private mutating func rehash(minimumSlots: Int) {
-        var size = slots.count
+        var size = Swift.max(slots.count, 16)
         while size < minimumSlots { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
         for position in orderedKeys.indices {

@@ -156,8 +156,7 @@ extension TokenCacheIndexBuilder {
         private var ends: [Int32] = []
         private var bytes: [UInt8] = []
         private var groupNames: [String] = []
-        /// A seed per table, so no document can be written to make the probes collide.
-        private let seed = UInt64.random(in: .min ... .max)
+        private let seed = CacheText.hashSeed
 
         init(expected: Int) {
             var size = 64
