@@ -136,31 +136,22 @@ struct TokenCacheIndexBuilderTests {
     @Test("A builder dropped before it finishes, and one that finished, free their items (no leak, no double free)")
     func dropped() {
         let entries = Self.entries(accounts: 200, seed: 9)
-        weak var source: CacheSource?
-        do {
-            let document = CacheSource(bytes: Array("x".utf8))
-            source = document
-            var builder = TokenCacheIndexBuilder(aliases: .builtIn)
-            for (key, entry, section) in entries {
-                var entry = entry
-                entry.source = document
-                builder.add(key: key, entry: entry, section: section)
+        for finishes in [false, true] {
+            weak var source: CacheSource?
+            do {
+                let document = CacheSource(bytes: Array("x".utf8))
+                source = document
+                var builder = TokenCacheIndexBuilder(aliases: .builtIn)
+                for (key, entry, section) in entries {
+                    var entry = entry
+                    entry.source = document
+                    builder.add(key: key, entry: entry, section: section)
+                }
+                if finishes {
+                    #expect(!builder.finish().accounts.isEmpty)
+                }
             }
-            _ = builder
+            #expect(source == nil, "finished: \(finishes)")
         }
-        #expect(source == nil)
-        do {
-            let document = CacheSource(bytes: Array("x".utf8))
-            source = document
-            var builder = TokenCacheIndexBuilder(aliases: .builtIn)
-            for (key, entry, section) in entries {
-                var entry = entry
-                entry.source = document
-                builder.add(key: key, entry: entry, section: section)
-            }
-            let index = builder.finish()
-            #expect(!index.accounts.isEmpty)
-        }
-        #expect(source == nil)
     }
 }
