@@ -88,11 +88,10 @@ extension TokenCacheContents {
                 in: items, client: client, realms: realms,
                 scopes: scopes, scheme: scheme, now: now, expiryBuffer: expiryBuffer, usingExtendedExpiry: usingExtendedExpiry)
         else { return nil }
-        let realm = CacheText.lowercased(token.realm)
         // The ID token's string shared by every hit and account list (made by the first).
-        let idToken = Self.lastIndex(
-            in: items, where: { $0.pointee.section == .idToken && $0.pointee.client == client && $0.pointee.realm == realm }
-        ).flatMap { items[$0].idToken?.value }
+        let idToken = Self.idTokenIndex(in: items, client: client, realm: CacheText.lowercased(token.realm)).flatMap {
+            items[$0].idToken?.value
+        }
         return (token, idToken)
     }
 
@@ -312,11 +311,13 @@ extension TokenCacheContents {
 
     /// The ID token among one account's `items` for `client` and `realm` (both lower-cased).
     package func idToken(in items: [TokenCacheIndex.Item], client: String, realm: String) -> (key: String, entry: CacheEntry)? {
-        guard
-            let index = Self.lastIndex(
-                in: items, where: { $0.pointee.section == .idToken && $0.pointee.client == client && $0.pointee.realm == realm })
-        else { return nil }
+        guard let index = Self.idTokenIndex(in: items, client: client, realm: realm) else { return nil }
         return (items[index].key, items[index].entry)
+    }
+
+    /// Where the ID token of `client` in `realm` (both lower-cased) is among `items`: the last one.
+    private static func idTokenIndex(in items: [TokenCacheIndex.Item], client: String, realm: String) -> Int? {
+        lastIndex(in: items, where: { $0.pointee.section == .idToken && $0.pointee.client == client && $0.pointee.realm == realm })
     }
 
     /// The accounts a client can use: those it holds a refresh token or an ID token for, and those

@@ -235,7 +235,7 @@ package struct TokenCacheIndex: Sendable {
     /// kept apart: a lookup reads one realm's few tokens. The leading U+0001 cannot start a real
     /// home account id.
     package static func applicationHome(realm: String) -> String {
-        "\u{1}" + CacheText.lowercased(realm)
+        AccountKeySource.Marker.application.text + CacheText.lowercased(realm)
     }
 
     /// The index's stand-in home account of the on-behalf-of tokens obtained with one incoming
@@ -246,7 +246,7 @@ package struct TokenCacheIndex: Sendable {
     /// every index key is (the lookups compare the exact hash too); the leading U+0002 cannot
     /// start a real home account id.
     package static func assertionHome(hash: String) -> String {
-        "\u{2}" + CacheText.lowercased(hash)
+        AccountKeySource.Marker.assertion.text + CacheText.lowercased(hash)
     }
 
     /// The account an entry belongs to; `nil` when it names no home account or environment. An
@@ -258,15 +258,26 @@ package struct TokenCacheIndex: Sendable {
     ) -> AccountKey? {
         guard let source = accountKeySource(entry, section: section, aliases: aliases, memo: &memo) else { return nil }
         let lowered = entry.withUTF8(source.field) { CacheText.lowercased(utf8: $0) } ?? ""
-        let home = source.prefix == 0 ? lowered : String(UnicodeScalar(source.prefix)) + lowered
-        return AccountKey(home: home, environment: source.environment)
+        return AccountKey(home: source.marker.text + lowered, environment: source.environment)
     }
 
-    /// Where an entry's account key comes from: the home account id is the lower-cased value of
-    /// `field` (empty when it is absent or not a string) after the marker `prefix` (`0`: none; 1: ``applicationHome(realm:)``;
-    /// 2: ``assertionHome(hash:)``), in the alias group `environment`.
+    /// Where an entry's account key comes from: the home account id is `marker`'s text followed by
+    /// the lower-cased value of `field` (empty when it is absent or not a string), in the alias
+    /// group `environment`.
     struct AccountKeySource {
-        var prefix: UInt8
+        /// What starts a stand-in home account id: nothing for a user's, U+0001 for the app tokens
+        /// of a realm (``applicationHome(realm:)``), U+0002 for the on-behalf-of tokens of an
+        /// assertion (``assertionHome(hash:)``).
+        enum Marker: UInt8 {
+            case none = 0
+            case application = 1
+            case assertion = 2
+
+            /// The marker as the start of a home account id.
+            var text: String { self == .none ? "" : String(UnicodeScalar(rawValue)) }
+        }
+
+        var marker: Marker
         var field: CacheKnownField
         var environment: String
     }
@@ -278,13 +289,13 @@ package struct TokenCacheIndex: Sendable {
     ) -> AccountKeySource? {
         guard let environment = entry.withUTF8(.environment, { memo.group($0, aliases: aliases) }) else { return nil }
         if section == .accessToken || section == .refreshToken, entry.withUTF8(.userAssertionHash, { !$0.isEmpty }) == true {
-            return AccountKeySource(prefix: 2, field: .userAssertionHash, environment: environment)
+            return AccountKeySource(marker: .assertion, field: .userAssertionHash, environment: environment)
         }
         if entry.withUTF8(.homeAccountID, { !$0.isEmpty || section != .accessToken }) == true {
-            return AccountKeySource(prefix: 0, field: .homeAccountID, environment: environment)
+            return AccountKeySource(marker: .none, field: .homeAccountID, environment: environment)
         }
         guard section == .accessToken else { return nil }
-        return AccountKeySource(prefix: 1, field: .realm, environment: environment)
+        return AccountKeySource(marker: .application, field: .realm, environment: environment)
     }
 
     /// The account key for a lookup.

@@ -45,14 +45,14 @@ struct TokenCacheIndexBuilder {
         else { return }
         let group = table.groupNumber(source.environment)
         let account: Int32
-        if source.prefix == 0 {
+        if source.marker == .none {
             account =
                 entry.withUTF8(source.field) { table.account(home: $0, group: group) }
                 ?? table.account(home: UnsafeBufferPointer(start: nil, count: 0), group: group)
         } else {
             // An app or on-behalf-of token (few): the marker and the value as one key, so it is the
             // same key as a home account id of the same text, as in the index's `String` keys.
-            var home = [source.prefix]
+            var home = [source.marker.rawValue]
             _ = entry.withUTF8(source.field) { home.append(contentsOf: $0) }
             account = home.withUnsafeBufferPointer { table.account(home: $0, group: group) }
         }
